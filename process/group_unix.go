@@ -1,0 +1,49 @@
+//go:build unix
+
+package process
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setGroup makes the child the leader of a new process group whose id is
+// its pid, so that it and everything it spawns can be signalled together.
+func setGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// terminateGroup asks every process of p's group to stop (SIGTERM).
+func terminateGroup(p *os.Process) {
+	signalGroup(p, syscall.SIGTERM)
+}
+
+// killGroup kills every process of p's group (SIGKILL).
+func killGroup(p *os.Process) {
+	signalGroup(p, syscall.SIGKILL)
+}
+
+// signalGroup sends sig to the process group led by p. Errors are ignored:
+// ESRCH means the group is already gone, and EPERM can only arise for a
+// member that changed its credentials, which nothing here could fix.
+func signalGroup(p *os.Process, sig syscall.Signal) {
+	_ = syscall.Kill(-p.Pid, sig)
+}
+
+// groupAlive reports whether any process of p's group still exists. Zombies
+// not yet reaped by their (new) parent count as alive.
+func groupAlive(p *os.Process) bool {
+	return !errors.Is(syscall.Kill(-p.Pid, 0), syscall.ESRCH)
+}
+
+// signalName returns the name of the signal that ended the process
+// ("killed", "terminated", ...), or "" when it exited normally.
+func signalName(ps *os.ProcessState) string {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	return ws.Signal().String()
+}

@@ -1,0 +1,72 @@
+package workspace
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Snapshot is a git tree id (40 hex chars) naming the content of a loop root.
+type Snapshot string
+
+// Short returns the first 7 characters of s, or all of s if it is shorter.
+func (s Snapshot) Short() string {
+	if len(s) < 7 {
+		return string(s)
+	}
+	return string(s[:7])
+}
+
+// Hasher computes snapshots of one loop root.
+//
+// It caches blob ids by (path, size, mtime, ctime, mode, inode) so that
+// repeated snapshots of a mostly unchanged tree only re-read changed files;
+// files modified shortly before a snapshot started are re-read on the next
+// one too (see racyWindow). The cache holds the files seen by the latest
+// completed snapshot. A Hasher is safe for concurrent use.
+type Hasher struct {
+	root string
+	now  func() time.Time // replaced in tests
+
+	mu    sync.Mutex
+	cache map[string]cacheEntry // never modified once published
+
+	reads atomic.Int64 // files read so far, for tests
+}
+
+// NewHasher returns a Hasher for the directory root. Nothing is read until
+// the first call to Snapshot or Files.
+func NewHasher(root string) *Hasher {
+	return &Hasher{root: root, now: time.Now}
+}
+
+// Snapshot returns the git tree id of the loop root's current content.
+func (h *Hasher) Snapshot() (Snapshot, error) {
+	h.mu.Lock()
+	w := &walker{hash: true, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads}
+	h.mu.Unlock()
+	w.start = h.now()
+	id, err := w.run(h.root)
+	if err != nil {
+		return "", fmt.Errorf("snapshot %q: %w", h.root, err)
+	}
+	h.mu.Lock()
+	h.cache = w.next
+	h.mu.Unlock()
+	return Snapshot(hex.EncodeToString(id[:])), nil
+}
+
+// Files returns the sorted slash-separated relative paths of the files and
+// symbolic links included in the snapshot (same exclusions), as
+// `git ls-files` would list them after `git add -A`.
+func (h *Hasher) Files() ([]string, error) {
+	w := &walker{files: []string{}}
+	if _, err := w.run(h.root); err != nil {
+		return nil, fmt.Errorf("list files of %q: %w", h.root, err)
+	}
+	sort.Strings(w.files)
+	return w.files, nil
+}
