@@ -1,0 +1,165 @@
+package loop
+
+// graph is a dependency graph over items named in config order: deps[i]
+// holds the indexes item i must come after. Unknown names are left out
+// (Validate reports them).
+type graph struct {
+	names []string
+	deps  [][]int
+}
+
+func newGraph(names []string, after func(i int) []string) graph {
+	index := make(map[string]int, len(names))
+	for i, n := range names {
+		if _, dup := index[n]; !dup {
+			index[n] = i
+		}
+	}
+	g := graph{names: names, deps: make([][]int, len(names))}
+	for i := range names {
+		for _, a := range after(i) {
+			if j, ok := index[a]; ok && j != i { // self-references are reported apart
+				g.deps[i] = append(g.deps[i], j)
+			}
+		}
+	}
+	return g
+}
+
+func nodeGraph(nodes []Node) graph {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	return newGraph(names, func(i int) []string { return nodes[i].After })
+}
+
+func stageGraph(stages []Stage) graph {
+	names := make([]string, len(stages))
+	for i, s := range stages {
+		names[i] = s.Name
+	}
+	return newGraph(names, func(i int) []string { return stages[i].After })
+}
+
+// layers returns the items in layers: an item is in the layer after the
+// latest of its dependencies. Items on or behind a cycle are left out.
+// Within a layer, items keep config order.
+func (g graph) layers() [][]int {
+	level := make([]int, len(g.names))
+	for i := range level {
+		level[i] = -1
+	}
+	var out [][]int
+	for placed := true; placed; {
+		placed = false
+		for i := range g.names {
+			if level[i] >= 0 {
+				continue
+			}
+			if l, ok := g.levelOf(i, level); ok {
+				level[i], placed = l, true
+			}
+		}
+	}
+	for i, l := range level {
+		if l < 0 {
+			continue
+		}
+		for len(out) <= l {
+			out = append(out, nil)
+		}
+		out[l] = append(out[l], i)
+	}
+	return out
+}
+
+// levelOf returns the layer of i when every dependency is already placed.
+func (g graph) levelOf(i int, level []int) (int, bool) {
+	l := 0
+	for _, d := range g.deps[i] {
+		if level[d] < 0 {
+			return 0, false
+		}
+		l = max(l, level[d]+1)
+	}
+	return l, true
+}
+
+// cycles returns each distinct cycle once, as the indexes along it starting
+// from its earliest item in config order.
+func (g graph) cycles() [][]int {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := make([]int, len(g.names))
+	seen := map[int]bool{}
+	var out [][]int
+	var stack []int
+	var visit func(i int)
+	visit = func(i int) {
+		state[i] = active
+		stack = append(stack, i)
+		for _, d := range g.deps[i] {
+			switch state[d] {
+			case unvisited:
+				visit(d)
+			case active:
+				if c := cycleFrom(stack, d); !seen[c[0]] {
+					seen[c[0]] = true
+					out = append(out, c)
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[i] = done
+	}
+	for i := range g.names {
+		if state[i] == unvisited {
+			visit(i)
+		}
+	}
+	return out
+}
+
+// cycleFrom cuts the cycle that starts at d out of the DFS stack and
+// rotates it to start at its smallest index.
+func cycleFrom(stack []int, d int) []int {
+	start := 0
+	for k, v := range stack {
+		if v == d {
+			start = k
+		}
+	}
+	c := append([]int(nil), stack[start:]...)
+	low := 0
+	for k, v := range c {
+		if v < c[low] {
+			low = k
+		}
+	}
+	return append(c[low:], c[:low]...)
+}
+
+// reaches reports whether from depends on to, directly or through others.
+func (g graph) reaches(from, to int) bool {
+	seen := make([]bool, len(g.names))
+	var walk func(i int) bool
+	walk = func(i int) bool {
+		for _, d := range g.deps[i] {
+			if d == to {
+				return true
+			}
+			if !seen[d] {
+				seen[d] = true
+				if walk(d) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(from)
+}

@@ -1,0 +1,244 @@
+package loop
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// keyIndex records where each key of a config file was written.
+type keyIndex struct {
+	all    []keyPos
+	byPath map[string]keyPos
+}
+
+func newKeyIndex(src []byte) keyIndex {
+	all := scanKeys(src)
+	by := make(map[string]keyPos, len(all))
+	for _, kp := range all {
+		if _, dup := by[kp.Path]; !dup {
+			by[kp.Path] = kp
+		}
+	}
+	return keyIndex{all: all, byPath: by}
+}
+
+// has reports whether the key at the indexed path was written.
+func (c *Config) has(path string) bool {
+	_, ok := c.keys.byPath[path]
+	return ok
+}
+
+// pos returns the position of the first of paths that was written; when
+// none was, of the nearest written parent of the first path; with none
+// written at all, the file alone.
+func (c *Config) pos(paths ...string) Position {
+	for _, p := range paths {
+		if kp, ok := c.keys.byPath[p]; ok {
+			return Position{File: c.File, Line: kp.Line, Col: kp.Col}
+		}
+	}
+	if len(paths) > 0 {
+		for p := parentPath(paths[0]); p != ""; p = parentPath(p) {
+			if kp, ok := c.keys.byPath[p]; ok {
+				return Position{File: c.File, Line: kp.Line, Col: kp.Col}
+			}
+		}
+	}
+	return Position{File: c.File}
+}
+
+// parentPath drops the last segment or index of an indexed path.
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndexByte(p, '['); i > 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i > 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// unknownKeys reports every key the config types do not define, once per
+// place written, and only the outermost unknown key of an unknown table.
+func unknownKeys(c *Config, md toml.MetaData) Diagnostics {
+	undecoded := md.Undecoded()
+	unknown := make(map[string]bool, len(undecoded))
+	for _, k := range undecoded {
+		unknown[k.String()] = true
+	}
+	seen := map[string]int{}
+	var ds Diagnostics
+	for _, k := range undecoded {
+		if insideUnknown(k, unknown) {
+			continue
+		}
+		ks := k.String()
+		kp := c.nthKey(ks, seen[ks])
+		seen[ks]++
+		ds = append(ds, Diagnostic{Pos: Position{File: c.File, Line: kp.Line, Col: kp.Col}, Message: c.unknownMessage(k, kp.Path, md)})
+	}
+	return ds
+}
+
+// insideUnknown reports whether a parent table of k is itself unknown.
+func insideUnknown(k toml.Key, unknown map[string]bool) bool {
+	for n := len(k) - 1; n > 0; n-- {
+		if unknown[k[:n].String()] {
+			return true
+		}
+	}
+	return false
+}
+
+// nthKey returns where key (index-free) was written the n-th time.
+func (c *Config) nthKey(key string, n int) keyPos {
+	for _, kp := range c.keys.all {
+		if kp.Key != key {
+			continue
+		}
+		if n == 0 {
+			return kp
+		}
+		n--
+	}
+	return keyPos{}
+}
+
+var checkPathRE = regexp.MustCompile(`^goal\[(\d+)\]\.check\[(\d+)\]\.`)
+
+// unknownMessage says which key or table is unknown, where, and what was
+// probably meant.
+func (c *Config) unknownMessage(k toml.Key, path string, md toml.MetaData) string {
+	name, parent := k[len(k)-1], k[:len(k)-1]
+	what := fmt.Sprintf("unknown key %q", name)
+	if t := md.Type(k...); t == "Hash" || t == "ArrayHash" {
+		what = "unknown table " + tableName(k)
+	}
+	if len(parent) > 0 {
+		what += " in " + tableName(parent)
+	}
+	known := knownKeys(parent)
+	if s := closest(name, known); s != "" {
+		return fmt.Sprintf("%s; did you mean %q?", what, s)
+	}
+	if m := checkPathRE.FindStringSubmatch(path); m != nil {
+		gi, _ := strconv.Atoi(m[1])
+		ci, _ := strconv.Atoi(m[2])
+		if gi < len(c.Goals) && ci < len(c.Goals[gi].Checks) {
+			if typ := c.Goals[gi].Checks[ci].Type; keysFor(typ) != nil {
+				return fmt.Sprintf("%s; a %s check takes %s", what, typ, strings.Join(keysFor(typ), ", "))
+			}
+		}
+	}
+	return what + "; known keys: " + strings.Join(known, ", ")
+}
+
+// tableName renders a table key as the user wrote its header.
+func tableName(k toml.Key) string {
+	t := configType()
+	for _, seg := range k {
+		t = fieldType(t, seg)
+	}
+	if t != nil && t.Kind() == reflect.Slice {
+		return "[[" + k.String() + "]]"
+	}
+	return "[" + k.String() + "]"
+}
+
+func configType() reflect.Type { return reflect.TypeFor[Config]() }
+
+// fieldType follows one key segment from type t: a struct field by its toml
+// tag, or a map's element. It returns nil when the segment is not known.
+func fieldType(t reflect.Type, seg string) reflect.Type {
+	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
+		t = t.Elem()
+	}
+	switch {
+	case t == nil:
+		return nil
+	case t.Kind() == reflect.Map:
+		return t.Elem()
+	case t.Kind() != reflect.Struct:
+		return nil
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); tomlName(f) == seg {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+func tomlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	return name
+}
+
+// knownKeys lists the keys a table accepts.
+func knownKeys(table toml.Key) []string {
+	t := configType()
+	for _, seg := range table {
+		t = fieldType(t, seg)
+	}
+	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if n := tomlName(t.Field(i)); n != "" {
+			keys = append(keys, n)
+		}
+	}
+	return keys
+}
+
+// closest returns the known name nearest to name when it is near enough to
+// be a likely typo.
+func closest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD && d <= max(len(name)/2, 1) {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours count one.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

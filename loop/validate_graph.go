@@ -1,0 +1,211 @@
+package loop
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+func nodePath(i int, key string) string { return fmt.Sprintf("node[%d].%s", i, key) }
+
+func goalPath(i int, key string) string { return fmt.Sprintf("goal[%d].%s", i, key) }
+
+func checkPath(gi, ci int, key string) string {
+	return fmt.Sprintf("goal[%d].check[%d].%s", gi, ci, key)
+}
+
+func stagePath(i int, key string) string { return fmt.Sprintf("stage[%d].%s", i, key) }
+
+// names checks that every item has a valid, unique name.
+func (v *validator) names(kind string, names []string, at func(i int, key string) string) {
+	first := map[string]int{}
+	for i, n := range names {
+		switch j, dup := first[n]; {
+		case n == "":
+			v.errorf(at(i, "name"), "%s #%d has no name", kind, i+1)
+		case !nameRE.MatchString(n):
+			v.errorf(at(i, "name"), "%s name %q may contain only letters, digits, '-' and '_', and must start with a letter or digit", kind, n)
+		case dup:
+			v.errorf(at(i, "name"), "duplicate %s name %q (first defined on line %d)", kind, n, v.c.pos(at(j, "name")).Line)
+		default:
+			first[n] = i
+		}
+	}
+}
+
+// refs checks that each name in list is one of known and appears once.
+func (v *validator) refs(at, owner, kind string, list, known []string) {
+	for i, r := range list {
+		switch {
+		case !slices.Contains(known, r):
+			v.errorf(at, "%s: unknown %s %q%s", owner, kind, r, didYouMean(r, known))
+		case slices.Index(list, r) < i:
+			v.errorf(at, "%s: %s %q is listed twice", owner, kind, r)
+		}
+	}
+}
+
+// didYouMean suggests the known name closest to a mistyped one.
+func didYouMean(name string, known []string) string {
+	if s := closest(name, known); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
+}
+
+func (c *Config) nodeNames() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func (c *Config) goalNames() []string {
+	out := make([]string, len(c.Goals))
+	for i, g := range c.Goals {
+		out[i] = g.Name
+	}
+	return out
+}
+
+func (c *Config) stageNames() []string {
+	out := make([]string, len(c.Stages))
+	for i, s := range c.Stages {
+		out[i] = s.Name
+	}
+	return out
+}
+
+func (c *Config) providerNames() []string {
+	return slices.Sorted(maps.Keys(c.Providers))
+}
+
+func (c *Config) nodeIndex(name string) int {
+	return slices.IndexFunc(c.Nodes, func(n Node) bool { return n.Name == name })
+}
+
+func (c *Config) goalIndex(name string) int {
+	return slices.IndexFunc(c.Goals, func(g Goal) bool { return g.Name == name })
+}
+
+func (c *Config) stageIndex(name string) int {
+	return slices.IndexFunc(c.Stages, func(s Stage) bool { return s.Name == name })
+}
+
+func (v *validator) nodes() {
+	c := v.c
+	names := c.nodeNames()
+	v.names("node", names, nodePath)
+	for i, n := range c.Nodes {
+		v.node(i, n)
+	}
+	for _, cyc := range nodeGraph(c.Nodes).cycles() {
+		v.errorf(nodePath(cyc[0], "after"), "nodes form a cycle: %s", cyclePath(names, cyc))
+	}
+}
+
+func (v *validator) node(i int, n Node) {
+	c := v.c
+	owner := fmt.Sprintf("node %q", n.Name)
+	if n.Role != RoleBuilder && n.Role != RoleJudge {
+		v.errorf(nodePath(i, "role"), "%s: role must be %q or %q, not %q", owner, RoleBuilder, RoleJudge, n.Role)
+	}
+	v.nodeProvider(i, n, owner)
+	v.refs(nodePath(i, "goals"), owner, "goal", n.Goals, c.goalNames())
+	v.refs(nodePath(i, "after"), owner, "node", n.After, c.nodeNames())
+	if slices.Contains(n.After, n.Name) {
+		v.errorf(nodePath(i, "after"), "%s cannot run after itself", owner)
+	}
+	if n.Stage != "" && c.stageIndex(n.Stage) < 0 {
+		v.errorf(nodePath(i, "stage"), "%s: unknown stage %q%s", owner, n.Stage, didYouMean(n.Stage, c.stageNames()))
+	}
+	switch {
+	case n.Role == RoleJudge && len(n.Goals) > 0:
+		v.errorf(nodePath(i, "goals"), "%s: a judge takes no goals; it rules on the goals whose judge checks name it", owner)
+	case n.Role == RoleBuilder && len(n.Goals) == 0:
+		v.report(Warning, []string{nodePath(i, "name"), fmt.Sprintf("node[%d]", i)}, "%s is a builder with no goals: its prompt will name no checks", owner)
+	case n.Role == RoleJudge && !c.judged(n.Name) && !c.judgeRefDangles():
+		v.report(Warning, []string{nodePath(i, "name"), fmt.Sprintf("node[%d]", i)}, "%s is a judge that no judge check names: its verdicts are unused", owner)
+	}
+}
+
+func (v *validator) nodeProvider(i int, n Node, owner string) {
+	if n.Provider == "" {
+		v.errorf(fmt.Sprintf("node[%d]", i), "%s needs a provider", owner)
+		return
+	}
+	p, ok := v.c.Providers[n.Provider]
+	if !ok {
+		v.errorf(nodePath(i, "provider"), "%s: unknown provider %q%s", owner, n.Provider, didYouMean(n.Provider, v.c.providerNames()))
+		return
+	}
+	switch _, defined := p.Tiers[n.Tier]; {
+	case !slices.Contains(TierLadder, n.Tier):
+		v.errorf(nodePath(i, "tier"), "%s: unknown tier %q (tiers are %s)", owner, n.Tier, strings.Join(TierLadder, ", "))
+	case n.Tier != TierStandard && !defined:
+		v.errorf(nodePath(i, "tier"), "%s: provider %q defines no %q tier", owner, n.Provider, n.Tier)
+	}
+}
+
+// judgeRefDangles reports whether a judge check names an unknown node,
+// which is reported instead of an unused judge it probably meant.
+func (c *Config) judgeRefDangles() bool {
+	for _, g := range c.Goals {
+		for _, ch := range g.Checks {
+			if ch.Type == CheckJudge && ch.Node != "" && c.nodeIndex(ch.Node) < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stageRefDangles reports whether a node names an unknown stage, which is
+// reported instead of an empty stage it probably meant.
+func (c *Config) stageRefDangles() bool {
+	return slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.Stage != "" && c.stageIndex(n.Stage) < 0 })
+}
+
+// judged reports whether any judge check names the node.
+func (c *Config) judged(node string) bool {
+	for _, g := range c.Goals {
+		for _, ch := range g.Checks {
+			if ch.Type == CheckJudge && ch.Node == node {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func cyclePath(names []string, cyc []int) string {
+	parts := make([]string, 0, len(cyc)+1)
+	for _, i := range cyc {
+		parts = append(parts, fmt.Sprintf("%q", names[i]))
+	}
+	parts = append(parts, fmt.Sprintf("%q", names[cyc[0]]))
+	return strings.Join(parts, " runs after ")
+}
+
+func (v *validator) stages() {
+	c := v.c
+	names := c.stageNames()
+	v.names("stage", names, stagePath)
+	for i, s := range c.Stages {
+		owner := fmt.Sprintf("stage %q", s.Name)
+		v.refs(stagePath(i, "after"), owner, "stage", s.After, names)
+		if slices.Contains(s.After, s.Name) {
+			v.errorf(stagePath(i, "after"), "%s cannot come after itself", owner)
+		}
+		v.refs(stagePath(i, "goals"), owner, "goal", s.Goals, c.goalNames())
+		if len(c.StageGoals(s.Name)) == 0 && !c.stageRefDangles() {
+			v.report(Warning, []string{stagePath(i, "name"), fmt.Sprintf("stage[%d]", i)},
+				"%s has no goals to close it (no goals key, and no builder in it advances a goal): it never closes, and stages after it never open", owner)
+		}
+	}
+	for _, cyc := range stageGraph(c.Stages).cycles() {
+		v.errorf(stagePath(cyc[0], "after"), "stages form a cycle: %s", strings.ReplaceAll(cyclePath(names, cyc), "runs after", "comes after"))
+	}
+}
