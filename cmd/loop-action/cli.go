@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/loop-action/loop-action/loop"
+)
+
+// Exit codes (docs/cli.md). exitCode maps errors to them.
+const (
+	exitSuccess        = 0 // success
+	exitUnsuccessful   = 1 // finished without success
+	exitUsage          = 2 // usage or config error
+	exitInternal       = 3 // internal error
+	exitAwaitingReview = 4 // paused, awaiting review
+)
+
+// env is what the CLI reads from its environment, read once in main.
+type env struct {
+	lookup func(string) (string, bool)
+	wd     string
+}
+
+func environ() env {
+	wd, _ := os.Getwd()
+	return env{lookup: os.LookupEnv, wd: wd}
+}
+
+// deps are what every command gets: the streams and the environment.
+type deps struct {
+	ctx    context.Context
+	env    env
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// cli is the command line. Each command is a struct with a Run method.
+type cli struct {
+	Config string `short:"c" placeholder:"FILE" help:"Loop config (default: .github/loop.toml, then loop.toml, in the loop root)."`
+	Root   string `short:"C" placeholder:"DIR" default:"." help:"Loop root: run as if started in DIR. Relative --config paths are read from it."`
+
+	Validate validateCmd `cmd:"" help:"Check a loop config and report every problem with file:line:col."`
+	Plan     planCmd     `cmd:"" help:"Show what a run would do: waves, stages, providers, budgets and a cost ceiling. Runs nothing."`
+	Gate     gateCmd     `cmd:"" help:"Measure the workspace now and rule on every goal. Exit 0 iff overall success."`
+	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
+	Version  versionCmd  `cmd:"" help:"Print the version."`
+}
+
+// exitCodeError ends the program with a code and no further message: the
+// command has already said what happened.
+type exitCodeError int
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// kongExit unwinds a kong exit (after --help, or a usage error) to run.
+type kongExit int
+
+func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var c cli
+	defer func() {
+		if r := recover(); r != nil {
+			k, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(k)
+			if code == 1 { // kong's exit code for usage errors
+				code = exitUsage
+			}
+		}
+	}()
+	parser, err := kong.New(&c,
+		kong.Name("loop-action"),
+		kong.Description("Run agent loops on a repository: agents work, the runner measures, a deterministic gate decides, hard budgets stop."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "loop-action: %v\n", err)
+		return exitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "loop-action: %v\n", err)
+		fmt.Fprintln(stderr, "run 'loop-action --help' for usage")
+		return exitUsage
+	}
+	err = kctx.Run(&c, &deps{ctx: ctx, env: e, stdin: stdin, stdout: stdout, stderr: stderr})
+	return report(err, stderr)
+}
+
+// report prints err, if it needs printing, and returns the exit code.
+func report(err error, stderr io.Writer) int {
+	code := exitCode(err)
+	var quiet exitCodeError
+	if err != nil && !errors.As(err, &quiet) {
+		fmt.Fprintln(stderr, err)
+	}
+	return code
+}
+
+// exitCode maps an error to the program's exit code; it is the only place
+// that does.
+func exitCode(err error) int {
+	var (
+		code   exitCodeError
+		cfgErr *loop.ConfigError
+		usage  *usageError
+	)
+	switch {
+	case err == nil:
+		return exitSuccess
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &cfgErr), errors.As(err, &usage):
+		return exitUsage
+	}
+	return exitInternal
+}
+
+// usageError is a mistake in how the CLI was called, such as a config that
+// cannot be found.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// root returns the loop root as an absolute path.
+func (c *cli) root(d *deps) string {
+	if filepath.IsAbs(c.Root) {
+		return filepath.Clean(c.Root)
+	}
+	return filepath.Join(d.env.wd, c.Root)
+}
+
+// load finds and loads the loop config. Diagnostics name the file as the
+// user did, or relative to the loop root when found by default.
+func (c *cli) load(d *deps) (*loop.Config, error) {
+	root := c.root(d)
+	name := c.Config
+	if name == "" {
+		found, err := loop.Find(root)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		name = found
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	src, err := os.ReadFile(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the message names the file as the user did
+	}
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("read config %q: %w", name, err)}
+	}
+	return loop.Parse(name, src)
+}

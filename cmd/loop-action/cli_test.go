@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/loop-action/loop-action/loop"
+)
+
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, exitSuccess},
+		{exitCodeError(exitUnsuccessful), exitUnsuccessful},
+		{fmt.Errorf("wrapped: %w", exitCodeError(exitAwaitingReview)), exitAwaitingReview},
+		{&loop.ConfigError{}, exitUsage},
+		{fmt.Errorf("load: %w", &loop.ConfigError{}), exitUsage},
+		{&usageError{errors.New("no config")}, exitUsage},
+		{errors.New("disk on fire"), exitInternal},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestRunHelpAndUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--help"}, exitSuccess},
+		{[]string{"validate", "--help"}, exitSuccess},
+		{[]string{"nope"}, exitUsage},
+		{[]string{}, exitUsage},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		got := run(context.Background(), tt.args, env{lookup: noEnv, wd: t.TempDir()}, nil, &out, &errOut)
+		if got != tt.want {
+			t.Errorf("run %q = %d, want %d\nstdout: %s\nstderr: %s", tt.args, got, tt.want, &out, &errOut)
+		}
+	}
+}

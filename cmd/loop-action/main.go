@@ -1,0 +1,18 @@
+// Command loop-action runs agent loops on a git repository: agents do the
+// work, the runner measures the result, a deterministic gate decides each
+// goal, and hard budgets decide when to stop.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], environ(), os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

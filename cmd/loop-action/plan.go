@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/process"
+)
+
+type planCmd struct {
+	JSON bool `help:"Print the plan as JSON."`
+}
+
+func (planCmd) Help() string {
+	return `Shows the waves nodes run in, the stage order, the provider command and tier
+of every node, what each goal checks, every budget, and the worst-case cost
+where prices are known. It invokes no provider and runs no check.
+
+Example:
+  loop-action -C examples/quickstart plan`
+}
+
+// planView is what plan prints.
+type planView struct {
+	Name        string          `json:"name"`
+	File        string          `json:"file"`
+	Waves       [][]plannedNode `json:"waves"`
+	Stages      [][]string      `json:"stages"`
+	Goals       []plannedGoal   `json:"goals"`
+	Stop        loop.Stop       `json:"stop"`
+	Concurrency int             `json:"concurrency"`
+	Cost        costView        `json:"cost_ceiling"`
+	Dispatches  int             `json:"max_dispatches"`
+}
+
+type plannedNode struct {
+	Name     string   `json:"name"`
+	Role     string   `json:"role"`
+	Provider string   `json:"provider"`
+	Tier     string   `json:"tier"`
+	Argv     []string `json:"argv"`
+	Goals    []string `json:"goals,omitempty"`
+	Stage    string   `json:"stage,omitempty"`
+	Isolate  bool     `json:"isolate,omitempty"`
+}
+
+type plannedGoal struct {
+	Name     string   `json:"name"`
+	Blocking bool     `json:"blocking"`
+	Checks   []string `json:"checks"`
+}
+
+type costView struct {
+	USD   *float64 `json:"usd"`
+	Basis string   `json:"basis"`
+}
+
+func (p *planCmd) Run(c *cli, d *deps) error {
+	cfg, err := c.load(d)
+	if err != nil {
+		return err
+	}
+	v := newPlanView(cfg)
+	if p.JSON {
+		return writeJSON(d, v)
+	}
+	writeWarnings(d.stderr, cfg.Warnings)
+	return v.write(d.stdout)
+}
+
+func newPlanView(cfg *loop.Config) planView {
+	v := planView{Name: cfg.Name, File: cfg.File, Stop: cfg.Stop, Concurrency: cfg.Run.Concurrency,
+		Dispatches: len(cfg.Nodes) * cfg.Stop.MaxIterations, Stages: [][]string{}}
+	for _, wave := range cfg.Waves() {
+		var w []plannedNode
+		for _, n := range wave {
+			w = append(w, plannedNode{Name: n.Name, Role: n.Role, Provider: n.Provider, Tier: n.Tier,
+				Argv: cfg.Providers[n.Provider].Argv(n.Tier), Goals: judgedOr(cfg, n), Stage: n.Stage, Isolate: n.Isolate})
+		}
+		v.Waves = append(v.Waves, w)
+	}
+	for _, step := range cfg.StageOrder() {
+		var names []string
+		for _, s := range step {
+			names = append(names, s.Name)
+		}
+		v.Stages = append(v.Stages, names)
+	}
+	for _, g := range cfg.Goals {
+		pg := plannedGoal{Name: g.Name, Blocking: g.IsBlocking()}
+		for _, ch := range g.Checks {
+			pg.Checks = append(pg.Checks, describeCheck(ch))
+		}
+		v.Goals = append(v.Goals, pg)
+	}
+	cc := cfg.CostCeiling()
+	v.Cost.Basis = cc.Basis
+	if cc.Known {
+		v.Cost.USD = &cc.USD
+	}
+	return v
+}
+
+// judgedOr returns a builder's goals, or the goals a judge rules on.
+func judgedOr(cfg *loop.Config, n loop.Node) []string {
+	if n.Role == loop.RoleBuilder {
+		return n.Goals
+	}
+	var out []string
+	for _, g := range cfg.Goals {
+		for _, ch := range g.Checks {
+			if ch.Type == loop.CheckJudge && ch.Node == n.Name {
+				out = append(out, g.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// describeCheck renders a check in one line, for plans and prompts.
+func describeCheck(ch loop.Check) string {
+	switch {
+	case ch.IsCommand() && ch.Run != "":
+		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", ch.Type, ch.Run, ch.ExpectExit, ch.Timeout)
+	case ch.IsCommand():
+		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", ch.Type, process.Quote(ch.Argv), ch.ExpectExit, ch.Timeout)
+	case ch.Type == loop.CheckFileExists && ch.NonEmpty:
+		return fmt.Sprintf("file_exists `%s`, not empty", ch.Path)
+	case ch.Type == loop.CheckFileExists:
+		return fmt.Sprintf("file_exists `%s`", ch.Path)
+	case ch.Type == loop.CheckRegex:
+		return fmt.Sprintf("regex /%s/ in `%s`", ch.Pattern, ch.Path)
+	case ch.Type == loop.CheckMetric:
+		return fmt.Sprintf("metric %s %s %g", ch.Name, ch.Op, ch.Value)
+	case ch.Type == loop.CheckJudge && ch.MinScore > 0:
+		return fmt.Sprintf("judge %s, min_score %g", ch.Node, ch.MinScore)
+	case ch.Type == loop.CheckJudge:
+		return fmt.Sprintf("judge %s", ch.Node)
+	case ch.Prompt != "":
+		return fmt.Sprintf("manual review: %s", ch.Prompt)
+	}
+	return "manual review"
+}
+
+func (v planView) write(w io.Writer) error {
+	p := &printer{w: w}
+	p.f("loop %q (%s)\n", v.Name, v.File)
+	p.f("\nwaves (at most %s at once):\n", concurrency(v.Concurrency))
+	for i, wave := range v.Waves {
+		p.f("  %d.", i+1)
+		for k, n := range wave {
+			if k > 0 {
+				p.f("    ")
+			}
+			p.f(" %s [%s] on %s (%s tier): %s\n", n.Name, n.Role, n.Provider, n.Tier, process.Quote(n.Argv))
+			p.f("       %s\n", nodeDetails(n))
+		}
+	}
+	if len(v.Waves) == 0 {
+		p.f("  (no nodes: each iteration only measures)\n")
+	}
+	v.writeStages(p)
+	p.f("\ngoals:\n")
+	for _, g := range v.Goals {
+		kind := "blocking"
+		if !g.Blocking {
+			kind = "advisory"
+		}
+		p.f("  %s (%s)\n", g.Name, kind)
+		for _, ch := range g.Checks {
+			p.f("    - %s\n", ch)
+		}
+	}
+	v.writeBudgets(p)
+	return p.err
+}
+
+func concurrency(n int) string {
+	if n == 0 {
+		return "a whole wave"
+	}
+	return count(n, "node")
+}
+
+func nodeDetails(n plannedNode) string {
+	var parts []string
+	switch {
+	case n.Role == loop.RoleJudge && len(n.Goals) > 0:
+		parts = append(parts, "judges "+strings.Join(n.Goals, ", "))
+	case len(n.Goals) > 0:
+		parts = append(parts, "advances "+strings.Join(n.Goals, ", "))
+	default:
+		parts = append(parts, "no goals")
+	}
+	if n.Stage != "" {
+		parts = append(parts, "stage "+n.Stage)
+	}
+	if n.Isolate {
+		parts = append(parts, "isolated worktree")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (v planView) writeStages(p *printer) {
+	if len(v.Stages) == 0 {
+		return
+	}
+	p.f("\nstages, in the order they open:\n")
+	for i, step := range v.Stages {
+		p.f("  %d. %s\n", i+1, strings.Join(step, ", "))
+	}
+}
+
+func (v planView) writeBudgets(p *printer) {
+	s := v.Stop
+	p.f("\nbudgets:\n")
+	p.f("  iterations       %d\n", s.MaxIterations)
+	p.f("  no progress      %s\n", offOr(s.NoProgress, fmt.Sprintf("stop after %d stale iterations", s.NoProgress)))
+	p.f("  perturb          %s\n", offOr(s.PerturbAfter, fmt.Sprintf("after %d stale iterations", s.PerturbAfter)))
+	p.f("  wall clock       %s\n", noneOr(s.MaxWallClock.IsSet(), s.MaxWallClock.String()))
+	p.f("  tokens           %s\n", noneOr(s.MaxTokens > 0, fmt.Sprint(s.MaxTokens)))
+	p.f("  cost             %s\n", noneOr(s.MaxCostUSD > 0, fmt.Sprintf("$%.2f", s.MaxCostUSD)))
+	p.f("  node revisions   %s\n", noneOr(s.MaxRevisionsPerNode > 0, fmt.Sprintf("%d failed revisions per builder", s.MaxRevisionsPerNode)))
+	p.f("  node failures    %s\n", offOr(s.MaxNodeFailures, fmt.Sprintf("escalate at %d", s.MaxNodeFailures)))
+	if v.Cost.USD != nil {
+		p.f("\nworst-case cost: $%.2f (%s)\n", *v.Cost.USD, v.Cost.Basis)
+	} else {
+		p.f("\nworst-case cost: unknown (%s)\n", v.Cost.Basis)
+	}
+	p.f("at most %d node dispatches (%d nodes × %d iterations), plus one retry per judge per iteration\n",
+		v.Dispatches, v.Dispatches/max(s.MaxIterations, 1), s.MaxIterations)
+}
+
+func offOr(n int, s string) string {
+	if n == 0 {
+		return "off"
+	}
+	return s
+}
+
+func noneOr(set bool, s string) string {
+	if !set {
+		return "none"
+	}
+	return s
+}
+
+// printer writes formatted text and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func writeWarnings(w io.Writer, ds loop.Diagnostics) {
+	fmt.Fprint(w, ds.String())
+}
