@@ -1,0 +1,237 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
+// the log and the summaries. It writes, in this order:
+//
+//  1. ledger/<cp.LedgerChunks>.jsonl from c.Ledger, if non-empty;
+//  2. summaries/<cp.Iteration>.md from c.Summary, if non-empty;
+//  3. run.log: truncated to cp.LogBytes (dropping whatever an interrupted
+//     save appended), then c.Log appended, then fsynced;
+//  4. reviews.json, cp.Decisions as a JSON array;
+//  5. last, checkpoint.json, the commit point.
+//
+// Each file but run.log is written to a temporary file in its directory,
+// fsynced, renamed over the target, and the directory fsynced. Until the
+// rename of checkpoint.json the previous checkpoint stands and nothing
+// written before it is visible to readers, so a process killed at any
+// instant leaves the previous checkpoint or the new one.
+//
+// When everything is durable Save updates cp in place: LedgerChunks (+1 when
+// a chunk was written), LedgerEvents (+c.Events), LogBytes (+len(c.Log)),
+// UpdatedAt and Version; checkpoint.json holds those new values. On error cp
+// is unchanged and the same Save can be retried.
+//
+// The cost of a save does not depend on the run's length: it writes the new
+// chunk and appends to the log, and never lists or rewrites what came before.
+//
+// Save honours ctx only until the commit starts; to save after a
+// cancellation (a cancelled run is saved too), pass
+// context.WithoutCancel(ctx).
+func (d *Dir) Save(ctx context.Context, cp *Checkpoint, c Commit) error {
+	if cp == nil {
+		return errors.New("save checkpoint: nil checkpoint")
+	}
+	if err := d.save(ctx, cp, c); err != nil {
+		return fmt.Errorf("save checkpoint %q: %w", cp.RunID, err)
+	}
+	return nil
+}
+
+func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
+	if err := checkSave(cp, c); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m := d.runMutex(cp.RunID)
+	m.Lock()
+	defer m.Unlock()
+
+	run := runDir(cp.RunID)
+	next, err := d.writeParts(run, cp, c)
+	if err != nil {
+		return err
+	}
+	next.Version = Version
+	next.UpdatedAt = d.now().UTC().Round(0)
+	data, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := d.writeAtomic(run, checkpointFile, append(data, '\n')); err != nil {
+		return err
+	}
+	*cp = next
+	return nil
+}
+
+// writeParts writes everything but checkpoint.json and returns cp with the
+// ledger and log counts it will commit.
+func (d *Dir) writeParts(run string, cp *Checkpoint, c Commit) (Checkpoint, error) {
+	next := *cp
+	if err := d.mkdirs(run); err != nil {
+		return next, err
+	}
+	if len(c.Ledger) > 0 {
+		if err := d.writeIn(run, ledgerDir, chunkName(cp.LedgerChunks), c.Ledger); err != nil {
+			return next, err
+		}
+		next.LedgerChunks++
+		next.LedgerEvents += c.Events
+	}
+	if c.Summary != "" {
+		if err := d.writeIn(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary)); err != nil {
+			return next, err
+		}
+	}
+	if err := d.appendLog(filepath.Join(run, logFile), cp.LogBytes, c.Log); err != nil {
+		return next, err
+	}
+	next.LogBytes += int64(len(c.Log))
+	reviews, err := json.MarshalIndent(cp.Decisions, "", "  ")
+	if err != nil {
+		return next, err
+	}
+	if cp.Decisions == nil {
+		reviews = []byte("[]")
+	}
+	if err := d.writeAtomic(run, reviewsFile, append(reviews, '\n')); err != nil {
+		return next, err
+	}
+	return next, nil
+}
+
+// checkSave refuses a save that would commit something inconsistent.
+func checkSave(cp *Checkpoint, c Commit) error {
+	if err := ValidRunID(cp.RunID); err != nil {
+		return err
+	}
+	switch {
+	case cp.Iteration < 0:
+		return fmt.Errorf("iteration %d is negative", cp.Iteration)
+	case cp.LedgerChunks < 0 || cp.LedgerEvents < 0 || cp.LogBytes < 0:
+		return errors.New("negative ledger or log counts")
+	case c.Events < 0:
+		return fmt.Errorf("commit has %d events", c.Events)
+	case len(c.Ledger) == 0 && c.Events != 0:
+		return fmt.Errorf("commit counts %d events but its ledger is empty", c.Events)
+	case len(c.Ledger) > 0 && !bytes.HasSuffix(c.Ledger, []byte("\n")):
+		return errors.New("commit's ledger does not end with a newline; chunks are JSON lines")
+	}
+	return nil
+}
+
+// writeIn writes name in the subdirectory sub of run, creating sub first.
+func (d *Dir) writeIn(run, sub, name string, data []byte) error {
+	dir := filepath.Join(run, sub)
+	if err := d.mkdirs(dir); err != nil {
+		return err
+	}
+	return d.writeAtomic(dir, name, data)
+}
+
+// writeAtomic replaces dir/name with data: temporary file, write, fsync,
+// rename, fsync of dir. The temporary file's name is fixed, so one left by
+// a killed process is reused by the next save instead of piling up; saves
+// of a run are serialised (runMutex in a process, Lock across processes).
+func (d *Dir) writeAtomic(dir, name string, data []byte) error {
+	tmp := filepath.Join(dir, "."+name+".tmp")
+	target := filepath.Join(dir, name)
+	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", d.abs(target), err)
+	}
+	if err := d.root.Rename(tmp, target); err != nil {
+		return err
+	}
+	return d.syncDir(dir)
+}
+
+// appendLog makes the log at rel its first at bytes followed by data, and
+// fsyncs it. The log must hold at least the at bytes already committed.
+func (d *Dir) appendLog(rel string, at int64, data []byte) error {
+	f, err := d.root.OpenFile(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	err = truncateAppend(f, at, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", d.abs(rel), err)
+	}
+	return nil
+}
+
+func truncateAppend(f *os.File, at int64, data []byte) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.Size() < at {
+		return fmt.Errorf("the log has %d bytes but the checkpoint covers %d", info.Size(), at)
+	}
+	if info.Size() == at && len(data) == 0 {
+		return nil
+	}
+	if info.Size() > at {
+		if err := f.Truncate(at); err != nil {
+			return err
+		}
+	}
+	if _, err := f.WriteAt(data, at); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// mkdirs creates the store-relative directory rel and its missing parents,
+// fsyncing the parent of each directory it creates so the new entry is
+// durable before anything inside it is committed.
+func (d *Dir) mkdirs(rel string) error {
+	if info, err := d.root.Stat(rel); err == nil && info.IsDir() {
+		return nil
+	}
+	parent := "."
+	for seg := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
+		dir := filepath.Join(parent, seg)
+		err := d.root.Mkdir(dir, 0o755)
+		switch {
+		case err == nil:
+			if err := d.syncDir(parent); err != nil {
+				return err
+			}
+		case !errors.Is(err, fs.ErrExist):
+			return err
+		}
+		parent = dir
+	}
+	return nil
+}
