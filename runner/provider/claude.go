@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// claudeResult is the part of Claude Code's result object that usage reads.
+// `claude -p --output-format json` prints it alone; with --verbose it is the
+// last element of an array of messages, and with --output-format
+// stream-json it is the last line.
+type claudeResult struct {
+	Type         string       `json:"type"`
+	Subtype      string       `json:"subtype"`
+	IsError      bool         `json:"is_error"`
+	Result       *string      `json:"result"`
+	TotalCostUSD *float64     `json:"total_cost_usd"`
+	CostUSD      *float64     `json:"cost_usd"` // versions before total_cost_usd
+	Usage        *claudeUsage `json:"usage"`
+}
+
+// claudeUsage is the token usage of a Claude Code result. Numbers are read as
+// floats so that an odd value spoils only itself; absent ones are nil.
+type claudeUsage struct {
+	InputTokens              *float64 `json:"input_tokens"`
+	CacheCreationInputTokens *float64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     *float64 `json:"cache_read_input_tokens"`
+	OutputTokens             *float64 `json:"output_tokens"`
+}
+
+// counts are u's input tokens (uncached, cache-writing and cache-reading
+// together) and output tokens; ok reports that u carries any of them.
+func (u claudeUsage) counts() (in, out int64, ok bool) {
+	for _, f := range []*float64{u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens} {
+		if f != nil {
+			in, ok = addTokens(in, tokenCount(*f)), true
+		}
+	}
+	if u.OutputTokens != nil {
+		out, ok = tokenCount(*u.OutputTokens), true
+	}
+	return in, out, ok
+}
+
+// parseClaudeJSON reads the usage, cost and answer from the stdout of
+// `claude -p --output-format json` (or stream-json, or --verbose). Input
+// tokens are the uncached, cache-writing and cache-reading ones together.
+// A result with is_error, or with an error_* subtype (such as
+// error_max_turns, which Claude Code does not flag with is_error), is a
+// failure.
+func parseClaudeJSON(stdout []byte) report {
+	res, ok := findClaudeResult(stdout)
+	if !ok {
+		return report{}
+	}
+	var rep report
+	if res.Usage != nil {
+		rep.Input, rep.Output, rep.Tokens = res.Usage.counts()
+		rep.Total = addTokens(rep.Input, rep.Output)
+	}
+	switch {
+	case res.TotalCostUSD != nil:
+		rep.CostUSD, rep.Cost = costUSD(*res.TotalCostUSD)
+	case res.CostUSD != nil:
+		rep.CostUSD, rep.Cost = costUSD(*res.CostUSD)
+	}
+	if res.Result != nil {
+		rep.Answer, rep.HasAnswer = *res.Result, true
+	}
+	if res.IsError || strings.HasPrefix(res.Subtype, "error") {
+		rep.Failure = claudeFailure(res)
+	}
+	return rep
+}
+
+// claudeFailure describes a failed result in one line.
+func claudeFailure(res claudeResult) string {
+	what := "is_error"
+	if res.Subtype != "" {
+		what = res.Subtype
+	}
+	if res.Result != nil {
+		if line := lastLine([]byte(*res.Result)); line != "" {
+			return what + ": " + line
+		}
+	}
+	return what
+}
+
+// findClaudeResult finds the result object in stdout: the whole of it, the
+// last result in a JSON array, or else the last line that is a result object
+// (stream-json, or a result after lines of noise).
+func findClaudeResult(stdout []byte) (claudeResult, bool) {
+	trimmed := bytes.TrimSpace(stdout)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var msgs []json.RawMessage
+		if json.Unmarshal(trimmed, &msgs) == nil {
+			return lastClaudeResult(msgs)
+		}
+	}
+	if res, ok := decodeClaudeResult(trimmed); ok {
+		return res, true
+	}
+	lines := bytes.Split(trimmed, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if res, ok := decodeClaudeResult(lines[i]); ok {
+			return res, true
+		}
+	}
+	return claudeResult{}, false
+}
+
+// lastClaudeResult is the last of msgs that is a result object.
+func lastClaudeResult(msgs []json.RawMessage) (claudeResult, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if res, ok := decodeClaudeResult(msgs[i]); ok {
+			return res, true
+		}
+	}
+	return claudeResult{}, false
+}
+
+// decodeClaudeResult decodes b when it is a result object: one whose type is
+// "result", or that has no type but a result field (early versions). A value
+// of an unexpected type spoils only its own field.
+func decodeClaudeResult(b []byte) (claudeResult, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return claudeResult{}, false
+	}
+	var res claudeResult
+	if err := json.Unmarshal(b, &res); err != nil && !isTypeError(err) {
+		return claudeResult{}, false
+	}
+	if res.Type == "result" || (res.Type == "" && res.Result != nil) {
+		return res, true
+	}
+	return claudeResult{}, false
+}
+
+// isTypeError reports whether err is only about a JSON value of the wrong
+// type, after which encoding/json has filled in every other field.
+func isTypeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
+}

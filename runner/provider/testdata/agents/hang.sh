@@ -1,0 +1,3 @@
+# An agent that never finishes.
+echo "thinking..."
+sleep 600
