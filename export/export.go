@@ -1,0 +1,286 @@
+// Package export owns the success export: the <name>-success/ directory a
+// run writes when, and only when, the gate certifies success. It holds
+// SKILL.md, EVIDENCE.md, the config that converged (loop.toml, verbatim),
+// out/ (the files named by [export] paths), run.sh, run.cmd and a manifest
+// with the sha256 of every file.
+//
+// It renders only what the runner measured and the gate ruled: verdicts,
+// evidence lines, deterministic summaries and spend. It must never include
+// a node's claim, a provider secret (only the names of the variables), or
+// anything read through a symlink or from .git/ or .loop/, and it must
+// never write outside the export directory. It reads no clock: the same
+// Input gives byte-identical files.
+package export
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loop-action/loop-action/gate"
+	"github.com/loop-action/loop-action/loop"
+)
+
+// Input is what a successful run hands the export.
+type Input struct {
+	Config   *loop.Config   // the config that converged (Source is copied verbatim to loop.toml)
+	RunID    string         // the run's id
+	Commit   string         // git commit the run started from ("" if unknown)
+	Snapshot string         // workspace snapshot id the final gate measured
+	Verdicts []gate.Verdict // the final verdicts
+	History  []Iteration    // one per iteration, oldest first
+	Spend    Spend          // tokens (and whether estimated), cost USD, wall clock
+	Root     string         // the loop root: [export] paths are matched here
+	Finished time.Time      // when the run succeeded (passed in; export reads no clock)
+	Version  string         // loop-action version that produced it
+}
+
+// Iteration is one iteration of the run, as the history shows it.
+type Iteration struct {
+	N         int    // 1-based iteration number
+	Satisfied int    // goals satisfied after the iteration's gate
+	Total     int    // goals in the config
+	Summary   string // the deterministic summary markdown of that iteration
+}
+
+// Spend is what the whole run used, summed across resumes.
+type Spend struct {
+	Tokens    int64
+	Estimated bool // some token counts were estimated from text length
+	CostUSD   float64
+	WallClock time.Duration
+}
+
+// Manifest describes an export: written as manifest.json inside it.
+type Manifest struct {
+	Name     string    `json:"name"`
+	RunID    string    `json:"run_id"`
+	Commit   string    `json:"commit"`
+	Snapshot string    `json:"snapshot"`
+	Version  string    `json:"version"`
+	Finished time.Time `json:"finished"`
+	// Files lists every file in the export except manifest.json, sorted by path.
+	Files []File `json:"files"`
+}
+
+// File is one file of an export.
+type File struct {
+	Path   string `json:"path"` // slash-separated, relative to the export directory
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"` // lowercase hex
+}
+
+// Names of the files in an export.
+const (
+	skillFile    = "SKILL.md"
+	evidenceFile = "EVIDENCE.md"
+	configFile   = "loop.toml"
+	outDir       = "out"
+	shFile       = "run.sh"
+	cmdFile      = "run.cmd"
+	manifestFile = "manifest.json"
+)
+
+// DirName is the name of the export directory of a loop named name.
+func DirName(name string) string { return SanitizeName(name) + "-success" }
+
+// Write writes the export into parent/<sanitized-name>-success/ and returns
+// its path and manifest. The export is built in a temporary directory
+// beside it and renamed into place, replacing an older export there: a
+// reader sees the old export or the new one, never a mix. (A directory
+// cannot be renamed over a non-empty one, so the old export is first moved
+// aside; for that instant the path does not exist.)
+func Write(parent string, in Input) (dir string, m Manifest, err error) {
+	if in.Config == nil {
+		return "", Manifest{}, errors.New("write success export: no config")
+	}
+	dirName := DirName(in.Config.Name)
+	dir = filepath.Join(parent, dirName)
+	src, err := collect(in.Root, in.Config.Export.Paths, parent, dirName)
+	if err != nil {
+		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
+	}
+	defer src.close()
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+dirName+tmpMarker)
+	if err != nil {
+		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if m, err = build(tmp, in, src); err != nil {
+		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
+	}
+	if err = replace(tmp, dir); err != nil {
+		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
+	}
+	return dir, m, nil
+}
+
+// tmpMarker is in the name of the directories Write builds in; a walk of
+// the loop root skips them.
+const tmpMarker = ".tmp-"
+
+// build writes every file of the export into tmp and returns the manifest.
+func build(tmp string, in Input, src *source) (Manifest, error) {
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return Manifest{}, err
+	}
+	w, err := newWriter(tmp)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer w.root.Close()
+	w.mkdir(outDir)
+	for _, rel := range src.files {
+		w.copyOut(src.root, rel)
+	}
+	outFiles := len(w.files)
+	w.write(skillFile, skillMarkdown(in, outFiles), 0o644)
+	w.write(evidenceFile, evidenceMarkdown(in), 0o644)
+	w.write(configFile, in.Config.Source, 0o644)
+	w.write(shFile, []byte(runSh), 0o755)
+	w.write(cmdFile, []byte(runCmd), 0o644)
+	if w.err != nil {
+		return Manifest{}, w.err
+	}
+	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	m := Manifest{
+		Name: in.Config.Name, RunID: in.RunID, Commit: in.Commit, Snapshot: in.Snapshot,
+		Version: in.Version, Finished: in.Finished.UTC(), Files: slices.Clone(w.files),
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return Manifest{}, err
+	}
+	w.write(manifestFile, append(data, '\n'), 0o644)
+	return m, w.err
+}
+
+// writer writes the files of an export through an os.Root, so that no
+// path, however computed, lands outside the export directory. The first
+// error sticks; later writes do nothing.
+type writer struct {
+	root  *os.Root
+	files []File
+	err   error
+}
+
+func newWriter(dir string) (*writer, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &writer{root: r}, nil
+}
+
+// checkPath rejects a path that is not local to the export directory.
+func checkPath(rel string) error {
+	if rel == "" || rel == "." || !filepath.IsLocal(filepath.FromSlash(rel)) || path.Clean(rel) != rel {
+		return fmt.Errorf("refusing to write %q: not a path inside the export", rel)
+	}
+	return nil
+}
+
+func (w *writer) mkdir(rel string) {
+	if w.err != nil {
+		return
+	}
+	if w.err = checkPath(rel); w.err == nil {
+		w.err = w.mkdirAll(filepath.FromSlash(rel))
+	}
+}
+
+// mkdirAll creates the directory name and its parents, each with mode 0755
+// exactly (whatever the umask).
+func (w *writer) mkdirAll(name string) error {
+	if name == "." {
+		return nil
+	}
+	if err := w.mkdirAll(filepath.Dir(name)); err != nil {
+		return err
+	}
+	if err := w.root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return w.root.Chmod(name, 0o755)
+}
+
+func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
+	w.create(rel, bytes.NewReader(data), mode)
+}
+
+// create writes rel from src, records its size and hash, and sets mode
+// exactly (whatever the umask).
+func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) {
+	if w.err != nil {
+		return
+	}
+	if w.err = checkPath(rel); w.err != nil {
+		return
+	}
+	name := filepath.FromSlash(rel)
+	if w.err = w.mkdirAll(filepath.Dir(name)); w.err != nil {
+		return
+	}
+	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		w.err = err
+		return
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = w.root.Chmod(name, mode)
+	}
+	if err != nil {
+		w.err = fmt.Errorf("write %q: %w", rel, err)
+		return
+	}
+	w.files = append(w.files, File{Path: rel, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+}
+
+// replace moves the finished export tmp to dir, replacing what is there.
+// An older export (or anything else at dir, a symlink included) is moved
+// aside first and removed after; a symlink is removed, never followed.
+func replace(tmp, dir string) error {
+	old := ""
+	if _, err := os.Lstat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("move the older export aside: %w", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			_ = os.Rename(old, dir) // put the older export back
+		}
+		return err
+	}
+	if old != "" {
+		// Best effort: the new export is complete and in place.
+		_ = os.RemoveAll(old)
+	}
+	return nil
+}

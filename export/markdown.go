@@ -1,0 +1,132 @@
+package export
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loop-action/loop-action/gate"
+)
+
+// oneLine collapses every run of white space, newlines included, to one
+// space and makes s valid UTF-8.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+}
+
+// cut shortens s to at most n runes, marking the cut with "…".
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// yamlString quotes s as a YAML double-quoted scalar. Go's escapes (\",
+// \\, \n, \t, \xXX, \uXXXX, \UXXXXXXXX…) are all valid YAML escapes.
+func yamlString(s string) string {
+	return strconv.Quote(strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// code renders s as a markdown code span, whatever backticks it holds.
+func code(s string) string {
+	s = oneLine(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// quoteBlock renders text as a markdown block quote, line for line, so that
+// its own headings and lists stay inside it.
+func quoteBlock(text string) string {
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if line == "" {
+			b.WriteString(">\n")
+		} else {
+			b.WriteString("> " + line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// listItem renders a markdown list item holding text verbatim; lines after
+// the first are indented to stay in the item.
+func listItem(text string) string {
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	return "- " + strings.ReplaceAll(text, "\n", "\n  ") + "\n"
+}
+
+// icon is the mark of a goal's or a check's status, as in PR comments.
+func icon(s gate.Status) string {
+	switch s {
+	case gate.Pass:
+		return "✅"
+	case gate.Pending:
+		return "⏸"
+	}
+	return "❌"
+}
+
+// count renders n with thousands separators: 1,234,567.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// dollars renders a cost in US dollars.
+func dollars(usd float64) string {
+	if usd > 0 && usd < 0.005 {
+		return "< $0.01"
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+// clock renders a wall-clock duration to the second.
+func clock(d time.Duration) string { return d.Round(time.Second).String() }
+
+// number renders a config number as written: 80, 0.5, 1e+06.
+func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// plural renders "1 goal", "2 goals".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// orUnknown renders a value in a code span, or "unknown" when it is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return code(s)
+}
