@@ -1,0 +1,98 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Line renders the event for the run log: one line, no timestamp.
+func (e Event) Line() string {
+	switch e.Type {
+	case RunStarted:
+		return fmt.Sprintf("run started: up to %d iterations", e.MaxIterations)
+	case RunResumed:
+		return fmt.Sprintf("run resumed after iteration %d (was %s)", e.Iteration, e.Status)
+	case BudgetRaised:
+		return "budget raised: " + e.Reason
+	case IterationStarted:
+		return fmt.Sprintf("iteration %d/%d started", e.Iteration, e.MaxIterations)
+	case Perturbed:
+		return fmt.Sprintf("perturbed (%s, seed %d) after %d stale iterations: %s", e.Kind, e.Seed, e.Stale, e.Reason)
+	case NodeDispatched:
+		return fmt.Sprintf("node %s dispatched (%s on %s, %s tier)", e.Node, e.Role, e.Provider, e.Tier)
+	case NodeSucceeded:
+		return fmt.Sprintf("node %s succeeded in %s%s", e.Node, dur(e.Duration), spend(e))
+	case NodeFailed:
+		return fmt.Sprintf("node %s failed after %s%s: %s", e.Node, dur(e.Duration), spend(e), e.Reason)
+	case NodeSkipped:
+		return fmt.Sprintf("node %s skipped: %s", e.Node, e.Reason)
+	case JudgeRetried:
+		return fmt.Sprintf("judge %s re-dispatched: %s", e.Node, e.Reason)
+	case ProtectedReverted:
+		return fmt.Sprintf("protected path %s reverted (%s; changed by %s)", e.Path, e.Reason, strings.Join(e.Nodes, " or "))
+	default:
+		return e.outcomeLine()
+	}
+}
+
+// outcomeLine renders the events that end or judge an iteration.
+func (e Event) outcomeLine() string {
+	switch e.Type {
+	case GateEvaluated:
+		return fmt.Sprintf("gate: %d of %d goals satisfied (%s)", e.Satisfied, e.Goals, e.Signature)
+	case GoalSatisfied:
+		return fmt.Sprintf("goal %s satisfied", e.Goal)
+	case GoalRevoked:
+		return fmt.Sprintf("goal %s REVOKED: %s", e.Goal, e.Reason)
+	case ReviewRequested:
+		return fmt.Sprintf("review requested for goal %s (snapshot %s): %s", e.Goal, short(e.Snapshot), e.Reason)
+	case ReviewDecided:
+		return fmt.Sprintf("goal %s %s by %s for snapshot %s%s", e.Goal, e.Verdict, e.By, short(e.Snapshot), suffix(e.Reason))
+	case StageOpened:
+		return fmt.Sprintf("stage %s opened", e.Stage)
+	case StageClosed:
+		return fmt.Sprintf("stage %s closed", e.Stage)
+	case StopTriggered:
+		return fmt.Sprintf("stop: %s: %s", e.Status, e.Reason)
+	case RunFinished:
+		return fmt.Sprintf("run finished: %s after %d iterations%s", e.Status, e.Iteration, spend(e))
+	case ExportWritten:
+		return "success export written to " + e.Path
+	case CheckpointSaved:
+		return fmt.Sprintf("checkpoint saved after iteration %d", e.Iteration)
+	}
+	return fmt.Sprintf("%s %s", e.Type, e.Reason)
+}
+
+func spend(e Event) string {
+	if e.Tokens == 0 && e.CostUSD == 0 {
+		return ""
+	}
+	est := ""
+	if e.Estimated {
+		est = " (estimated)"
+	}
+	return fmt.Sprintf(", %d tokens%s, $%.4f", e.Tokens, est, e.CostUSD)
+}
+
+func suffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}
+
+func dur(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func short(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
