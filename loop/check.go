@@ -1,6 +1,11 @@
 package loop
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/loop-action/loop-action/process"
+)
 
 // Check types.
 const (
@@ -69,3 +74,28 @@ func keysFor(typ string) []string {
 
 // accepts reports whether a check of type typ accepts key.
 func accepts(typ, key string) bool { return slices.Contains(keysFor(typ), key) }
+
+// Describe renders the check in one line, for plans and prompts.
+func (c Check) Describe() string {
+	switch {
+	case c.IsCommand() && c.Run != "":
+		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", c.Type, c.Run, c.ExpectExit, c.Timeout)
+	case c.IsCommand():
+		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", c.Type, process.Quote(c.Argv), c.ExpectExit, c.Timeout)
+	case c.Type == CheckFileExists && c.NonEmpty:
+		return fmt.Sprintf("file_exists `%s`, not empty", c.Path)
+	case c.Type == CheckFileExists:
+		return fmt.Sprintf("file_exists `%s`", c.Path)
+	case c.Type == CheckRegex:
+		return fmt.Sprintf("regex /%s/ in `%s`", c.Pattern, c.Path)
+	case c.Type == CheckMetric:
+		return fmt.Sprintf("metric %s %s %g", c.Name, c.Op, c.Value)
+	case c.Type == CheckJudge && c.MinScore > 0:
+		return fmt.Sprintf("judge %s, min_score %g", c.Node, c.MinScore)
+	case c.Type == CheckJudge:
+		return fmt.Sprintf("judge %s", c.Node)
+	case c.Prompt != "":
+		return fmt.Sprintf("manual review: %s", c.Prompt)
+	}
+	return "manual review"
+}

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loop-action/loop-action/export"
+	"github.com/loop-action/loop-action/ledger"
+	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
+)
+
+// Archive reads what a store kept of a run; the success export needs it.
+type Archive interface {
+	Ledger(ctx context.Context, runID string) ([]byte, error)
+	Summary(ctx context.Context, runID string, iteration int) (string, error)
+}
+
+// ExportDir is where a run's success export goes when Options.ExportDir
+// is empty: .loop/export in the loop root.
+func ExportDir(root string) string { return filepath.Join(root, ".loop", "export") }
+
+func (r *run) exportDir() string {
+	if r.opts.ExportDir != "" {
+		return r.opts.ExportDir
+	}
+	return ExportDir(r.opts.Root)
+}
+
+// exportPath is where the run's export is, when it exists.
+func (r *run) exportPath() string {
+	if r.cp.Status != state.Success {
+		return ""
+	}
+	p := filepath.Join(r.exportDir(), export.SanitizeName(r.cfg.Name)+"-success")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+func (r *run) writeExport(ctx context.Context) (string, error) {
+	arch, _ := r.opts.Store.(Archive)
+	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version)
+}
+
+// WriteExport writes the success export of a successful run into dir and
+// returns its path. The run's history comes from the archive when given.
+func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string) (string, error) {
+	if cp.Status != state.Success {
+		return "", fmt.Errorf("run %q is %s: only a successful run has a success export", cp.RunID, cp.Status)
+	}
+	hist, err := history(ctx, arch, cp)
+	if err != nil {
+		return "", err
+	}
+	in := export.Input{
+		Config: cfg, RunID: cp.RunID, Commit: cp.Commit, Snapshot: cp.Snapshot, Verdicts: cp.Verdicts,
+		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version,
+		Spend: export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
+	}
+	path, _, err := export.Write(dir, in)
+	return path, err
+}
+
+// history rebuilds the iterations from the ledger's gate rulings and the
+// stored summaries.
+func history(ctx context.Context, arch Archive, cp *state.Checkpoint) ([]export.Iteration, error) {
+	if arch == nil {
+		return nil, nil
+	}
+	b, err := arch.Ledger(ctx, cp.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("read the ledger of run %q: %w", cp.RunID, err)
+	}
+	events, err := ledger.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("read the ledger of run %q: %w", cp.RunID, err)
+	}
+	byIter := map[int]ledger.Event{}
+	for _, e := range events {
+		if e.Type == ledger.GateEvaluated && e.Iteration > 0 {
+			byIter[e.Iteration] = e
+		}
+	}
+	var out []export.Iteration
+	for n := 1; n <= cp.Iteration; n++ {
+		e, ok := byIter[n]
+		if !ok {
+			continue
+		}
+		sum, _ := arch.Summary(ctx, cp.RunID, n)
+		out = append(out, export.Iteration{N: n, Satisfied: e.Satisfied, Total: e.Goals, Summary: sum})
+	}
+	return out, nil
+}

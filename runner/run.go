@@ -1,0 +1,228 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loop-action/loop-action/gate"
+	"github.com/loop-action/loop-action/gate/evidence"
+	"github.com/loop-action/loop-action/ledger"
+	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/runner/provider"
+	"github.com/loop-action/loop-action/state"
+	"github.com/loop-action/loop-action/workspace"
+)
+
+// Causes a run's context is cancelled with.
+var (
+	errWallClock = errors.New("the run's wall-clock budget is spent")
+	errCancelled = errors.New("the run was cancelled")
+)
+
+// run is one process's hold on a run.
+type run struct {
+	opts      Options
+	cfg       *loop.Config
+	cp        *state.Checkpoint
+	rec       *ledger.Recorder
+	now       func() time.Time
+	started   time.Time     // when this process took the run
+	baseWall  time.Duration // wall clock the run had used before
+	maxIter   int
+	providers map[string]Provider
+	collector Collector
+	hasher    *workspace.Hasher
+	history   string // the history file
+	tmp       string // prompt files
+	escalate  string // why the run escalates, once a reason arose
+	summary   string // the summary of the iteration not yet saved
+}
+
+// Run starts the run opts.RunID, or resumes it from its checkpoint, and
+// drives it until a stop rule fires, it pauses for review, or ctx is
+// cancelled (then the checkpoint is saved and the outcome is cancelled).
+// A run that is already over is reported without running anything.
+func Run(ctx context.Context, opts Options) (Outcome, error) {
+	r, err := prepare(opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	cp, err := opts.Store.Load(ctx, opts.RunID)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		cp = r.newCheckpoint()
+	case err != nil:
+		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
+	}
+	r.cp = cp
+	initMaps(cp)
+	r.baseWall = cp.Spend.WallClock
+	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
+	r.rec.Mask(Masker(opts.Config, opts.Env))
+	r.maxIter = r.iterationCap()
+	if over := r.over(); over {
+		return outcome(cp, false, r.exportPath()), nil
+	}
+	defer os.RemoveAll(r.tmp)
+	return r.drive(ctx)
+}
+
+func prepare(opts Options) (*run, error) {
+	if opts.Config == nil || opts.Store == nil || opts.Root == "" {
+		return nil, errors.New("runner: Config, Store and Root are required")
+	}
+	if err := state.ValidRunID(opts.RunID); err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts, cfg: opts.Config, now: opts.Now, providers: opts.Providers, collector: opts.Collector}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.started = r.now()
+	r.hasher = workspace.NewHasher(opts.Root)
+	if r.collector == nil {
+		r.collector = &evidence.Collector{Root: opts.Root, Env: opts.Env, Hasher: r.hasher}
+	}
+	if r.providers == nil {
+		r.providers = map[string]Provider{}
+		for name, p := range opts.Config.Providers {
+			r.providers[name] = provider.Command{Name: name, Spec: p}
+		}
+	}
+	r.history = filepath.Join(opts.Root, ".loop", "history", filepath.FromSlash(opts.RunID)+".md")
+	r.tmp = filepath.Join(opts.Root, ".loop", "tmp", strings.ReplaceAll(opts.RunID, "/", "_"))
+	return r, nil
+}
+
+func (r *run) newCheckpoint() *state.Checkpoint {
+	sum := sha256.Sum256(r.cfg.Source)
+	now := r.now().UTC()
+	return &state.Checkpoint{
+		Version: state.Version, RunID: r.opts.RunID, Loop: r.cfg.Name,
+		ConfigFile: r.cfg.File, ConfigHash: hex.EncodeToString(sum[:]), Commit: r.opts.Commit,
+		Status: state.Running, StartedAt: now, UpdatedAt: now,
+	}
+}
+
+// initMaps makes the checkpoint's maps writable: a loaded checkpoint has
+// nil maps where they were empty.
+func initMaps(cp *state.Checkpoint) {
+	if cp.Revisions == nil {
+		cp.Revisions = map[string]int{}
+	}
+	if cp.Tiers == nil {
+		cp.Tiers = map[string]string{}
+	}
+	if cp.Stages == nil {
+		cp.Stages = map[string]string{}
+	}
+}
+
+// iterationCap is the cap in force: --max-iterations, else the config's.
+func (r *run) iterationCap() int {
+	if r.opts.MaxIterations > 0 {
+		return r.opts.MaxIterations
+	}
+	return r.cfg.Stop.MaxIterations
+}
+
+// over reports whether the run has already ended for good. A run stopped
+// by a budget that has since been raised continues, and the ledger says
+// so.
+func (r *run) over() bool {
+	st := r.cp.Status
+	switch {
+	case !st.Terminal(), st.Resumable():
+		return false
+	case st.BudgetStop():
+		raised := r.raisedBudget(st)
+		if raised == "" {
+			return true
+		}
+		r.rec.Record(ledger.Event{Type: ledger.BudgetRaised, Iteration: r.cp.Iteration, Status: string(st), Reason: raised})
+		return false
+	}
+	return true
+}
+
+// raisedBudget says which budget now allows a run stopped by st to go on,
+// or "" when none does.
+func (r *run) raisedBudget(st state.Status) string {
+	s, sp := r.cfg.Stop, r.cp.Spend
+	switch {
+	case st == state.IterationCap && r.maxIter > r.cp.Iteration:
+		return fmt.Sprintf("iteration cap %d → %d", r.cp.MaxIterations, r.maxIter)
+	case st == state.WallClock && s.MaxWallClock.IsSet() && s.MaxWallClock.Duration > sp.WallClock:
+		return fmt.Sprintf("max_wall_clock %s (used %s)", s.MaxWallClock, sp.WallClock.Round(time.Second))
+	case st == state.TokenBudget && s.MaxTokens > sp.Tokens:
+		return fmt.Sprintf("max_tokens %d (used %d)", s.MaxTokens, sp.Tokens)
+	case st == state.CostBudget && s.MaxCostUSD > sp.CostUSD:
+		return fmt.Sprintf("max_cost_usd %.2f (used %.4f)", s.MaxCostUSD, sp.CostUSD)
+	}
+	return ""
+}
+
+// wallUsed is the wall clock the run has used, this process included.
+func (r *run) wallUsed() time.Duration { return r.baseWall + r.now().Sub(r.started) }
+
+// budgetContext bounds ctx by the wall-clock budget left.
+func (r *run) budgetContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if !r.cfg.Stop.MaxWallClock.IsSet() {
+		return ctx, func() { cancel(nil) }
+	}
+	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
+	dctx, dcancel := context.WithDeadlineCause(ctx, r.now().Add(left), errWallClock)
+	return dctx, func() { dcancel(); cancel(nil) }
+}
+
+// verdictsNow returns the last gate's verdicts, for skip rules and prompts.
+func (r *run) verdictsNow() []gate.Verdict { return r.cp.Verdicts }
+
+// logf reports a problem that is not an event, such as a history file that
+// could not be written.
+func (r *run) logf(format string, args ...any) {
+	if r.opts.Log != nil {
+		fmt.Fprintf(r.opts.Log, "loop-action: "+format+"\n", args...)
+	}
+}
+
+// relative names a path inside the loop root relative to it, so that the
+// ledger does not carry machine paths.
+func (r *run) relative(path string) string {
+	rel, err := filepath.Rel(r.opts.Root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
+// Masker returns a function that replaces the values of every variable a
+// provider declares in env with "***", so that nothing an agent prints can
+// carry a secret into the ledger, the log or a comment.
+func Masker(cfg *loop.Config, env []string) func(string) string {
+	names := map[string]bool{}
+	for _, p := range cfg.Providers {
+		for _, e := range p.Env {
+			names[e] = true
+		}
+	}
+	var pairs []string
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && names[k] && len(v) >= 4 {
+			pairs = append(pairs, v, "***")
+		}
+	}
+	if len(pairs) == 0 {
+		return func(s string) string { return s }
+	}
+	return strings.NewReplacer(pairs...).Replace
+}
