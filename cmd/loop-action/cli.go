@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
 )
 
 // Exit codes (docs/cli.md). exitCode maps errors to them.
@@ -26,12 +28,13 @@ const (
 // env is what the CLI reads from its environment, read once in main.
 type env struct {
 	lookup func(string) (string, bool)
+	vars   []string // the whole environment, which agents and checks inherit
 	wd     string
 }
 
 func environ() env {
 	wd, _ := os.Getwd()
-	return env{lookup: os.LookupEnv, wd: wd}
+	return env{lookup: os.LookupEnv, vars: os.Environ(), wd: wd}
 }
 
 // deps are what every command gets: the streams and the environment.
@@ -41,16 +44,24 @@ type deps struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	now    func() time.Time
 }
 
 // cli is the command line. Each command is a struct with a Run method.
 type cli struct {
 	Config string `short:"c" placeholder:"FILE" help:"Loop config (default: .github/loop.toml, then loop.toml, in the loop root)."`
 	Root   string `short:"C" placeholder:"DIR" default:"." help:"Loop root: run as if started in DIR. Relative --config paths are read from it."`
+	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root)."`
 
 	Validate validateCmd `cmd:"" help:"Check a loop config and report every problem with file:line:col."`
 	Plan     planCmd     `cmd:"" help:"Show what a run would do: waves, stages, providers, budgets and a cost ceiling. Runs nothing."`
 	Gate     gateCmd     `cmd:"" help:"Measure the workspace now and rule on every goal. Exit 0 iff overall success."`
+	Run      runCmd      `cmd:"" help:"Run the loop (or resume it) until success, a stop rule, or a pause for review."`
+	Resume   resumeCmd   `cmd:"" help:"Continue a run from its checkpoint (the latest when no --run-id)."`
+	Status   statusCmd   `cmd:"" help:"Show where a run stands: status, iterations, spend, goals, pending reviews."`
+	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's manual review, bound to the current workspace."`
+	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
+	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
@@ -96,7 +107,7 @@ func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "run 'loop-action --help' for usage")
 		return exitUsage
 	}
-	err = kctx.Run(&c, &deps{ctx: ctx, env: e, stdin: stdin, stdout: stdout, stderr: stderr})
+	err = kctx.Run(&c, &deps{ctx: ctx, env: e, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now})
 	return report(err, stderr)
 }
 
@@ -142,6 +153,15 @@ func (c *cli) root(d *deps) string {
 		return filepath.Clean(c.Root)
 	}
 	return filepath.Join(d.env.wd, c.Root)
+}
+
+// store opens the --state store.
+func (c *cli) store(d *deps) (*state.Dir, error) {
+	s, err := state.Open(c.State, c.root(d))
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--state: %w", err)}
+	}
+	return s, nil
 }
 
 // load finds and loads the loop config. Diagnostics name the file as the

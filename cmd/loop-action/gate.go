@@ -5,7 +5,6 @@ import (
 
 	"github.com/loop-action/loop-action/gate"
 	"github.com/loop-action/loop-action/gate/evidence"
-	"github.com/loop-action/loop-action/loop"
 )
 
 type gateCmd struct {
@@ -50,7 +49,7 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 		err = writeJSON(d, v)
 	} else {
 		writeWarnings(d.stderr, cfg.Warnings)
-		err = v.write(d.stdout, cfg)
+		err = v.write(d.stdout)
 	}
 	if err != nil {
 		return err
@@ -61,10 +60,10 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 	return nil
 }
 
-func (v gateView) write(w io.Writer, cfg *loop.Config) error {
+func (v gateView) write(w io.Writer) error {
 	p := &printer{w: w}
 	blocking, satisfied := 0, 0
-	for gi, verdict := range v.Goals {
+	for _, verdict := range v.Goals {
 		kind := ""
 		if !verdict.Blocking {
 			kind = ", advisory"
@@ -76,7 +75,7 @@ func (v gateView) write(w io.Writer, cfg *loop.Config) error {
 		}
 		p.f("%-7s %s (%d/%d checks%s)\n", label(verdict.Status()), verdict.Goal, verdict.Passed, verdict.Total, kind)
 		for _, ch := range verdict.Checks {
-			p.f("  %-7s %-11s %s\n", label(ch.Status), cfg.Goals[gi].Checks[ch.Index].Type, ch.Evidence)
+			p.f("  %-7s %-11s %s\n", label(ch.Status), ch.Type, ch.Evidence)
 		}
 	}
 	switch {

@@ -91,7 +91,7 @@ func newPlanView(cfg *loop.Config) planView {
 	for _, g := range cfg.Goals {
 		pg := plannedGoal{Name: g.Name, Blocking: g.IsBlocking()}
 		for _, ch := range g.Checks {
-			pg.Checks = append(pg.Checks, describeCheck(ch))
+			pg.Checks = append(pg.Checks, ch.Describe())
 		}
 		v.Goals = append(v.Goals, pg)
 	}
@@ -118,31 +118,6 @@ func judgedOr(cfg *loop.Config, n loop.Node) []string {
 		}
 	}
 	return out
-}
-
-// describeCheck renders a check in one line, for plans and prompts.
-func describeCheck(ch loop.Check) string {
-	switch {
-	case ch.IsCommand() && ch.Run != "":
-		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", ch.Type, ch.Run, ch.ExpectExit, ch.Timeout)
-	case ch.IsCommand():
-		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", ch.Type, process.Quote(ch.Argv), ch.ExpectExit, ch.Timeout)
-	case ch.Type == loop.CheckFileExists && ch.NonEmpty:
-		return fmt.Sprintf("file_exists `%s`, not empty", ch.Path)
-	case ch.Type == loop.CheckFileExists:
-		return fmt.Sprintf("file_exists `%s`", ch.Path)
-	case ch.Type == loop.CheckRegex:
-		return fmt.Sprintf("regex /%s/ in `%s`", ch.Pattern, ch.Path)
-	case ch.Type == loop.CheckMetric:
-		return fmt.Sprintf("metric %s %s %g", ch.Name, ch.Op, ch.Value)
-	case ch.Type == loop.CheckJudge && ch.MinScore > 0:
-		return fmt.Sprintf("judge %s, min_score %g", ch.Node, ch.MinScore)
-	case ch.Type == loop.CheckJudge:
-		return fmt.Sprintf("judge %s", ch.Node)
-	case ch.Prompt != "":
-		return fmt.Sprintf("manual review: %s", ch.Prompt)
-	}
-	return "manual review"
 }
 
 func (v planView) write(w io.Writer) error {

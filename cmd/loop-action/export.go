@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/loop-action/loop-action/runner"
+)
+
+type exportCmd struct {
+	RunID string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	Out   string `placeholder:"DIR" help:"Parent directory of the export (default: .loop/export in the loop root)."`
+}
+
+func (exportCmd) Help() string {
+	return `Writes <loop>-success/ for a run that succeeded: SKILL.md, EVIDENCE.md, the
+config that converged, out/ ([export] paths), run.sh, run.cmd and a manifest
+with the sha256 of every file. A run that did not succeed has no export.
+
+Example:
+  loop-action export --out dist/`
+}
+
+func (c *exportCmd) Run(cl *cli, d *deps) error {
+	cfg, err := cl.load(d)
+	if err != nil {
+		return err
+	}
+	store, err := cl.store(d)
+	if err != nil {
+		return err
+	}
+	cp, err := cl.checkpoint(d, store, c.RunID)
+	if err != nil {
+		return err
+	}
+	root := cl.root(d)
+	dir := runner.ExportDir(root)
+	if c.Out != "" {
+		dir = c.Out
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(d.env.wd, dir)
+		}
+	}
+	path, err := runner.WriteExport(d.ctx, store, cfg, cp, root, dir, buildVersion())
+	if err != nil {
+		return &usageError{err}
+	}
+	_, err = fmt.Fprintln(d.stdout, path)
+	return err
+}

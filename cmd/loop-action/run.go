@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/loop-action/loop-action/gate"
+	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/runner"
+	"github.com/loop-action/loop-action/state"
+)
+
+type runCmd struct {
+	RunID         string `name:"run-id" placeholder:"ID" help:"Run id (default: <loop>/<git branch>, or <loop>/local)."`
+	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Iteration cap for this run, instead of stop.max_iterations; raising it continues a run stopped by the cap."`
+	JSON          bool   `help:"Print the outcome as JSON on stdout."`
+}
+
+func (runCmd) Help() string {
+	return `Runs the loop, or resumes it when the run id has a checkpoint that is not over.
+Every iteration is checkpointed to --state. A run that is over is reported
+without running anything, except that one stopped by a budget continues when
+that budget was raised (--max-iterations, or a larger budget in the config).
+Progress goes to stderr; the outcome to stdout. Exit codes: 0 success,
+1 stopped without success, 2 usage or config error, 3 internal error,
+4 paused awaiting review.
+
+Example:
+  loop-action -C examples/quickstart run
+  loop-action run --run-id green-build/fix-123 --max-iterations 12 --json`
+}
+
+func (c *runCmd) Run(cl *cli, d *deps) error {
+	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, false)
+}
+
+type resumeCmd struct {
+	RunID         string `name:"run-id" placeholder:"ID" help:"Run to resume (default: the most recently updated run)."`
+	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
+	JSON          bool   `help:"Print the outcome as JSON on stdout."`
+}
+
+func (resumeCmd) Help() string {
+	return `Continues a run from its checkpoint: after an interruption, after a review
+decision, or with a raised budget. Without --run-id, the run updated last.
+
+Example:
+  loop-action review approve ui-approved && loop-action resume`
+}
+
+func (c *resumeCmd) Run(cl *cli, d *deps) error {
+	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, true)
+}
+
+// runLoop is run and resume: load, check the environment, lock the run,
+// drive it and report.
+func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) error {
+	cfg, err := cl.load(d)
+	if err != nil {
+		return err
+	}
+	if ds := cfg.CheckEnv(d.env.lookup, loop.Error); ds.HasErrors() {
+		return &loop.ConfigError{Diagnostics: ds}
+	}
+	store, err := cl.store(d)
+	if err != nil {
+		return err
+	}
+	root := cl.root(d)
+	branch, commit := gitHead(root)
+	if id, err = cl.runID(d, store, cfg, id, branch, resume); err != nil {
+		return err
+	}
+	unlock, err := store.Lock(id)
+	if err != nil {
+		return lockError(id, err)
+	}
+	defer unlock()
+	out, err := runner.Run(d.ctx, runner.Options{
+		Config: cfg, Root: root, RunID: id, Store: store, Env: d.env.vars, Commit: commit,
+		Progress: newProgress(d.stderr, d.color(), d.now), Version: buildVersion(),
+		MaxIterations: maxIter, Log: d.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		err = writeJSON(d, out)
+	} else {
+		err = writeOutcome(d.stdout, cfg, out)
+	}
+	if err != nil {
+		return err
+	}
+	return exitCodeError(statusCode(out.Status))
+}
+
+// runID picks the run: --run-id, else for resume the latest run, else the
+// id derived from the loop and branch.
+func (cl *cli) runID(d *deps, store *state.Dir, cfg *loop.Config, id, branch string, resume bool) (string, error) {
+	switch {
+	case id != "":
+	case resume:
+		latest, err := store.Latest(d.ctx)
+		if errors.Is(err, state.ErrNotFound) {
+			return "", &usageError{errors.New("no run to resume: start one with loop-action run")}
+		}
+		if err != nil {
+			return "", err
+		}
+		id = latest
+	default:
+		id = deriveRunID(cfg.Name, branch)
+	}
+	if err := state.ValidRunID(id); err != nil {
+		return "", &usageError{err}
+	}
+	if resume {
+		if _, err := store.Load(d.ctx, id); errors.Is(err, state.ErrNotFound) {
+			return "", &usageError{fmt.Errorf("no run %q to resume", id)}
+		}
+	}
+	return id, nil
+}
+
+func lockError(id string, err error) error {
+	if errors.Is(err, state.ErrLocked) {
+		return &usageError{fmt.Errorf("run %q is in use by another loop-action process; wait for it or cancel it", id)}
+	}
+	return fmt.Errorf("lock run %q: %w", id, err)
+}
+
+// statusCode maps a run's status to the exit code.
+func statusCode(s state.Status) int {
+	switch s {
+	case state.Success:
+		return exitSuccess
+	case state.AwaitingReview:
+		return exitAwaitingReview
+	}
+	return exitUnsuccessful
+}
+
+// writeOutcome prints how the run stands, with the goal table.
+func writeOutcome(w io.Writer, cfg *loop.Config, out runner.Outcome) error {
+	p := &printer{w: w}
+	note := ""
+	if !out.Ran {
+		note = " (already over; nothing ran)"
+	}
+	p.f("run %s: %s after %d of %d iterations%s\n", out.RunID, out.Status, out.Iteration, out.MaxIterations, note)
+	if out.Detail != "" {
+		p.f("  %s\n", out.Detail)
+	}
+	est := ""
+	if out.Spend.Estimated {
+		est = " (some estimated)"
+	}
+	p.f("  spend: %d tokens%s, $%.4f, %s wall clock\n\n", out.Spend.Tokens, est, out.Spend.CostUSD, out.Spend.WallClock.Round(1e9))
+	if p.err == nil {
+		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(w)
+	}
+	writeReviews(p, out.RunID, out.Verdicts)
+	if out.ExportPath != "" {
+		p.f("\nsuccess export: %s\n", out.ExportPath)
+	}
+	return p.err
+}
+
+// writeReviews prints the exact command for each review waiting.
+func writeReviews(p *printer, runID string, verdicts []gate.Verdict) {
+	for _, v := range verdicts {
+		for _, c := range v.Checks {
+			if c.ReviewRequested {
+				p.f("\nreview wanted: %s\n  approve: loop-action review approve %s --run-id %s\n  reject:  loop-action review reject %s --run-id %s --reason \"...\"\n",
+					c.Evidence, v.Goal, runID, v.Goal, runID)
+				break
+			}
+		}
+	}
+}
+
+// color reports whether stderr is a terminal that may be coloured.
+func (d *deps) color() bool {
+	if _, set := d.env.lookup("NO_COLOR"); set {
+		return false
+	}
+	f, ok := d.stderr.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}

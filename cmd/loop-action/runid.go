@@ -1,0 +1,40 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+)
+
+// gitHead returns the branch and commit the loop root is on, when it is in
+// a git repository; empty strings otherwise.
+func gitHead(root string) (branch, commit string) {
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return "", ""
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return "", ""
+	}
+	if head.Name().IsBranch() {
+		branch = head.Name().Short()
+	}
+	return branch, head.Hash().String()
+}
+
+// deriveRunID names a run when --run-id is not given: <loop>/<branch>, or
+// <loop>/local outside a branch, as the action names scheduled runs.
+func deriveRunID(loopName, branch string) string {
+	if branch == "" {
+		return loopName + "/local"
+	}
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '/':
+			return r
+		}
+		return '-'
+	}, branch)
+	return loopName + "/" + strings.Trim(clean, "/")
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loop-action/loop-action/state"
+)
+
+type statusCmd struct {
+	RunID string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
+	JSON  bool   `help:"Print the checkpoint as JSON."`
+}
+
+func (statusCmd) Help() string {
+	return `Shows a run from its checkpoint without running anything: status and stop
+reason, iterations, spend, each goal with its evidence, and the exact command
+for any review that is waiting. Exit 0 when the run succeeded, 4 while it
+awaits review, 1 otherwise.
+
+Example:
+  loop-action status
+  loop-action status --run-id quickstart/local --json`
+}
+
+func (c *statusCmd) Run(cl *cli, d *deps) error {
+	store, err := cl.store(d)
+	if err != nil {
+		return err
+	}
+	cp, err := cl.checkpoint(d, store, c.RunID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		err = writeJSON(d, cp)
+	} else {
+		err = writeStatus(d, cp)
+	}
+	if err != nil {
+		return err
+	}
+	return exitCodeError(statusCode(cp.Status))
+}
+
+// checkpoint loads the run named, or the latest one.
+func (cl *cli) checkpoint(d *deps, store *state.Dir, id string) (*state.Checkpoint, error) {
+	if id == "" {
+		latest, err := store.Latest(d.ctx)
+		if errors.Is(err, state.ErrNotFound) {
+			return nil, &usageError{errors.New("no runs yet: start one with loop-action run")}
+		}
+		if err != nil {
+			return nil, err
+		}
+		id = latest
+	}
+	if err := state.ValidRunID(id); err != nil {
+		return nil, &usageError{err}
+	}
+	cp, err := store.Load(d.ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, &usageError{fmt.Errorf("no run %q", id)}
+	}
+	return cp, err
+}
+
+func writeStatus(d *deps, cp *state.Checkpoint) error {
+	p := &printer{w: d.stdout}
+	p.f("run %s (loop %q, %s)\n", cp.RunID, cp.Loop, cp.ConfigFile)
+	p.f("  status: %s after %d of %d iterations\n", cp.Status, cp.Iteration, cp.MaxIterations)
+	if cp.StopDetail != "" {
+		p.f("  %s\n", cp.StopDetail)
+	}
+	est := ""
+	if cp.Spend.Estimated {
+		est = " (some estimated)"
+	}
+	p.f("  spend: %d tokens%s, $%.4f, %s wall clock\n", cp.Spend.Tokens, est, cp.Spend.CostUSD, cp.Spend.WallClock.Round(1e9))
+	p.f("  stale iterations: %d; node failures: %d\n", cp.Stale, cp.NodeFailures)
+	p.f("  started %s, updated %s\n\n", cp.StartedAt.Format("2006-01-02 15:04:05Z07:00"), cp.UpdatedAt.Format("2006-01-02 15:04:05Z07:00"))
+	if p.err == nil {
+		p.err = gateView{Success: cp.Status == state.Success, AwaitingReview: cp.Status == state.AwaitingReview, Goals: cp.Verdicts}.write(d.stdout)
+	}
+	writeReviews(p, cp.RunID, cp.Verdicts)
+	return p.err
+}
