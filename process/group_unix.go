@@ -32,9 +32,13 @@ func signalGroup(p *os.Process, sig syscall.Signal) {
 	_ = syscall.Kill(-p.Pid, sig)
 }
 
-// groupAlive reports whether any process of p's group still exists. Zombies
-// not yet reaped by their (new) parent count as alive.
+// groupAlive reports whether any process of p's group is still running.
+// On Linux zombies do not count (see liveMembers); elsewhere they do, until
+// their new parent reaps them.
 func groupAlive(p *os.Process) bool {
+	if alive, ok := liveMembers(p.Pid); ok {
+		return alive
+	}
 	return !errors.Is(syscall.Kill(-p.Pid, 0), syscall.ESRCH)
 }
 
