@@ -24,7 +24,7 @@ func checkReport(t *testing.T, rep report, stdout []byte) {
 	if !rep.Tokens && (rep.Input != 0 || rep.Output != 0 || rep.Total != 0) {
 		t.Fatalf("tokens without Tokens in %+v", rep)
 	}
-	u := usageOf("a prompt", stdout, rep, &loop.Price{Input: 3, Output: 15})
+	u := usageOf("a prompt", int64(len(stdout)), rep, &loop.Price{Input: 3, Output: 15})
 	if u.Input < 0 || u.Output < 0 || u.Total < 0 || !(u.CostUSD >= 0) || !u.CostKnown {
 		t.Fatalf("usageOf(%+v) = %+v", rep, u)
 	}

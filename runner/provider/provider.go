@@ -129,7 +129,7 @@ func (c Command) response(ctx context.Context, req Request, res process.Result, 
 	} else {
 		out.Answer = string(res.Stdout)
 	}
-	out.Usage = usageOf(req.Prompt, res.Stdout, rep, c.Spec.Price)
+	out.Usage = usageOf(req.Prompt, res.OutputBytes, rep, c.Spec.Price)
 	out.Err = c.failure(ctx, res, rep)
 	if out.Err == nil && res.StdoutTruncated && c.parses() && !rep.found() {
 		out.Err = fmt.Errorf("agent %q printed more than %d MiB; usage = %q found nothing in the last %d MiB kept",

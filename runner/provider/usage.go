@@ -60,11 +60,11 @@ func (c Command) parses() bool { return c.Spec.Usage != "" && c.Spec.Usage != "n
 
 // usageOf turns a report into the Usage of a call: tokens are estimated when
 // the agent reported none, and priced when it reported no cost.
-func usageOf(prompt string, stdout []byte, rep report, price *loop.Price) Usage {
+func usageOf(prompt string, outputBytes int64, rep report, price *loop.Price) Usage {
 	u := Usage{Input: rep.Input, Output: rep.Output, Total: rep.Total}
 	split := !rep.TotalOnly
 	if !rep.Tokens {
-		u, split = estimate(int64(len(prompt)), int64(len(stdout))), true
+		u, split = estimate(int64(len(prompt)), outputBytes), true
 	}
 	switch {
 	case rep.Cost:
@@ -76,8 +76,9 @@ func usageOf(prompt string, stdout []byte, rep report, price *loop.Price) Usage 
 }
 
 // estimate is the usage of a call whose agent reported no tokens: a token
-// for every 4 bytes of prompt and stdout, rounded up; the prompt's share is
-// input, the rest output.
+// for every 4 bytes of prompt and of everything the agent printed (all of
+// it, not only the part kept), rounded up; the prompt's share is input,
+// the rest output.
 func estimate(promptBytes, stdoutBytes int64) Usage {
 	total := (promptBytes + stdoutBytes + 3) / 4
 	input := promptBytes / 4

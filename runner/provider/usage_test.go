@@ -49,7 +49,7 @@ func TestUsageOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := usageOf(tt.prompt, []byte(tt.stdout), tt.rep, tt.price)
+			got := usageOf(tt.prompt, int64(len(tt.stdout)), tt.rep, tt.price)
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 				t.Errorf("usageOf (-want +got):\n%s", diff)
 			}
