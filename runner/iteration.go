@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/loop-action/loop-action/gate"
+	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
 )
@@ -45,6 +46,7 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	}
 	ev.Judges = judges
 	ev.Decisions = r.cp.Decisions
+	ev = evidence.Masked(ev, r.mask)
 	verdicts := gate.Evaluate(r.cfg, ev)
 	r.record(it, verdicts, ev.Snapshot)
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, ev.Snapshot

@@ -5,6 +5,7 @@ import (
 
 	"github.com/loop-action/loop-action/gate"
 	"github.com/loop-action/loop-action/gate/evidence"
+	"github.com/loop-action/loop-action/runner"
 )
 
 type gateCmd struct {
@@ -37,7 +38,7 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 		return err
 	}
 	col := &evidence.Collector{Root: c.root(d)}
-	ev := col.Collect(d.ctx, cfg)
+	ev := evidence.Masked(col.Collect(d.ctx, cfg), runner.Masker(cfg, d.env.vars))
 	verdicts := gate.Evaluate(cfg, ev)
 	v := gateView{
 		Success:        gate.OverallSuccess(cfg, verdicts),

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,3 +185,21 @@ var errBudget = errorString("wall-clock budget spent")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+func TestMasked(t *testing.T) {
+	t.Parallel()
+	mask := strings.NewReplacer("s3cret", "***").Replace
+	id := gate.CheckID{Goal: "g"}
+	ev := gate.Evidence{
+		Commands: map[gate.CheckID]gate.CommandResult{id: {Command: "echo s3cret", Tail: "token s3cret\n", Stdout: "s3cret"}},
+		Metrics:  &gate.MetricsResult{Command: gate.CommandResult{Tail: "s3cret"}},
+		Judges:   map[string]gate.JudgeResult{"j": {Answers: []string{`{"verdict":"pass","evidence":"s3cret"}`}, Err: "s3cret"}},
+	}
+	got := Masked(ev, mask)
+	if strings.Contains(fmt.Sprintf("%+v %+v", got, *got.Metrics), "s3cret") {
+		t.Errorf("masked evidence still carries the secret: %+v", got)
+	}
+	if ev.Commands[id].Tail != "token s3cret\n" {
+		t.Error("Masked changed the evidence it was given")
+	}
+}
