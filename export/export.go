@@ -115,6 +115,7 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
 	}
+	removeLeftovers(parent, dirName)
 	tmp, err := os.MkdirTemp(parent, "."+dirName+tmpMarker)
 	if err != nil {
 		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
@@ -131,6 +132,15 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
 	}
 	return dir, m, nil
+}
+
+// removeLeftovers removes the temporary directories an earlier Write left
+// behind when its process was killed.
+func removeLeftovers(parent, dirName string) {
+	old, _ := filepath.Glob(filepath.Join(parent, "."+dirName+tmpMarker+"*"))
+	for _, dir := range old {
+		os.RemoveAll(dir)
+	}
 }
 
 // tmpMarker is in the name of the directories Write builds in; a walk of

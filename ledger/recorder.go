@@ -74,6 +74,14 @@ func (r *Recorder) Take() (ledger, log []byte, events int) {
 	return ledger, log, events
 }
 
+// Pending returns the ledger lines recorded since the last Take, without
+// taking them.
+func (r *Recorder) Pending() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.ledger.Bytes())
+}
+
 // Decode reads a ledger: JSON lines, one event each. A line that does not
 // parse is an error naming its line number.
 func Decode(rd io.Reader) ([]Event, error) {

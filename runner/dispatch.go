@@ -283,7 +283,7 @@ func (r *run) countFailure(ctx context.Context, nr *nodeRun) {
 	case res.StartErr != nil && r.escalate == "":
 		r.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
 	case max > 0 && r.cp.NodeFailures >= max && r.escalate == "":
-		r.escalate = fmt.Sprintf("%d node failures (max_node_failures = %d); the last: node %s: %v", r.cp.NodeFailures, max, nr.node.Name, nr.resp.Err)
+		r.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", plural(r.cp.NodeFailures, "node failure"), max, nr.node.Name, nr.resp.Err)
 	}
 }
 
@@ -295,4 +295,12 @@ func ranNames(runs []*nodeRun) []string {
 		}
 	}
 	return out
+}
+
+// plural renders "1 node failure", "2 node failures".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -33,6 +33,11 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			r.cp.Signature = gate.Signature(r.cp.Verdicts)
 		}
 		r.refreshStages()
+		if st, _ := r.stopReason(); st == state.Running {
+			if err := r.save(ctx); err != nil { // a kill in iteration 1 can resume
+				return outcome(r.cp, true, ""), err
+			}
+		}
 	}
 	for {
 		if st, why := r.stopReason(); st != state.Running {
@@ -85,26 +90,48 @@ func (r *run) interrupted(ctx context.Context) (Outcome, error) {
 	return r.finish(ctx, state.Cancelled, fmt.Sprintf("cancelled during iteration %d; resume to continue", r.cp.Iteration+1))
 }
 
-// finish records why the run stopped, saves the checkpoint and, on
-// success, writes the success export.
+// finish records why the run stopped and saves the checkpoint. On success
+// it writes the success export first, so that a committed success always
+// has its export.
 func (r *run) finish(ctx context.Context, st state.Status, why string) (Outcome, error) {
 	r.cp.Status, r.cp.StopDetail = st, why
 	r.rec.Record(ledger.Event{Type: ledger.StopTriggered, Iteration: r.cp.Iteration, Status: string(st), Reason: why})
 	sp := r.cp.Spend
 	r.rec.Record(ledger.Event{Type: ledger.RunFinished, Iteration: r.cp.Iteration, Status: string(st),
 		Tokens: sp.Tokens, Estimated: sp.Estimated, CostUSD: sp.CostUSD})
+	var path string
+	var exportErr error
+	if st == state.Success {
+		path, exportErr = r.export(ctx)
+	}
 	if err := r.save(ctx); err != nil {
 		return outcome(r.cp, true, ""), err
 	}
-	if st != state.Success {
-		return outcome(r.cp, true, ""), nil
-	}
+	return outcome(r.cp, true, path), exportErr
+}
+
+// export writes the success export and records it.
+func (r *run) export(ctx context.Context) (string, error) {
+	r.cp.UpdatedAt = r.now().UTC()
 	path, err := r.writeExport(ctx)
 	if err != nil {
-		return outcome(r.cp, true, ""), fmt.Errorf("write the success export: %w", err)
+		return "", fmt.Errorf("write the success export: %w", err)
 	}
 	r.rec.Record(ledger.Event{Type: ledger.ExportWritten, Iteration: r.cp.Iteration, Path: r.relative(path)})
-	return outcome(r.cp, true, path), r.save(ctx)
+	return path, nil
+}
+
+// ensureExport writes the export of a run that succeeded without one (its
+// process stopped between the two), and commits the event.
+func (r *run) ensureExport(ctx context.Context) (string, error) {
+	if p := r.exportPath(); p != "" {
+		return p, nil
+	}
+	path, err := r.export(ctx)
+	if err != nil {
+		return "", err
+	}
+	return path, r.save(ctx)
 }
 
 // save commits the checkpoint with everything recorded since the last

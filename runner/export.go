@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,8 +44,41 @@ func (r *run) exportPath() string {
 }
 
 func (r *run) writeExport(ctx context.Context) (string, error) {
-	arch, _ := r.opts.Store.(Archive)
+	committed, _ := r.opts.Store.(Archive)
+	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
 	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version)
+}
+
+// pendingArchive is the store's archive plus what this process recorded
+// but has not committed yet: the export is written before the success it
+// belongs to is saved.
+type pendingArchive struct {
+	Archive   // nil when the store keeps no archive
+	ledger    []byte
+	iteration int
+	summary   string
+}
+
+func (p pendingArchive) Ledger(ctx context.Context, runID string) ([]byte, error) {
+	var committed []byte
+	if p.Archive != nil {
+		b, err := p.Archive.Ledger(ctx, runID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return nil, err
+		}
+		committed = b
+	}
+	return append(committed, p.ledger...), nil
+}
+
+func (p pendingArchive) Summary(ctx context.Context, runID string, iteration int) (string, error) {
+	if iteration == p.iteration && p.summary != "" {
+		return p.summary, nil
+	}
+	if p.Archive == nil {
+		return "", state.ErrNotFound
+	}
+	return p.Archive.Summary(ctx, runID, iteration)
 }
 
 // WriteExport writes the success export of a successful run into dir and

@@ -43,6 +43,7 @@ type run struct {
 	tmp       string // prompt files
 	escalate  string // why the run escalates, once a reason arose
 	summary   string // the summary of the iteration not yet saved
+	mask      func(string) string
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
@@ -65,10 +66,15 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	initMaps(cp)
 	r.baseWall = cp.Spend.WallClock
 	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
-	r.rec.Mask(Masker(opts.Config, opts.Env))
+	r.mask = Masker(opts.Config, opts.Env)
+	r.rec.Mask(r.mask)
 	r.maxIter = r.iterationCap()
 	if over := r.over(); over {
-		return outcome(cp, false, r.exportPath()), nil
+		if cp.Status != state.Success {
+			return outcome(cp, false, ""), nil
+		}
+		path, err := r.ensureExport(ctx)
+		return outcome(cp, false, path), err
 	}
 	defer os.RemoveAll(r.tmp)
 	return r.drive(ctx)
