@@ -31,15 +31,7 @@ func evidenceMarkdown(in Input) []byte {
 }
 
 func writeVerdicts(b *strings.Builder, vs []gate.Verdict) {
-	blocking, satisfied := 0, 0
-	for _, v := range vs {
-		if v.Blocking {
-			blocking++
-			if v.Satisfied {
-				satisfied++
-			}
-		}
-	}
+	satisfied, blocking := gate.Blocking(vs)
 	fmt.Fprintf(b, "## Final verdicts\n\nOverall: success, with %d of %s satisfied.\n\n", satisfied, plural(blocking, "blocking goal", "blocking goals"))
 	for _, v := range vs {
 		kind := "blocking"

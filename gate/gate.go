@@ -107,15 +107,7 @@ func evalCheck(cfg *loop.Config, g loop.Goal, i int, ch loop.Check, ev Evidence,
 // enough blocking goals are satisfied ([success] min_pass_rate, all by
 // default). Without any blocking goal there is no success.
 func OverallSuccess(cfg *loop.Config, verdicts []Verdict) bool {
-	blocking, satisfied := 0, 0
-	for _, v := range verdicts {
-		if v.Blocking {
-			blocking++
-			if v.Satisfied {
-				satisfied++
-			}
-		}
-	}
+	satisfied, blocking := Blocking(verdicts)
 	if blocking == 0 {
 		return false
 	}
@@ -124,6 +116,19 @@ func OverallSuccess(cfg *loop.Config, verdicts []Verdict) bool {
 		rate = 1
 	}
 	return float64(satisfied) >= rate*float64(blocking)-1e-9
+}
+
+// Blocking counts the blocking goals and how many of them are satisfied.
+func Blocking(verdicts []Verdict) (satisfied, blocking int) {
+	for _, v := range verdicts {
+		if v.Blocking {
+			blocking++
+			if v.Satisfied {
+				satisfied++
+			}
+		}
+	}
+	return satisfied, blocking
 }
 
 // AwaitingReview reports whether only human review stands between the

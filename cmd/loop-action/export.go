@@ -26,11 +26,7 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
-	store, err := cl.store(d)
-	if err != nil {
-		return err
-	}
-	cp, err := cl.checkpoint(d, store, c.RunID)
+	store, cp, err := cl.openRun(d, c.RunID)
 	if err != nil {
 		return err
 	}

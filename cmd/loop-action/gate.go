@@ -63,22 +63,17 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 
 func (v gateView) write(w io.Writer) error {
 	p := &printer{w: w}
-	blocking, satisfied := 0, 0
 	for _, verdict := range v.Goals {
 		kind := ""
 		if !verdict.Blocking {
 			kind = ", advisory"
-		} else {
-			blocking++
-			if verdict.Satisfied {
-				satisfied++
-			}
 		}
 		p.f("%-7s %s (%d/%d checks%s)\n", label(verdict.Status()), verdict.Goal, verdict.Passed, verdict.Total, kind)
 		for _, ch := range verdict.Checks {
 			p.f("  %-7s %-11s %s\n", label(ch.Status), ch.Type, ch.Evidence)
 		}
 	}
+	satisfied, blocking := gate.Blocking(v.Goals)
 	switch {
 	case v.Success:
 		p.f("\noverall: success (%d of %d blocking goals satisfied)\n", satisfied, blocking)

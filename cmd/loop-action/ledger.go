@@ -15,11 +15,7 @@ Example:
 }
 
 func (c *ledgerCmd) Run(cl *cli, d *deps) error {
-	store, err := cl.store(d)
-	if err != nil {
-		return err
-	}
-	cp, err := cl.checkpoint(d, store, c.RunID)
+	store, cp, err := cl.openRun(d, c.RunID)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
@@ -156,11 +157,7 @@ func writeOutcome(w io.Writer, cfg *loop.Config, out runner.Outcome) error {
 	if out.Detail != "" {
 		p.f("  %s\n", out.Detail)
 	}
-	est := ""
-	if out.Spend.Estimated {
-		est = " (some estimated)"
-	}
-	p.f("  spend: %d tokens%s, $%.4f, %s wall clock\n\n", out.Spend.Tokens, est, out.Spend.CostUSD, out.Spend.WallClock.Round(1e9))
+	p.f("  spend: %s\n\n", spendLine(out.Spend))
 	if p.err == nil {
 		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(w)
 	}
@@ -191,4 +188,13 @@ func (d *deps) color() bool {
 	}
 	f, ok := d.stderr.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// spendLine renders what a run used.
+func spendLine(sp state.Spend) string {
+	est := ""
+	if sp.Estimated {
+		est = " (some estimated)"
+	}
+	return fmt.Sprintf("%d tokens%s, $%.4f, %s wall clock", sp.Tokens, est, sp.CostUSD, sp.WallClock.Round(time.Second))
 }

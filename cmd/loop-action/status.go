@@ -24,11 +24,7 @@ Example:
 }
 
 func (c *statusCmd) Run(cl *cli, d *deps) error {
-	store, err := cl.store(d)
-	if err != nil {
-		return err
-	}
-	cp, err := cl.checkpoint(d, store, c.RunID)
+	_, cp, err := cl.openRun(d, c.RunID)
 	if err != nil {
 		return err
 	}
@@ -41,6 +37,16 @@ func (c *statusCmd) Run(cl *cli, d *deps) error {
 		return err
 	}
 	return exitCodeError(statusCode(cp.Status))
+}
+
+// openRun opens the store and loads the run named, or the latest one.
+func (cl *cli) openRun(d *deps, id string) (*state.Dir, *state.Checkpoint, error) {
+	store, err := cl.store(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	cp, err := cl.checkpoint(d, store, id)
+	return store, cp, err
 }
 
 // checkpoint loads the run named, or the latest one.
@@ -72,11 +78,7 @@ func writeStatus(d *deps, cp *state.Checkpoint) error {
 	if cp.StopDetail != "" {
 		p.f("  %s\n", cp.StopDetail)
 	}
-	est := ""
-	if cp.Spend.Estimated {
-		est = " (some estimated)"
-	}
-	p.f("  spend: %d tokens%s, $%.4f, %s wall clock\n", cp.Spend.Tokens, est, cp.Spend.CostUSD, cp.Spend.WallClock.Round(1e9))
+	p.f("  spend: %s\n", spendLine(cp.Spend))
 	p.f("  stale iterations: %d; node failures: %d\n", cp.Stale, cp.NodeFailures)
 	p.f("  started %s, updated %s\n\n", cp.StartedAt.Format("2006-01-02 15:04:05Z07:00"), cp.UpdatedAt.Format("2006-01-02 15:04:05Z07:00"))
 	if p.err == nil {
