@@ -1,0 +1,9 @@
+// Package action owns loop-action's GitHub face: it reads the Actions
+// runner's contract (inputs, GITHUB_* variables, the event payload), parses
+// /loop comment commands, decides what an event means for the loop, and
+// reports through PR comments, commit statuses, the job summary,
+// annotations, outputs and the artifact service.
+//
+// It never decides whether a goal is met — the gate does — and never treats
+// a comment's text as anything but data.
+package action
