@@ -67,6 +67,8 @@ type Event struct {
 
 	Satisfied int    `json:"satisfied,omitempty"` // goals satisfied after a gate
 	Goals     int    `json:"goals,omitempty"`     // goals in all
+	Passed    int    `json:"passed,omitempty"`    // checks passing after a gate
+	Checks    int    `json:"checks,omitempty"`    // checks in all
 	Signature string `json:"signature,omitempty"`
 	Stale     int    `json:"stale,omitempty"`
 

@@ -111,7 +111,7 @@ func TestLines(t *testing.T) {
 		{Type: NodeSkipped, Node: "writer", Reason: "stage docs is not open (waiting)"},
 		{Type: JudgeRetried, Node: "review", Reason: "no parseable verdict"},
 		{Type: ProtectedReverted, Path: "test.sh", Nodes: []string{"a", "b"}, Reason: "modified"},
-		{Type: GateEvaluated, Satisfied: 1, Goals: 2, Signature: "a:true:1/1,b:false:0/1"},
+		{Type: GateEvaluated, Satisfied: 1, Goals: 2, Passed: 1, Checks: 2, Signature: "a:true:1/1,b:false:0/1"},
 		{Type: GoalSatisfied, Goal: "tests"},
 		{Type: GoalRevoked, Goal: "lint", Reason: "`golangci-lint run` exited 1"},
 		{Type: ReviewRequested, Goal: "ui", Snapshot: "abcdef0123", Reason: "Does it match the mock?"},

@@ -40,7 +40,7 @@ func (e Event) Line() string {
 func (e Event) outcomeLine() string {
 	switch e.Type {
 	case GateEvaluated:
-		return fmt.Sprintf("gate: %d of %d goals satisfied (%s)", e.Satisfied, e.Goals, e.Signature)
+		return fmt.Sprintf("gate: %d of %d goals satisfied, %d of %d checks pass (%s)", e.Satisfied, e.Goals, e.Passed, e.Checks, e.Signature)
 	case GoalSatisfied:
 		return fmt.Sprintf("goal %s satisfied", e.Goal)
 	case GoalRevoked:

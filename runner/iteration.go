@@ -60,8 +60,9 @@ func (r *run) record(it int, verdicts []gate.Verdict, snapshot string) {
 	for _, v := range r.cp.Verdicts {
 		before[v.Goal] = v
 	}
-	satisfied := 0
+	satisfied, passed, checks := 0, 0, 0
 	for _, v := range verdicts {
+		passed, checks = passed+v.Passed, checks+v.Total
 		was, had := before[v.Goal]
 		switch {
 		case v.Satisfied && (!had || !was.Satisfied):
@@ -78,7 +79,8 @@ func (r *run) record(it int, verdicts []gate.Verdict, snapshot string) {
 			}
 		}
 	}
-	r.rec.Record(ledger.Event{Type: ledger.GateEvaluated, Iteration: it, Satisfied: satisfied, Goals: len(verdicts), Signature: gate.Signature(verdicts)})
+	r.rec.Record(ledger.Event{Type: ledger.GateEvaluated, Iteration: it, Satisfied: satisfied, Goals: len(verdicts),
+		Passed: passed, Checks: checks, Signature: gate.Signature(verdicts)})
 }
 
 // requested reports whether the same review was already requested for the
