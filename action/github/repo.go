@@ -1,0 +1,126 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	gh "github.com/google/go-github/v62/github"
+)
+
+// PR is what the action needs to know about a pull request.
+type PR struct {
+	Number   int
+	Title    string
+	Author   string
+	State    string // "open" or "closed"
+	Draft    bool
+	HeadSHA  string
+	HeadRef  string
+	HeadRepo string // "owner/repo" of the head; "" when that fork was deleted
+	BaseRef  string
+	BaseSHA  string
+	BaseRepo string
+	// Fork is true when the head lives in another repository than the base
+	// (or in one since deleted): such a PR runs with a read-only token and
+	// no secrets, and its code is never to be trusted.
+	Fork bool
+}
+
+// PullRequest reads pull request n.
+func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (PR, error) {
+	p, _, err := c.gh.PullRequests.Get(ctx, owner, repo, n)
+	if err != nil {
+		return PR{}, fail(fmt.Sprintf("get pull request %s/%s#%d", owner, repo, n), err)
+	}
+	pr := PR{
+		Number:   p.GetNumber(),
+		Title:    p.GetTitle(),
+		Author:   p.GetUser().GetLogin(),
+		State:    p.GetState(),
+		Draft:    p.GetDraft(),
+		HeadSHA:  p.GetHead().GetSHA(),
+		HeadRef:  p.GetHead().GetRef(),
+		HeadRepo: p.GetHead().GetRepo().GetFullName(),
+		BaseRef:  p.GetBase().GetRef(),
+		BaseSHA:  p.GetBase().GetSHA(),
+		BaseRepo: p.GetBase().GetRepo().GetFullName(),
+	}
+	pr.Fork = pr.HeadRepo == "" || !strings.EqualFold(pr.HeadRepo, pr.BaseRepo)
+	return pr, nil
+}
+
+// Permission is user's permission on owner/repo as GitHub's permission
+// endpoint reports it: "admin", "write" (which includes maintain), "read"
+// (which includes triage) or "none". Someone who is no collaborator at all
+// (404) has "none"; so has any level this client does not know.
+func (c *Client) Permission(ctx context.Context, owner, repo, user string) (string, error) {
+	p, _, err := c.gh.Repositories.GetPermissionLevel(ctx, owner, repo, user)
+	if status(err) == http.StatusNotFound {
+		return "none", nil
+	}
+	if err != nil {
+		return "", fail(fmt.Sprintf("get permission of %q on %s/%s", user, owner, repo), err)
+	}
+	switch level := p.GetPermission(); level {
+	case "admin", "write", "read":
+		return level, nil
+	case "maintain":
+		return "write", nil
+	case "triage":
+		return "read", nil
+	}
+	return "none", nil
+}
+
+// DescriptionLimit is the most characters GitHub takes in a status description.
+const DescriptionLimit = 140
+
+// SetStatus sets the commit status named statusContext on sha to state ("pending",
+// "success", "failure" or "error"). A description longer than GitHub takes
+// is cut, on a character boundary, and ends with "…".
+func (c *Client) SetStatus(ctx context.Context, owner, repo, sha, state, statusContext, description, targetURL string) error {
+	st := &gh.RepoStatus{State: gh.String(state), Context: gh.String(statusContext)}
+	if description != "" {
+		st.Description = gh.String(cut(description, DescriptionLimit))
+	}
+	if targetURL != "" {
+		st.TargetURL = gh.String(targetURL)
+	}
+	if _, _, err := c.gh.Repositories.CreateStatus(ctx, owner, repo, sha, st); err != nil {
+		return fail(fmt.Sprintf("set status %q on %s/%s@%s", statusContext, owner, repo, sha), err)
+	}
+	return nil
+}
+
+// cut shortens s to at most n characters, the last being "…" when cut.
+func cut(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// DefaultBot is who GITHUB_TOKEN acts as.
+const DefaultBot = "github-actions[bot]"
+
+// Identity is the login the token acts as. Installation tokens such as
+// GITHUB_TOKEN may not ask (GET /user answers 403); for them it is
+// DefaultBot. A GitHub App's own token gets the same answer, although it
+// writes as "<app-slug>[bot]": callers using one should say so.
+func (c *Client) Identity(ctx context.Context) (string, error) {
+	u, _, err := c.gh.Users.Get(ctx, "")
+	if err == nil {
+		return u.GetLogin(), nil
+	}
+	var er *gh.ErrorResponse // not a rate limit, which is a 403 too
+	if errors.As(err, &er) && (status(err) == http.StatusForbidden || status(err) == http.StatusNotFound) {
+		return DefaultBot, nil
+	}
+	return "", fail("get the token's user", err)
+}

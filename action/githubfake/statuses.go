@@ -1,0 +1,160 @@
+package githubfake
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Status is a commit status as recorded.
+type Status struct {
+	ID          int64
+	SHA         string
+	State       string
+	Context     string
+	Description string
+	TargetURL   string
+	Creator     string
+	CreatedAt   time.Time
+}
+
+// Statuses are the statuses set on sha in owner/repo, oldest first.
+func (s *Server) Statuses(owner, repo, sha string) []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Status
+	for _, st := range s.repo(owner, repo).statuses {
+		if st.SHA == sha {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+type statusJSON struct {
+	URL         string   `json:"url"`
+	AvatarURL   string   `json:"avatar_url"`
+	ID          int64    `json:"id"`
+	NodeID      string   `json:"node_id"`
+	State       string   `json:"state"`
+	Description *string  `json:"description"`
+	TargetURL   *string  `json:"target_url"`
+	Context     string   `json:"context"`
+	CreatedAt   string   `json:"created_at"`
+	UpdatedAt   string   `json:"updated_at"`
+	Creator     userJSON `json:"creator"`
+}
+
+func (s *Server) statusJSON(base, full string, st Status) statusJSON {
+	opt := func(v string) *string {
+		if v == "" {
+			return nil
+		}
+		return &v
+	}
+	return statusJSON{
+		URL: fmt.Sprintf("%s/repos/%s/statuses/%s", base, full, st.SHA), ID: st.ID,
+		AvatarURL: "https://avatars.githubusercontent.com/u/0?v=4", NodeID: fmt.Sprintf("SC_%d", st.ID),
+		State: st.State, Description: opt(st.Description), TargetURL: opt(st.TargetURL), Context: st.Context,
+		CreatedAt: stamp(st.CreatedAt), UpdatedAt: stamp(st.CreatedAt), Creator: s.user(st.Creator, "").json(base),
+	}
+}
+
+var states = map[string]bool{"pending": true, "success": true, "failure": true, "error": true}
+
+// createStatus is POST /repos/{owner}/{repo}/statuses/{sha}.
+func (s *Server) createStatus(c *call) {
+	rs, ok := s.lookup(c)
+	if !ok {
+		return
+	}
+	var in struct {
+		State       string `json:"state"`
+		TargetURL   string `json:"target_url"`
+		Description string `json:"description"`
+		Context     string `json:"context"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if !states[in.State] {
+		invalid(c.w, "Status", "custom", "state", "state is not included in the list")
+		return
+	}
+	if utf8.RuneCountInString(in.Description) > 140 {
+		invalid(c.w, "Status", "custom", "description", "description is too long (maximum is 140 characters)")
+		return
+	}
+	if in.Context == "" {
+		in.Context = "default"
+	}
+	st := Status{
+		ID: s.id(), SHA: c.p["sha"], State: in.State, Context: in.Context, Description: in.Description,
+		TargetURL: in.TargetURL, Creator: c.login, CreatedAt: s.now(),
+	}
+	rs.statuses = append(rs.statuses, st)
+	c.json(http.StatusCreated, s.statusJSON(c.base(), rs.owner+"/"+rs.name, st))
+}
+
+// combinedStatus is GET /repos/{owner}/{repo}/commits/{ref}/status: the
+// latest status per context, and their sum: failure if any failed or
+// errored, pending if any is pending or there are none, else success.
+func (s *Server) combinedStatus(c *call) {
+	rs, ok := s.lookup(c)
+	if !ok {
+		return
+	}
+	sha := rs.resolve(c.p["ref"])
+	full := rs.owner + "/" + rs.name
+	latest := map[string]int{}
+	var order []string
+	for i, st := range rs.statuses {
+		if st.SHA != sha {
+			continue
+		}
+		if _, seen := latest[st.Context]; !seen {
+			order = append(order, st.Context)
+		}
+		latest[st.Context] = i
+	}
+	list := []statusJSON{}
+	state := "success"
+	for _, ctx := range order {
+		st := rs.statuses[latest[ctx]]
+		list = append(list, s.statusJSON(c.base(), full, st))
+		switch {
+		case st.State == "failure" || st.State == "error":
+			state = "failure"
+		case st.State == "pending" && state != "failure":
+			state = "pending"
+		}
+	}
+	if len(list) == 0 {
+		state = "pending"
+	}
+	c.json(http.StatusOK, map[string]any{
+		"state": state, "statuses": list, "sha": sha, "total_count": len(list),
+		"repository": s.repoJSON(c.base(), full, rs.id, false),
+		"commit_url": fmt.Sprintf("%s/repos/%s/commits/%s", c.base(), full, sha),
+		"url":        fmt.Sprintf("%s/repos/%s/commits/%s/status", c.base(), full, sha),
+	})
+}
+
+// resolve turns a branch name a pull request knows into its SHA; anything
+// else is taken to be a SHA.
+func (rs *repoState) resolve(ref string) string {
+	ref = strings.TrimPrefix(ref, "heads/")
+	for _, pr := range rs.pulls {
+		switch ref {
+		case pr.HeadRef:
+			if pr.HeadRepo == "" {
+				return pr.HeadSHA
+			}
+		case pr.BaseRef:
+			return pr.BaseSHA
+		}
+	}
+	return ref
+}
