@@ -86,6 +86,10 @@ type Checkpoint struct {
 	Summaries     []string          `json:"summaries,omitempty"` // the latest summaries, oldest first
 	Decisions     []gate.Decision   `json:"decisions,omitempty"`
 
+	// LastCommentID is the newest PR comment the action has processed, so a
+	// later job can pick up commands a concurrency group dropped.
+	LastCommentID int64 `json:"last_comment_id,omitempty"`
+
 	// Kept by the store: how much of the ledger and log the checkpoint covers.
 	LedgerChunks int   `json:"ledger_chunks"`
 	LedgerEvents int   `json:"ledger_events"`

@@ -10,10 +10,10 @@ import (
 // DefaultSpec is the --state value used locally when none is given.
 const DefaultSpec = "dir:.loop/state"
 
-// Open parses a --state value and opens the store it names. "dir:PATH"
-// keeps runs under PATH, relative to root unless absolute. "branch:NAME" is
-// planned but not available yet; any other value is an error naming the
-// accepted forms.
+// Open parses a --state value naming a dir: store and opens it. "dir:PATH"
+// keeps runs under PATH, relative to root unless absolute. "branch:NAME"
+// needs a remote: open it with [OpenStore]. Any other value is an error
+// naming the accepted forms.
 func Open(spec, root string) (*Dir, error) {
 	scheme, arg, ok := strings.Cut(spec, ":")
 	switch {
@@ -22,7 +22,7 @@ func Open(spec, root string) (*Dir, error) {
 	case !ok:
 		return nil, fmt.Errorf("state store %q: want dir:PATH", spec)
 	case scheme == "branch":
-		return nil, errors.New("the branch: state store is not available yet; use dir:PATH")
+		return nil, fmt.Errorf("state store %q: a branch: store needs a remote; open it with OpenStore", spec)
 	case scheme != "dir":
 		return nil, fmt.Errorf("state store %q: unknown kind %q; want dir:PATH", spec, scheme)
 	case arg == "":
@@ -38,20 +38,21 @@ func Open(spec, root string) (*Dir, error) {
 // MaxRunIDBytes is the longest run id the stores accept.
 const MaxRunIDBytes = 200
 
-// reserved are the names the store gives to a run's own files and
-// directories. Run ids map to nested directories, so a run id segment with
-// one of these names would make one run's files collide with another's
-// (runs "a" and "a/run.log"). They are compared without regard to case
-// because macOS and Windows file systems do the same.
-var reserved = []string{"checkpoint.json", "ledger", "summaries", "reviews.json", "run.log"}
+// reserved are the names the stores give to a run's own files and
+// directories (the dir: store's and the branch: store's). Run ids map to
+// nested directories, so a run id segment with one of these names would
+// make one run's files collide with another's (runs "a" and "a/run.log").
+// They are compared without regard to case because macOS and Windows file
+// systems do the same.
+var reserved = []string{"checkpoint.json", "ledger", "summaries", "reviews.json", "run.log", "log", "workspace"}
 
 // ValidRunID reports why a run id cannot be used, or nil. Run ids look like
 // "quickstart/pr-12" or "nightly/main": 1–200 bytes of [A-Za-z0-9._/-],
 // no leading or trailing '/', no empty, "." or ".." segments. Segments that
 // start with '.' (the store's lock and temporary files do) or that are
 // named like a run's own files (checkpoint.json, ledger, summaries,
-// reviews.json, run.log) are refused too: each would let one run's
-// directory overlap another's.
+// reviews.json, run.log, log, workspace) are refused too: each would let
+// one run's directory overlap another's.
 func ValidRunID(id string) error {
 	if id == "" {
 		return errors.New("run id is empty")

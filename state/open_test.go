@@ -45,6 +45,9 @@ func TestValidRunID(t *testing.T) {
 		{"a/Checkpoint.JSON", `segment "Checkpoint.JSON" is the name of a file`},
 		{"a/summaries/b", `segment "summaries"`},
 		{"a/reviews.json", `segment "reviews.json"`},
+		{"a/log", `segment "log" is the name of a file`},
+		{"a/Workspace/b", `segment "Workspace" is the name of a file`},
+		{"logs/workspaces", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -74,8 +77,7 @@ func TestOpen(t *testing.T) {
 		{spec: state.DefaultSpec, path: filepath.Join(root, ".loop", "state")},
 		{spec: "dir:" + abs, path: abs},
 		{spec: "dir:", wantErr: `state store "dir:": dir: needs a path; want dir:PATH`},
-		{spec: "branch:loop-state", wantErr: "the branch: state store is not available yet; use dir:PATH"},
-		{spec: "branch:", wantErr: "the branch: state store is not available yet; use dir:PATH"},
+		{spec: "branch:loop-state", wantErr: `state store "branch:loop-state": a branch: store needs a remote; open it with OpenStore`},
 		{spec: "s3:bucket", wantErr: `state store "s3:bucket": unknown kind "s3"; want dir:PATH`},
 		{spec: "bogus", wantErr: `state store "bogus": want dir:PATH`},
 		{spec: "", wantErr: "state store: empty --state; want dir:PATH"},
@@ -92,6 +94,50 @@ func TestOpen(t *testing.T) {
 			}
 			if diff := cmp.Diff([2]string{tt.path, tt.wantErr}, [2]string{got, gotErr}); diff != "" {
 				t.Errorf("Open(%q) path, error (-want +got):\n%s", tt.spec, diff)
+			}
+		})
+	}
+}
+
+func TestOpenStore(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	bare := newBare(t, t.TempDir(), "state.git")
+	tests := []struct {
+		spec    string
+		remote  string
+		path    string // the store's Path when OpenStore succeeds
+		wantErr string
+	}{
+		{spec: "dir:.loop/state", path: filepath.Join(root, ".loop", "state")},
+		{spec: "branch:loop-state", remote: "file://" + bare, path: filepath.Join(root, ".loop", "state-git")},
+		{spec: "branch:runs/nightly", remote: bare, path: filepath.Join(root, ".loop", "state-git")},
+		{spec: "branch:", wantErr: `state store "branch:": branch: needs a branch name; want branch:NAME`},
+		{spec: "branch:a..b", remote: bare, wantErr: `state store "branch:a..b": open state branch "a..b": "a..b" is not a valid branch name`},
+		{spec: "branch:loop-state", wantErr: `state store "branch:loop-state": open state branch "loop-state": remote "origin": the loop root`},
+		{spec: "dir:", wantErr: `state store "dir:": dir: needs a path; want dir:PATH`},
+		{spec: "s3:bucket", wantErr: `state store "s3:bucket": unknown kind "s3"; want dir:PATH or branch:NAME`},
+		{spec: "bogus", wantErr: `state store "bogus": want dir:PATH or branch:NAME`},
+		{spec: "", wantErr: "state store: empty --state; want dir:PATH or branch:NAME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			s, err := state.OpenStore(t.Context(), tt.spec, root, state.RemoteOptions{Remote: tt.remote})
+			got, gotErr := "", ""
+			if err != nil {
+				gotErr = err.Error()
+				if s != nil {
+					t.Errorf("OpenStore returned a store with its error: %#v", s)
+				}
+			} else {
+				got = s.Path()
+				s.Close()
+			}
+			if tt.wantErr != "" && strings.HasPrefix(gotErr, tt.wantErr) {
+				gotErr = tt.wantErr // the rest names a temporary directory
+			}
+			if diff := cmp.Diff([2]string{tt.path, tt.wantErr}, [2]string{got, gotErr}); diff != "" {
+				t.Errorf("OpenStore(%q) path, error (-want +got):\n%s", tt.spec, diff)
 			}
 		})
 	}

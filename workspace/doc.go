@@ -26,9 +26,12 @@
 // holds a nested repository is hashed as a plain directory (minus its .git),
 // where git would record a gitlink.
 //
-// This package owns computing those ids and nothing else. It never writes
-// anything (not even a cache file: the blob cache of a [Hasher] lives in
-// memory), never runs git, and never follows a symbolic link: links are
-// hashed as text, and every file access goes through an [os.Root] opened on
-// the loop root, so no path can resolve outside it.
+// This package owns those ids and the objects behind them: [Hasher.WriteObjects]
+// writes a snapshot's blobs and trees into a git object store (the state
+// branch's), and [Restore] makes a loop root's content equal to a stored
+// snapshot. Computing a snapshot writes nothing (the blob cache of a [Hasher]
+// lives in memory). The package never runs git and never follows a symbolic
+// link: links are hashed and restored as text, and every file access goes
+// through an [os.Root] opened on the loop root, so no path can resolve
+// outside it; Restore never touches .git, .loop or ignored files.
 package workspace

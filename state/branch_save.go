@@ -1,0 +1,296 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Names of the branch store's own entries in a run's tree, beside
+// checkpoint.json, ledger/, summaries/ and reviews.json.
+const (
+	logDir       = "log"
+	workspaceDir = "workspace"
+)
+
+// ownNames are the entries of a run's tree that belong to the run; the
+// others are the trees of nested runs ("a" holds "a/b").
+var ownNames = []string{checkpointFile, ledgerDir, logDir, reviewsFile, summariesDir, workspaceDir}
+
+func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
+
+// Push retries: attempts, how many refusals that leave the branch where
+// it was end them (a hook or a protected branch, not a race), and the
+// bounds of the jittered exponential backoff.
+const (
+	maxPushAttempts = 32
+	maxRefusals     = 3
+	minBackoff      = 20 * time.Millisecond
+	maxBackoff      = time.Second
+)
+
+// Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
+// the log and the summaries, as one commit on the branch:
+//
+//  1. the loop root's workspace is stored (only what changed is written);
+//  2. the run's tree is rebuilt from the head last seen: checkpoint.json,
+//     reviews.json, the workspace tree, ledger/<cp.LedgerChunks>.jsonl
+//     from c.Ledger, summaries/<cp.Iteration>.md from c.Summary, and the
+//     next log chunk from c.Log;
+//  3. a commit of the new root tree, whose parent is that head, is pushed
+//     with the head as the expected old value of the branch, sending only
+//     the objects that are new along the changed paths.
+//
+// If another writer moved the branch, Save fetches what it added, checks
+// that nobody else wrote this run (else it fails with an error wrapping
+// ErrLocked), rebuilds the run's files on the new head and pushes again,
+// up to 32 times with jittered exponential backoff (20 ms doubling to 1 s).
+// A push this Branch believed failed but that landed is recognised as its
+// own. When the push succeeds Save updates cp as [Dir.Save] does; on error
+// cp is unchanged and the same Save can be retried.
+//
+// A save costs the same however long the run: it reads and rewrites the
+// trees on the run's path and its ledger, summaries and log directories,
+// and sends the objects that differ from the head's along those paths.
+//
+// Save honours ctx throughout, network included; to save after a
+// cancellation (a cancelled run is saved too), pass
+// context.WithoutCancel(ctx).
+func (b *Branch) Save(ctx context.Context, cp *Checkpoint, c Commit) error {
+	if cp == nil {
+		return errors.New("save checkpoint: nil checkpoint")
+	}
+	if err := b.save(ctx, cp, c); err != nil {
+		return fmt.Errorf("save checkpoint %q: %w", cp.RunID, err)
+	}
+	return nil
+}
+
+// saveFiles are the objects one save adds, stored once for every attempt.
+type saveFiles struct {
+	checkpoint, reviews, workspace plumbing.Hash
+	ledger, summary, log           plumbing.Hash // zero when the save adds none
+}
+
+func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
+	if err := checkSave(cp, c); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.view(ctx); err != nil {
+		return err
+	}
+	next, files, err := b.prepare(cp, c)
+	if err != nil {
+		return err
+	}
+	if err := b.commitAndPush(ctx, cp, &next, files); err != nil {
+		return err
+	}
+	*cp = next
+	return nil
+}
+
+// prepare returns cp as it will be committed, and stores this save's files.
+func (b *Branch) prepare(cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
+	var f saveFiles
+	next := *cp
+	if len(c.Ledger) > 0 {
+		next.LedgerChunks++
+		next.LedgerEvents += c.Events
+	}
+	next.LogBytes += int64(len(c.Log))
+	next.Version = Version
+	next.UpdatedAt = b.now().UTC().Round(0)
+	ws, err := b.hasher.WriteObjects(b.store)
+	if err != nil {
+		return next, f, err
+	}
+	f.workspace = plumbing.NewHash(string(ws))
+	data, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return next, f, err
+	}
+	reviews := []byte("[]")
+	if cp.Decisions != nil {
+		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
+			return next, f, err
+		}
+	}
+	err = b.putBlobs(map[*plumbing.Hash][]byte{
+		&f.checkpoint: append(data, '\n'), &f.reviews: append(reviews, '\n'),
+		&f.ledger: c.Ledger, &f.summary: []byte(c.Summary), &f.log: c.Log,
+	})
+	return next, f, err
+}
+
+// putBlobs stores each non-empty blob and sets its id; empty ones stay zero.
+func (b *Branch) putBlobs(blobs map[*plumbing.Hash][]byte) error {
+	for dst, data := range blobs {
+		if len(data) == 0 {
+			continue
+		}
+		h, err := b.objs.putBlob(data)
+		if err != nil {
+			return err
+		}
+		*dst = h
+	}
+	return nil
+}
+
+// commitAndPush commits the save on the head last seen and pushes it,
+// retrying on races. On success the head is the new commit.
+func (b *Branch) commitAndPush(ctx context.Context, cp, next *Checkpoint, f saveFiles) error {
+	r := retry{id: cp.RunID}
+	for attempt := 1; ; attempt++ {
+		r.base, r.head = ownKey(b.runEntries(r.id)), b.head
+		root, own, err := b.build(cp, f)
+		if err != nil {
+			return err
+		}
+		r.tried = append(r.tried, ownKey(own))
+		b.remember(r.id, ownKey(own))
+		commit, err := b.push(ctx, root, next)
+		if err == nil {
+			b.head, b.tree = commit, root
+			b.saw(commit)
+			return nil
+		}
+		if !errors.Is(err, errRace) || attempt == maxPushAttempts {
+			return err
+		}
+		if done, err := b.afterRace(ctx, &r, attempt, err); done || err != nil {
+			return err
+		}
+	}
+}
+
+// retry is what commitAndPush remembers across its attempts.
+type retry struct {
+	id       string
+	base     string        // the state of the run's files the attempt built on
+	head     plumbing.Hash // the head it built on
+	tried    []string      // states of the run's files this save pushed
+	refusals int
+}
+
+// afterRace waits, fetches the branch and decides: done when an earlier
+// attempt landed after all, an error when the push cannot succeed (someone
+// else wrote this run, or the remote keeps refusing without a race).
+func (b *Branch) afterRace(ctx context.Context, r *retry, attempt int, pushErr error) (done bool, err error) {
+	if err := b.backoff(ctx, attempt); err != nil {
+		return false, err
+	}
+	if err := b.refresh(ctx); err != nil {
+		return false, err
+	}
+	if errors.Is(pushErr, errRefused) && b.head == r.head {
+		if r.refusals++; r.refusals == maxRefusals {
+			return false, pushErr
+		}
+	}
+	now := ownKey(b.runEntries(r.id))
+	switch {
+	case slices.Contains(r.tried, now):
+		return true, nil
+	case now != r.base && !slices.Contains(b.mine[r.id], now):
+		return false, fmt.Errorf("%w: another process saved run %q on branch %q meanwhile", ErrLocked, r.id, b.opts.Branch)
+	}
+	return false, nil
+}
+
+// backoff sleeps before attempt+1: exponential, with full jitter over its
+// upper half.
+func (b *Branch) backoff(ctx context.Context, attempt int) error {
+	d := min(maxBackoff, minBackoff<<(attempt-1))
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// remember records a state of a run's files this Branch pushed, so that a
+// push it believed failed is recognised as its own later.
+func (b *Branch) remember(id, key string) {
+	const keep = 8
+	m := append(b.mine[id], key)
+	if len(m) > keep {
+		m = m[len(m)-keep:]
+	}
+	b.mine[id] = m
+}
+
+// push commits root on the head last seen and pushes the commit.
+func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint) (plumbing.Hash, error) {
+	sig := b.author
+	sig.When = next.UpdatedAt
+	c := &object.Commit{
+		Author: sig, Committer: sig, TreeHash: root,
+		Message: fmt.Sprintf("checkpoint %s iteration %d (%s)\n", next.RunID, next.Iteration, next.Status),
+	}
+	if !b.head.IsZero() {
+		c.ParentHashes = []plumbing.Hash{b.head}
+	}
+	commit, err := b.objs.putCommit(c)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	objs, err := b.objs.newObjects(root, b.tree)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	objs = append(objs, commit)
+	return commit, b.remote.push(ctx, b.store, b.head, commit, objs)
+}
+
+// runPath is where a run's tree is in the branch.
+func runPath(id string) []string { return append([]string{runsDir}, strings.Split(id, "/")...) }
+
+// runEntries returns the run's own entries at the head last seen.
+func (b *Branch) runEntries(id string) []object.TreeEntry {
+	es, err := b.objs.entries(b.tree, runPath(id)...)
+	if err != nil {
+		return nil // build reports it
+	}
+	return ownOf(es)
+}
+
+// ownOf returns the entries of a run's tree that belong to the run.
+func ownOf(es []object.TreeEntry) []object.TreeEntry {
+	var own []object.TreeEntry
+	for _, e := range es {
+		if slices.Contains(ownNames, e.Name) {
+			own = append(own, e)
+		}
+	}
+	return own
+}
+
+// ownKey names a state of a run's files.
+func ownKey(own []object.TreeEntry) string {
+	own = slices.Clone(own)
+	slices.SortFunc(own, func(a, b object.TreeEntry) int { return strings.Compare(a.Name, b.Name) })
+	var sb strings.Builder
+	for _, e := range own {
+		fmt.Fprintf(&sb, "%s %s %s\n", e.Mode, e.Hash, e.Name)
+	}
+	return sb.String()
+}

@@ -1,0 +1,83 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Store is what both stores offer: [*Dir] (dir:PATH) and [*Branch]
+// (branch:NAME). [OpenStore] opens either from a --state value.
+type Store interface {
+	// Load returns the run's last committed checkpoint, or an error
+	// wrapping ErrNotFound.
+	Load(ctx context.Context, runID string) (*Checkpoint, error)
+	// Save commits one checkpoint atomically and updates cp's counters;
+	// on error cp is unchanged.
+	Save(ctx context.Context, cp *Checkpoint, c Commit) error
+	// Lock holds the run for this process, or fails with ErrLocked.
+	Lock(runID string) (unlock func() error, err error)
+	// Runs lists the runs, most recently updated first.
+	Runs(ctx context.Context) ([]RunInfo, error)
+	// Latest returns the most recently updated run, or ErrNotFound.
+	Latest(ctx context.Context) (string, error)
+	// Ledger returns a run's committed ledger.
+	Ledger(ctx context.Context, runID string) ([]byte, error)
+	// Log returns a run's committed run log.
+	Log(ctx context.Context, runID string) ([]byte, error)
+	// Summary returns the summary of one committed iteration.
+	Summary(ctx context.Context, runID string, iteration int) (string, error)
+	// Path is where the store keeps its files on this machine.
+	Path() string
+	// Close releases the store.
+	Close() error
+}
+
+var (
+	_ Store = (*Dir)(nil)
+	_ Store = (*Branch)(nil)
+)
+
+// DefaultBranch is the state branch the action uses when none is given.
+const DefaultBranch = "loop-state"
+
+// RemoteOptions say where a branch: store's remote is.
+type RemoteOptions struct {
+	// Remote is a URL (https://host/owner/repo.git, file:///path), an
+	// absolute path, or the name of a remote of the git repository that
+	// holds the loop root; "" is "origin".
+	Remote string
+	// Token authenticates to an http(s) remote as x-access-token. It never
+	// appears in an error or a log.
+	Token string
+}
+
+// OpenStore parses a --state value and opens the store it names:
+// "dir:PATH" (see [Open]) or "branch:NAME", the git branch NAME of the
+// remote opts names, cached under root's .loop/state-git and snapshotting
+// root's workspace into each checkpoint (see [OpenBranch]).
+func OpenStore(ctx context.Context, spec, root string, opts RemoteOptions) (Store, error) {
+	scheme, name, ok := strings.Cut(spec, ":")
+	switch {
+	case spec == "":
+		return nil, errors.New("state store: empty --state; want dir:PATH or branch:NAME")
+	case !ok:
+		return nil, fmt.Errorf("state store %q: want dir:PATH or branch:NAME", spec)
+	case scheme == "dir":
+		d, err := Open(spec, root)
+		if err != nil {
+			return nil, err // not a nil *Dir in a non-nil Store
+		}
+		return d, nil
+	case scheme != "branch":
+		return nil, fmt.Errorf("state store %q: unknown kind %q; want dir:PATH or branch:NAME", spec, scheme)
+	case name == "":
+		return nil, fmt.Errorf("state store %q: branch: needs a branch name; want branch:NAME", spec)
+	}
+	b, err := OpenBranch(ctx, BranchOptions{Root: root, Branch: name, Remote: opts.Remote, Token: opts.Token})
+	if err != nil {
+		return nil, fmt.Errorf("state store %q: %w", spec, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,340 @@
+package workspace
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// Restore makes the content of the loop root equal to the tree snapshot,
+// whose objects s holds (as [Hasher.WriteObjects] stores them), and
+// returns how many paths it changed: files and symbolic links written,
+// modes changed, and paths deleted.
+//
+// It writes the files whose content or kind differs (0644, or 0755 for
+// executables; through a temporary file renamed into place), sets the
+// execute bit where only it differs, recreates symbolic links, and deletes
+// what the snapshot would record but the tree lacks. It never touches
+// .git (at any depth), the root's .loop, or files the ignore rules exclude
+// (each directory's .gitignore is restored first, so its rules are the
+// restored ones), except where the tree needs their path. Unchanged files
+// are left alone. Every access goes through an [os.Root] on the loop root.
+//
+// Afterwards a snapshot of the root equals tree unless the root's
+// .git/info/exclude ignores something the tree holds.
+func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed int, err error) {
+	raw, err := hex.DecodeString(string(tree))
+	if err != nil || len(raw) != sha1.Size {
+		return 0, fmt.Errorf("restore %q: %q is not a snapshot", root, tree)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return 0, fmt.Errorf("restore %q: %w", root, err)
+	}
+	defer r.Close()
+	rules, err := readInfoExclude(r)
+	if err != nil {
+		return 0, fmt.Errorf("restore %q: %w", root, err)
+	}
+	x := &restorer{s: s}
+	if err := x.dir(r, nil, rules, plumbing.Hash(raw)); err != nil {
+		return x.changed, fmt.Errorf("restore %q to %s: %w", root, tree.Short(), err)
+	}
+	return x.changed, nil
+}
+
+// restorer is one Restore.
+type restorer struct {
+	s       storer.EncodedObjectStorer
+	changed int
+}
+
+// dir makes directory r, found at path, hold what the tree id holds.
+func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash) error {
+	t, err := object.GetTree(x.s, id)
+	if err != nil {
+		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+	}
+	want := make(map[string]bool, len(t.Entries))
+	for _, e := range t.Entries {
+		if err := checkName(e.Name, len(path) == 0); err != nil {
+			return err
+		}
+		want[e.Name] = true
+	}
+	i := slices.IndexFunc(t.Entries, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
+	if i >= 0 {
+		if err := x.put(r, path, rules, t.Entries[i]); err != nil {
+			return err
+		}
+	}
+	if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+		return err
+	}
+	if err := x.clear(r, path, rules, want); err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		if e.Name == ".gitignore" {
+			continue
+		}
+		if err := x.put(r, path, rules, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkName refuses a tree entry that would escape its directory or write
+// where Restore must not.
+func checkName(name string, top bool) error {
+	switch {
+	case name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00"),
+		strings.EqualFold(name, ".git"), top && name == ".loop":
+		return fmt.Errorf("the tree has an entry named %q, which cannot be restored", name)
+	}
+	return nil
+}
+
+// put makes the child of r named e.Name what e says.
+func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEntry) error {
+	child := append(slices.Clip(path), e.Name)
+	rel := strings.Join(child, "/")
+	fi, err := r.Lstat(e.Name)
+	if errors.Is(err, fs.ErrNotExist) {
+		fi, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	switch e.Mode {
+	case filemode.Dir:
+		return x.subdir(r, child, rules, e, fi)
+	case filemode.Symlink:
+		return x.symlink(r, rel, e, fi)
+	case filemode.Regular, filemode.Deprecated, filemode.Executable:
+		return x.file(r, rel, e, fi)
+	}
+	return fmt.Errorf("%q has mode %s, which cannot be restored", rel, e.Mode)
+}
+
+func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.TreeEntry, fi fs.FileInfo) error {
+	if fi != nil && !fi.IsDir() {
+		if err := r.Remove(e.Name); err != nil {
+			return err
+		}
+		x.changed++
+		fi = nil
+	}
+	if fi == nil {
+		if err := r.Mkdir(e.Name, 0o755); err != nil {
+			return err
+		}
+	}
+	sub, err := r.OpenRoot(e.Name)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	return x.dir(sub, path, rules, e.Hash)
+}
+
+func (x *restorer) symlink(r *os.Root, rel string, e object.TreeEntry, fi fs.FileInfo) error {
+	target, err := x.blob(e.Hash)
+	if err != nil {
+		return fmt.Errorf("%q: %w", rel, err)
+	}
+	if fi != nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if cur, err := r.Readlink(e.Name); err == nil && cur == string(target) {
+			return nil
+		}
+	}
+	if err := x.removeAny(r, e.Name, fi); err != nil {
+		return err
+	}
+	x.changed++
+	return r.Symlink(string(target), e.Name)
+}
+
+func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileInfo) error {
+	perm := fs.FileMode(0o644)
+	if e.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	if fi != nil && fi.Mode().IsRegular() {
+		same, err := x.sameContent(r, e, fi)
+		if err != nil {
+			return fmt.Errorf("%q: %w", rel, err)
+		}
+		if same {
+			if fi.Mode()&0o100 == perm&0o100 {
+				return nil
+			}
+			x.changed++
+			return r.Chmod(e.Name, fi.Mode().Perm()&^0o111|perm&0o111)
+		}
+	}
+	x.changed++
+	if err := x.write(r, e, perm); err != nil {
+		return fmt.Errorf("%q: %w", rel, err)
+	}
+	return nil
+}
+
+// write replaces the child e.Name of r with the blob e.Hash: a temporary
+// file beside it, renamed over it.
+func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error {
+	obj, err := x.s.EncodedObject(plumbing.BlobObject, e.Hash)
+	if err != nil {
+		return err
+	}
+	src, err := obj.Reader()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp := "." + e.Name + ".loop-restore"
+	if err := r.RemoveAll(tmp); err != nil {
+		return err
+	}
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Chmod(tmp, perm) // whatever the umask
+	}
+	if err == nil {
+		err = r.RemoveAll(e.Name) // a directory would block the rename
+	}
+	if err == nil {
+		err = r.Rename(tmp, e.Name)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
+}
+
+// sameContent reports whether the regular file e.Name, whose lstat result
+// is fi, holds the blob e.Hash.
+func (x *restorer) sameContent(r *os.Root, e object.TreeEntry, fi fs.FileInfo) (bool, error) {
+	size, err := x.s.EncodedObjectSize(e.Hash)
+	if err != nil {
+		return false, err
+	}
+	if size != fi.Size() {
+		return false, nil
+	}
+	f, err := r.Open(e.Name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	h := sha1.New()
+	h.Write(objectHeader("blob", size))
+	if _, err := io.Copy(h, f); err != nil {
+		return false, err
+	}
+	return plumbing.Hash(h.Sum(nil)) == e.Hash, nil
+}
+
+func (x *restorer) blob(id plumbing.Hash) ([]byte, error) {
+	obj, err := x.s.EncodedObject(plumbing.BlobObject, id)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// clear deletes what directory r, found at path, holds that a snapshot
+// would record and that keep does not name.
+func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[string]bool) error {
+	names, err := readNames(r)
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	child := append(slices.Clip(path), "")
+	for _, name := range names {
+		if keep[name] || name == ".git" || (len(path) == 0 && name == ".loop") {
+			continue
+		}
+		child[len(path)] = name
+		fi, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode()
+		if (!mode.IsDir() && !mode.IsRegular() && mode&fs.ModeSymlink == 0) || ignored(rules, child, mode.IsDir()) {
+			continue
+		}
+		if err := x.remove(r, child, rules, fi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove deletes the child of r at path: a file or link, or what a
+// directory holds that a snapshot would record, then the directory itself
+// if nothing else is left in it.
+func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInfo) error {
+	name := path[len(path)-1]
+	if !fi.IsDir() {
+		x.changed++
+		return r.Remove(name)
+	}
+	sub, err := r.OpenRoot(name)
+	if err != nil {
+		return err
+	}
+	rules, err = readRules(sub, ".gitignore", path, rules)
+	if err == nil {
+		err = x.clear(sub, path, rules, nil)
+	}
+	sub.Close()
+	if err != nil {
+		return err
+	}
+	if err := r.Remove(name); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// removeAny deletes whatever is at name, whose lstat result is fi (nil
+// when nothing is there).
+func (x *restorer) removeAny(r *os.Root, name string, fi fs.FileInfo) error {
+	if fi == nil {
+		return nil
+	}
+	if fi.IsDir() {
+		return r.RemoveAll(name)
+	}
+	return r.Remove(name)
+}
