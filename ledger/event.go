@@ -18,6 +18,7 @@ const (
 	RunStarted        Type = "run_started"
 	RunResumed        Type = "run_resumed"
 	BudgetRaised      Type = "budget_raised"
+	WorkspaceRestored Type = "workspace_restored"
 	IterationStarted  Type = "iteration_started"
 	Perturbed         Type = "perturbed"
 	NodeDispatched    Type = "node_dispatched"

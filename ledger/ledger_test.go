@@ -103,6 +103,7 @@ func TestLines(t *testing.T) {
 		{Type: RunStarted, MaxIterations: 8},
 		{Type: RunResumed, Iteration: 3, Status: "cancelled"},
 		{Type: BudgetRaised, Reason: "iteration cap 2 → 4"},
+		{Type: WorkspaceRestored, Snapshot: "0123456789", Reason: "3 paths changed"},
 		{Type: IterationStarted, Iteration: 4, MaxIterations: 8},
 		{Type: Perturbed, Iteration: 4, Kind: "reframe", Seed: 42, Stale: 2, Reason: "try something else"},
 		{Type: NodeDispatched, Node: "fixer", Role: "builder", Provider: "claude", Tier: "standard", Wave: 1},

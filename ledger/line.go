@@ -15,6 +15,8 @@ func (e Event) Line() string {
 		return fmt.Sprintf("run resumed after iteration %d (was %s)", e.Iteration, e.Status)
 	case BudgetRaised:
 		return "budget raised: " + e.Reason
+	case WorkspaceRestored:
+		return fmt.Sprintf("workspace restored from the checkpoint's snapshot %s: %s", short(e.Snapshot), e.Reason)
 	case IterationStarted:
 		return fmt.Sprintf("iteration %d/%d started", e.Iteration, e.MaxIterations)
 	case Perturbed:

@@ -22,6 +22,9 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 		r.refreshStages()
 	} else {
 		r.rec.Record(ledger.Event{Type: ledger.RunResumed, Iteration: r.cp.Iteration, Status: string(from), MaxIterations: r.maxIter})
+		if err := r.restore(ctx); err != nil {
+			return outcome(r.cp, true, ""), err
+		}
 	}
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
@@ -52,6 +55,23 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			}
 		}
 	}
+}
+
+// restore puts the checkpoint's workspace back into the loop root when the
+// store keeps one: a resume elsewhere continues from the builders' work,
+// and a resume here drops what an interrupted iteration left half-done.
+func (r *run) restore(ctx context.Context) error {
+	rs, ok := r.opts.Store.(Restorer)
+	if !ok {
+		return nil
+	}
+	n, err := rs.Restore(ctx, r.cp.RunID)
+	if err != nil {
+		return fmt.Errorf("restore the workspace of run %q: %w", r.cp.RunID, err)
+	}
+	r.rec.Record(ledger.Event{Type: ledger.WorkspaceRestored, Iteration: r.cp.Iteration, Snapshot: r.cp.Snapshot,
+		Reason: plural(n, "path") + " changed"})
+	return nil
 }
 
 // stopReason applies the stop ladder to the run as it stands; the first

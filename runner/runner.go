@@ -28,6 +28,13 @@ type Store interface {
 	Save(ctx context.Context, cp *state.Checkpoint, c state.Commit) error
 }
 
+// Restorer is a store that keeps each checkpoint's workspace and can put
+// it back in the loop root, so a run resumes on another machine with the
+// builders' work (the branch: store).
+type Restorer interface {
+	Restore(ctx context.Context, runID string) (changed int, err error)
+}
+
 // Provider calls one agent.
 type Provider interface {
 	Dispatch(ctx context.Context, req provider.Request) provider.Response

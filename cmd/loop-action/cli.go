@@ -51,7 +51,9 @@ type deps struct {
 type cli struct {
 	Config string `short:"c" placeholder:"FILE" help:"Loop config (default: .github/loop.toml, then loop.toml, in the loop root)."`
 	Root   string `short:"C" placeholder:"DIR" default:"." help:"Loop root: run as if started in DIR. Relative --config paths are read from it."`
-	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root)."`
+	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root) or branch:NAME (a git branch of --remote)."`
+	Remote string `placeholder:"REMOTE" default:"origin" help:"For --state branch:NAME: a git remote of the loop root's repository, or a URL."`
+	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
 
 	Validate validateCmd `cmd:"" help:"Check a loop config and report every problem with file:line:col."`
 	Plan     planCmd     `cmd:"" help:"Show what a run would do: waves, stages, providers, budgets and a cost ceiling. Runs nothing."`
@@ -156,8 +158,12 @@ func (c *cli) root(d *deps) string {
 }
 
 // store opens the --state store.
-func (c *cli) store(d *deps) (*state.Dir, error) {
-	s, err := state.Open(c.State, c.root(d))
+func (c *cli) store(d *deps) (state.Store, error) {
+	token := c.Token
+	if token == "" {
+		token, _ = d.env.lookup("GITHUB_TOKEN")
+	}
+	s, err := state.OpenStore(d.ctx, c.State, c.root(d), state.RemoteOptions{Remote: c.Remote, Token: token})
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--state: %w", err)}
 	}

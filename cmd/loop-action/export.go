@@ -30,6 +30,7 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	root := cl.root(d)
 	dir := runner.ExportDir(root)
 	if c.Out != "" {

@@ -19,6 +19,7 @@ func (c *ledgerCmd) Run(cl *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	read := store.Log
 	if c.JSON {
 		read = store.Ledger

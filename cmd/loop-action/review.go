@@ -57,14 +57,11 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err := hasManual(cfg, r.Goal); err != nil {
 		return &usageError{err}
 	}
-	store, err := cl.store(d)
+	store, cp, err := cl.openRun(d, r.RunID)
 	if err != nil {
 		return err
 	}
-	cp, err := cl.checkpoint(d, store, r.RunID)
-	if err != nil {
-		return err
-	}
+	defer store.Close()
 	unlock, err := store.Lock(cp.RunID)
 	if err != nil {
 		return lockError(cp.RunID, err)
@@ -73,12 +70,20 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if cp, err = store.Load(d.ctx, cp.RunID); err != nil { // again, under the lock
 		return err
 	}
-	snap, err := workspace.NewHasher(cl.root(d)).Snapshot()
-	if err != nil {
-		return fmt.Errorf("take the workspace snapshot: %w", err)
+	if cp.Snapshot == "" {
+		return &usageError{fmt.Errorf("run %q has measured no workspace yet: there is nothing to review", cp.RunID)}
 	}
-	dec := gate.Decision{Goal: r.Goal, Approved: approve, By: r.by(d), Reason: r.Reason, Snapshot: string(snap)}
-	return record(d, store, cp, dec)
+	// The decision binds to the snapshot under review: the one the run
+	// measured when it paused. If the workspace has changed since, resume
+	// re-opens the review for the new one.
+	dec := gate.Decision{Goal: r.Goal, Approved: approve, By: r.by(d), Reason: r.Reason, Snapshot: cp.Snapshot}
+	if err := record(d, store, cp, dec); err != nil {
+		return err
+	}
+	if now, err := workspace.NewHasher(cl.root(d)).Snapshot(); err == nil && string(now) != cp.Snapshot {
+		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", cp.Snapshot[:7])
+	}
+	return nil
 }
 
 func (r *reviewDecision) by(d *deps) string {
@@ -104,7 +109,7 @@ func hasManual(cfg *loop.Config, goal string) error {
 }
 
 // record appends the decision to the run and commits it with its event.
-func record(d *deps, store *state.Dir, cp *state.Checkpoint, dec gate.Decision) error {
+func record(d *deps, store state.Store, cp *state.Checkpoint, dec gate.Decision) error {
 	rec := ledger.NewRecorder(cp.LedgerEvents, d.now, nil)
 	verdict := "rejected"
 	if dec.Approved {

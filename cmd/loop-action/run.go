@@ -71,6 +71,7 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	root := cl.root(d)
 	branch, commit := gitHead(root)
 	if id, err = cl.runID(d, store, cfg, id, branch, resume); err != nil {
@@ -102,7 +103,7 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 
 // runID picks the run: --run-id, else for resume the latest run, else the
 // id derived from the loop and branch.
-func (cl *cli) runID(d *deps, store *state.Dir, cfg *loop.Config, id, branch string, resume bool) (string, error) {
+func (cl *cli) runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
 	switch {
 	case id != "":
 	case resume:

@@ -24,10 +24,11 @@ Example:
 }
 
 func (c *statusCmd) Run(cl *cli, d *deps) error {
-	_, cp, err := cl.openRun(d, c.RunID)
+	store, cp, err := cl.openRun(d, c.RunID)
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	if c.JSON {
 		err = writeJSON(d, cp)
 	} else {
@@ -40,17 +41,21 @@ func (c *statusCmd) Run(cl *cli, d *deps) error {
 }
 
 // openRun opens the store and loads the run named, or the latest one.
-func (cl *cli) openRun(d *deps, id string) (*state.Dir, *state.Checkpoint, error) {
+func (cl *cli) openRun(d *deps, id string) (state.Store, *state.Checkpoint, error) {
 	store, err := cl.store(d)
 	if err != nil {
 		return nil, nil, err
 	}
 	cp, err := cl.checkpoint(d, store, id)
-	return store, cp, err
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, cp, nil
 }
 
 // checkpoint loads the run named, or the latest one.
-func (cl *cli) checkpoint(d *deps, store *state.Dir, id string) (*state.Checkpoint, error) {
+func (cl *cli) checkpoint(d *deps, store state.Store, id string) (*state.Checkpoint, error) {
 	if id == "" {
 		latest, err := store.Latest(d.ctx)
 		if errors.Is(err, state.ErrNotFound) {

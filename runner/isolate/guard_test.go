@@ -1,0 +1,174 @@
+package isolate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPublishRefuses(t *testing.T) {
+	t.Parallel()
+	seed := map[string]string{"a": "base", "loop.toml": "base", "d/e/f": "base", "up": "base"}
+	tests := []struct {
+		name    string
+		node    func(e *env, dir string)
+		want    []Refusal
+		publish []Change
+		tree    map[string]string // the worktree afterwards
+		missing []string          // absent from the root afterwards
+	}{{
+		name: "writes into .git and .loop",
+		node: func(e *env, dir string) {
+			e.write("coder", ".git/config", "[core]")
+			e.write("coder", ".git/hooks/pre-commit", "evil")
+			e.write("coder", "d/.git/HEAD", "nested")
+			e.write("coder", ".loop/state.json", "{}")
+		},
+		want: []Refusal{
+			{Node: "coder", Path: ".git", Reason: ReasonGit},
+			{Node: "coder", Path: ".loop", Reason: ReasonLoop},
+			{Node: "coder", Path: "d/.git", Reason: ReasonGit},
+		},
+		tree:    map[string]string{".git/config": "<none>", ".loop/state.json": "<none>", "d/.git/HEAD": "<none>"},
+		missing: []string{".git", ".loop/state.json", "d/.git"},
+	}, {
+		name: "a .git file at the top of the worktree",
+		node: func(e *env, dir string) { e.write("coder", ".git", "gitdir: /elsewhere") },
+		want: []Refusal{{Node: "coder", Path: ".git", Reason: ReasonGit}},
+		tree: map[string]string{".git": "<none>"},
+	}, {
+		name: "symlinks that lead outside the root",
+		node: func(e *env, dir string) {
+			mkLink(e.t, dir, "/etc", "etc")
+			mkLink(e.t, dir, "../../x", "d/out")
+			mkLink(e.t, dir, "../../../../../x", "d/e/far")
+			rm(e.t, dir, "up")
+			mkLink(e.t, dir, "..", "up") // replaces a file
+			mkLink(e.t, dir, "e/f", "d/fine")
+		},
+		want: []Refusal{
+			{Node: "coder", Path: "d/e/far", Reason: ReasonOutside},
+			{Node: "coder", Path: "d/out", Reason: ReasonOutside},
+			{Node: "coder", Path: "etc", Reason: ReasonOutside},
+			{Node: "coder", Path: "up", Reason: ReasonOutside},
+		},
+		publish: []Change{{Node: "coder", Path: "d/fine", Kind: Created}},
+		tree:    map[string]string{"etc": "<none>", "d/out": "<none>", "d/e/far": "<none>", "up": "base", "d/fine": "-> e/f"},
+		missing: []string{"etc", "d/out", "d/e/far"},
+	}, {
+		name: "symlinks into .git and .loop",
+		node: func(e *env, dir string) {
+			mkLink(e.t, dir, ".git/hooks", "hooks")
+			mkLink(e.t, dir, "../.loop", "d/loop")
+		},
+		want: []Refusal{
+			{Node: "coder", Path: "d/loop", Reason: ReasonLinkLoop},
+			{Node: "coder", Path: "hooks", Reason: ReasonLinkGit},
+		},
+		missing: []string{"hooks", "d/loop"},
+	}, {
+		name: "protected paths",
+		node: func(e *env, dir string) {
+			e.write("coder", "loop.toml", "weakened")
+			e.write("coder", "secret/new", "protected too")
+		},
+		want: []Refusal{
+			{Node: "coder", Path: "loop.toml", Reason: ReasonProtected},
+			{Node: "coder", Path: "secret/new", Reason: ReasonProtected},
+		},
+		tree:    map[string]string{"loop.toml": "base", "secret/new": "<none>"},
+		missing: []string{"secret/new"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			modes(t, func(t *testing.T, walk bool) {
+				e := newEnv(t, seed, walk, "loop.toml", "secret/new")
+				e.m.opts.Protected = func(rel string) bool { return rel == "loop.toml" || rel == "secret/new" }
+				tt.node(e, e.prepare("coder"))
+				if diff := cmp.Diff(Report{Published: tt.publish, Refused: tt.want}, e.publish("coder")); diff != "" {
+					t.Errorf("Publish (-want +got):\n%s", diff)
+				}
+				for p, want := range tt.tree {
+					if got := e.inTree("coder", p); got != want {
+						t.Errorf("worktree %s = %q, want %q (restored)", p, got, want)
+					}
+				}
+				for _, p := range tt.missing {
+					if got := e.inRoot(p); got != "<none>" {
+						t.Errorf("root %s = %q, want nothing", p, got)
+					}
+				}
+				e.prepare("coder")
+				if diff := cmp.Diff(Report{}, e.publish("coder")); diff != "" {
+					t.Errorf("second Publish repeats refusals (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+func TestLinkReason(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "a/b/file", "x")
+	mkLink(t, root, "../..", "a/b/top") // the root itself
+	mkLink(t, root, "b", "a/alias")     // a/b
+	mkLink(t, root, "loop1", "a/loop2") // a cycle
+	mkLink(t, root, "loop2", "a/loop1") //
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tests := []struct{ path, target, want string }{
+		{"a/x", "b/file", ""},
+		{"a/x", "alias/file", ""},
+		{"a/x", "../a/b/top/a", ""},
+		{"a/x", "/etc/passwd", ReasonOutside},
+		{"a/x", "../../etc", ReasonOutside},
+		{"a/x", "", ReasonOutside},
+		{"a/x", "b/top/..", ReasonOutside},       // lexically a/b, physically the root's parent
+		{"a/x", "alias/top/../x", ReasonOutside}, // through two links
+		{"a/x", "loop1", ReasonOutside},
+		{"a/x", "../.git/config", ReasonLinkGit},
+		{"a/x", "b/top/.loop", ReasonLinkLoop},
+	}
+	for _, tt := range tests {
+		if got := linkReason(r, tt.path, tt.target); got != tt.want {
+			t.Errorf("linkReason(%q, %q) = %q, want %q", tt.path, tt.target, got, tt.want)
+		}
+	}
+}
+
+func TestExcludedTop(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ path, top, reason string }{
+		{".git", ".git", ReasonGit},
+		{".git/config", ".git", ReasonGit},
+		{"a/.git/x/y", "a/.git", ReasonGit},
+		{".loop/worktrees/x", ".loop", ReasonLoop},
+		{"a/.loop/x", "", ""},
+		{".gitignore", "", ""},
+		{"a/.github/x", "", ""},
+	}
+	for _, tt := range tests {
+		top, reason := excludedTop(tt.path)
+		if diff := cmp.Diff([2]string{tt.top, tt.reason}, [2]string{top, reason}); diff != "" {
+			t.Errorf("excludedTop(%q) (-want +got):\n%s", tt.path, diff)
+		}
+	}
+}
+
+func mkLink(t *testing.T, dir, target, rel string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+}

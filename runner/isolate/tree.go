@@ -1,0 +1,178 @@
+package isolate
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// tree is one node's worktree and what the Manager knows of it.
+type tree struct {
+	node string
+	dir  string // absolute
+	r    *os.Root
+	base map[string]*entry
+	// pending holds the paths the node may have changed since they last
+	// matched their base: touched ones, and changes not yet published.
+	pending map[string]struct{}
+	rewalk  bool // events were lost: compare everything on the next look
+}
+
+// entry is the base of one path.
+type entry struct {
+	st   state   // the root's content at the last seed or publish
+	seen stamped // the worktree file's stat when it last held st
+	gone bool    // the node deleted the path, and that was reported
+}
+
+func (t *tree) baseState(p string) state {
+	if e := t.base[p]; e != nil {
+		return e.st
+	}
+	return state{}
+}
+
+func (t *tree) setBase(p string, st state, key statKey, at time.Time) {
+	t.base[p] = &entry{st: st, seen: stamped{key: key, at: at}}
+	delete(t.pending, p)
+}
+
+// untrack forgets p: it has no base, and nothing pending.
+func (t *tree) untrack(p string) {
+	delete(t.base, p)
+	delete(t.pending, p)
+}
+
+// current returns what the worktree holds at p: absent for nothing, a
+// directory or a special file, or a path below a symbolic link.
+func (t *tree) current(p string, dirs *dirCheck) (state, error) {
+	fi, err := dirs.lstat(p)
+	if err != nil || fi == nil {
+		return state{}, err
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+		return state{}, nil
+	}
+	e := t.base[p]
+	if e != nil && e.seen.vouches(keyOf(fi)) {
+		return e.st, nil
+	}
+	at := time.Now()
+	st, key, err := readState(t.r, p, fi)
+	if err != nil || st.kind == blocked {
+		return state{}, err
+	}
+	if e != nil && st == e.st {
+		e.seen = stamped{key: key, at: at}
+	}
+	return st, nil
+}
+
+// changed returns what the worktree holds at p and whether that is a
+// change of the node's: a deletion already reported stays one.
+func (t *tree) changed(p string, dirs *dirCheck) (state, bool, error) {
+	e := t.base[p]
+	if _, ok := t.pending[p]; !ok {
+		if e != nil && e.gone {
+			return state{}, true, nil
+		}
+		return t.baseState(p), false, nil
+	}
+	cur, err := t.current(p, dirs)
+	if err != nil {
+		return state{}, false, err
+	}
+	if cur == t.baseState(p) {
+		delete(t.pending, p)
+		if e != nil {
+			e.gone = false
+		}
+		return cur, false, nil
+	}
+	return cur, true, nil
+}
+
+// refresh adds to t.pending what the feed saw, or everything that may
+// differ from the base if the feed lost track.
+func (m *Manager) refresh(ctx context.Context, t *tree) error {
+	ch := m.feed.drain(t)
+	if !ch.full && !t.rewalk {
+		for p := range ch.paths {
+			t.pending[p] = struct{}{}
+		}
+		t.markGone(ch.gone)
+		return nil
+	}
+	if err := m.feed.watch(t); err != nil {
+		return err
+	}
+	t.rewalk = false
+	return t.walk(ctx)
+}
+
+// markGone marks pending every base path below the directories dirs.
+func (t *tree) markGone(dirs []string) {
+	for _, d := range dirs {
+		for p := range t.base {
+			if len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d {
+				t.pending[p] = struct{}{}
+			}
+		}
+	}
+}
+
+// settle drops what the feed saw of the Manager's own writes to t (the
+// node is not running), keeping only whether events were lost.
+func (m *Manager) settle(t *tree) {
+	if m.feed.drain(t).full {
+		t.rewalk = true
+	}
+}
+
+// walk marks pending every path of the worktree whose stat does not vouch
+// for its base, every base path missing from it, and excluded entries.
+func (t *tree) walk(ctx context.Context) error {
+	seen := make(map[string]bool, len(t.base))
+	err := filepath.WalkDir(t.dir, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if abs == t.dir {
+				return err
+			}
+			return nil // vanished, or unreadable: not a path of the tree
+		}
+		rel, _ := filepath.Rel(t.dir, abs)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return ctx.Err()
+		}
+		return t.visit(rel, d, seen)
+	})
+	for p := range t.base {
+		if !seen[p] {
+			t.pending[p] = struct{}{}
+		}
+	}
+	return err
+}
+
+func (t *tree) visit(rel string, d fs.DirEntry, seen map[string]bool) error {
+	if top, _ := excludedTop(rel); top != "" {
+		t.pending[rel] = struct{}{}
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	}
+	if d.IsDir() || (!d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0) {
+		return nil
+	}
+	seen[rel] = true
+	e := t.base[rel]
+	fi, err := d.Info()
+	if e == nil || err != nil || !e.seen.vouches(keyOf(fi)) {
+		t.pending[rel] = struct{}{}
+	}
+	return nil
+}
