@@ -27,6 +27,10 @@ const (
 	NodeSkipped       Type = "node_skipped"
 	JudgeRetried      Type = "judge_retried"
 	ProtectedReverted Type = "protected_path_reverted"
+	Published         Type = "published"
+	PublishConflict   Type = "publish_conflict"
+	PublishRefused    Type = "publish_refused"
+	DeletionKept      Type = "deletion_not_propagated"
 	GateEvaluated     Type = "gate_evaluated"
 	GoalSatisfied     Type = "goal_satisfied"
 	GoalRevoked       Type = "goal_revoked"
@@ -56,7 +60,8 @@ type Event struct {
 	Goal     string   `json:"goal,omitempty"`
 	Stage    string   `json:"stage,omitempty"`
 	Path     string   `json:"path,omitempty"`
-	Nodes    []string `json:"nodes,omitempty"` // nodes that may have made a change
+	Nodes    []string `json:"nodes,omitempty"`  // nodes that may have made a change
+	Winner   string   `json:"winner,omitempty"` // a publish conflict's first writer
 
 	Status   string `json:"status,omitempty"`  // a run's status or stop reason
 	Reason   string `json:"reason,omitempty"`  // why: a skip, a failure, a stop

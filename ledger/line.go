@@ -31,6 +31,14 @@ func (e Event) Line() string {
 		return fmt.Sprintf("node %s skipped: %s", e.Node, e.Reason)
 	case JudgeRetried:
 		return fmt.Sprintf("judge %s re-dispatched: %s", e.Node, e.Reason)
+	case Published:
+		return fmt.Sprintf("node %s published %s (%s)", e.Node, e.Path, e.Kind)
+	case PublishConflict:
+		return fmt.Sprintf("node %s's change to %s not published: %s wrote it first", e.Node, e.Path, e.Winner)
+	case PublishRefused:
+		return fmt.Sprintf("node %s's change to %s refused: %s", e.Node, e.Path, e.Reason)
+	case DeletionKept:
+		return fmt.Sprintf("node %s deleted %s in its worktree; deletions are not propagated", e.Node, e.Path)
 	case ProtectedReverted:
 		return fmt.Sprintf("protected path %s reverted (%s; changed by %s)", e.Path, e.Reason, strings.Join(e.Nodes, " or "))
 	default:

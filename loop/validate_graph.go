@@ -121,9 +121,6 @@ func (v *validator) node(i int, n Node) {
 	if n.Stage != "" && c.stageIndex(n.Stage) < 0 {
 		v.errorf(nodePath(i, "stage"), "%s: unknown stage %q%s", owner, n.Stage, didYouMean(n.Stage, c.stageNames()))
 	}
-	if n.Isolate {
-		v.warnf(nodePath(i, "isolate"), "%s: isolate = true is accepted but not yet honoured: worktree isolation is not built yet, so the node works in the loop root", owner)
-	}
 	switch {
 	case n.Role == RoleJudge && len(n.Goals) > 0:
 		v.errorf(nodePath(i, "goals"), "%s: a judge takes no goals; it rules on the goals whose judge checks name it", owner)

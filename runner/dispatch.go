@@ -21,6 +21,7 @@ type nodeRun struct {
 	prompt  string
 	skip    string // why it did not run; "" when it ran
 	queued  bool   // it was dispatched (a budget may still have stopped it)
+	dir     string // an isolated node's worktree
 	resp    provider.Response
 	answers []string // a judge's answers, one per attempt
 	retried string   // why a judge was dispatched again
@@ -32,6 +33,7 @@ type dispatched struct {
 	runs        []*nodeRun
 	judges      map[string]gate.JudgeResult
 	ranBuilders []string
+	published   []string
 	reverted    []string
 }
 
@@ -49,6 +51,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		guard := r.guardProtected(runs)
 		r.runWave(ctx, runs)
 		r.recordWave(ctx, it, runs, &d)
+		d.published = append(d.published, r.publish(ctx, it, runs)...)
 		d.reverted = append(d.reverted, guard.revert(r, it, ranNames(runs))...)
 	}
 	return d
@@ -168,6 +171,10 @@ func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 	if nr.skip != "" {
 		return
 	}
+	if err := r.worktree(ctx, nr); err != nil {
+		nr.resp = provider.Response{Err: fmt.Errorf("prepare the worktree of node %s: %w", nr.node.Name, err)}
+		return
+	}
 	nr.resp = r.call(ctx, nr)
 	usage := nr.resp.Usage
 	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
@@ -195,9 +202,13 @@ func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
 	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
+	root := r.opts.Root
+	if nr.dir != "" {
+		root = nr.dir
+	}
 	return p.Dispatch(ctx, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.opts.Root, HistoryFile: r.history,
-		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: r.opts.Env,
+		RunID: r.cp.RunID, Node: nr.node.Name, Root: root, HistoryFile: r.history,
+		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: r.agentEnv(nr),
 	})
 }
 

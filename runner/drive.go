@@ -124,6 +124,11 @@ func (r *run) finish(ctx context.Context, st state.Status, why string) (Outcome,
 	if st == state.Success {
 		path, exportErr = r.export(ctx)
 	}
+	if r.iso != nil && !st.Resumable() {
+		if err := r.iso.Remove(); err != nil {
+			r.logf("remove the worktrees: %v", err)
+		}
+	}
 	if err := r.save(ctx); err != nil {
 		return outcome(r.cp, true, ""), err
 	}

@@ -20,6 +20,9 @@ import (
 func (r *run) iterate(ctx context.Context) bool {
 	it := r.cp.Iteration + 1
 	r.rec.Record(ledger.Event{Type: ledger.IterationStarted, Iteration: it, MaxIterations: r.maxIter})
+	if r.iso != nil {
+		r.iso.BeginIteration()
+	}
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,12 +131,18 @@ func (g *protectGuard) revert(r *run, it int, nodes []string) []string {
 		paths = append(paths, rel)
 	}
 	if len(paths) > 0 {
-		r.cp.NodeFailures++
-		if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
-			r.escalate = "node failures reached max_node_failures after changes to protected paths were reverted"
-		}
+		r.nodeFailed("changes to protected paths were reverted")
 	}
 	return paths
+}
+
+// nodeFailed counts a failure the runner found in a wave's changes, and
+// escalates when failures reach max_node_failures.
+func (r *run) nodeFailed(why string) {
+	r.cp.NodeFailures++
+	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
+		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", plural(r.cp.NodeFailures, "node failure"), max, why)
+	}
 }
 
 func change(before saved, had bool, after saved, has bool) string {

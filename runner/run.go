@@ -15,6 +15,7 @@ import (
 	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/runner/isolate"
 	"github.com/loop-action/loop-action/runner/provider"
 	"github.com/loop-action/loop-action/state"
 	"github.com/loop-action/loop-action/workspace"
@@ -43,6 +44,7 @@ type run struct {
 	tmp       string // prompt files
 	escalate  string // why the run escalates, once a reason arose
 	summary   string // the summary of the iteration not yet saved
+	iso       *isolate.Manager
 	mask      func(string) string
 }
 
@@ -102,6 +104,7 @@ func prepare(opts Options) (*run, error) {
 			r.providers[name] = provider.Command{Name: name, Spec: p}
 		}
 	}
+	r.iso = r.isolation()
 	r.history = filepath.Join(opts.Root, ".loop", "history", filepath.FromSlash(opts.RunID)+".md")
 	r.tmp = filepath.Join(opts.Root, ".loop", "tmp", strings.ReplaceAll(opts.RunID, "/", "_"))
 	return r, nil

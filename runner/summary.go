@@ -20,6 +20,9 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 	if skipped := skipList(d.runs); len(skipped) > 0 {
 		b.WriteString("- skipped: " + strings.Join(skipped, "; ") + "\n")
 	}
+	if len(d.published) > 0 {
+		b.WriteString("- published from worktrees: " + strings.Join(d.published, ", ") + "\n")
+	}
 	if len(d.reverted) > 0 {
 		b.WriteString("- protected paths reverted: " + strings.Join(d.reverted, ", ") + "\n")
 	}
