@@ -10,7 +10,7 @@ import (
 func (e Event) Line() string {
 	switch e.Type {
 	case RunStarted:
-		return fmt.Sprintf("run started: up to %d iterations", e.MaxIterations)
+		return fmt.Sprintf("run started: up to %d iterations%s", e.MaxIterations, suffix(e.Reason))
 	case RunResumed:
 		return fmt.Sprintf("run resumed after iteration %d (was %s)", e.Iteration, e.Status)
 	case BudgetRaised:

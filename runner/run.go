@@ -63,6 +63,8 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		cp = r.newCheckpoint()
 	case err != nil:
 		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
+	case opts.Generation != "":
+		cp = r.newCheckpoint()
 	}
 	r.cp = cp
 	initMaps(cp)

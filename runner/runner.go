@@ -63,6 +63,11 @@ type Options struct {
 	// MaxIterations, when positive, replaces stop.max_iterations: it can
 	// raise the cap of a run stopped by it.
 	MaxIterations int
+	// Generation, when not empty, starts the run afresh even if it has a
+	// checkpoint (its reason is recorded): the action starts a new
+	// generation when a pull request's head moved to a commit the loop did
+	// not write.
+	Generation string
 	// Log receives diagnostics that are not events (for example a failed
 	// export); nil discards them.
 	Log io.Writer

@@ -428,3 +428,23 @@ func TestSecretsAreMaskedInTheLedger(t *testing.T) {
 		}
 	}
 }
+
+func TestANewGenerationStartsAfresh(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, never, map[string]Provider{"a": idle(10)})
+	if out := h.run(context.Background()); out.Iteration != 2 {
+		t.Fatalf("first generation: %s at %d", out.Status, out.Iteration)
+	}
+	h.opts.Generation = "the head moved from 1111111 to 2222222"
+	out := h.run(context.Background())
+	if !out.Ran || out.Iteration != 2 || out.Spend.Tokens != 20 {
+		t.Fatalf("new generation: ran %v, %s at %d with %d tokens; want a fresh run of 2 iterations and 20 tokens", out.Ran, out.Status, out.Iteration, out.Spend.Tokens)
+	}
+	evs := h.events()
+	if evs[0].Type != ledger.RunStarted || !strings.Contains(evs[0].Line(), "the head moved") {
+		t.Errorf("the new generation's ledger starts with %q", evs[0].Line())
+	}
+	if n := count(evs, ledger.IterationStarted, ""); n != 2 {
+		t.Errorf("the new generation's ledger holds %d iterations, want only its own 2", n)
+	}
+}
