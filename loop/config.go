@@ -23,6 +23,7 @@ type Config struct {
 	Stages    []Stage             `toml:"stage" json:"stage,omitempty" jsonschema_description:"Phases of the graph: a node with a stage runs only while its stage is open."`
 	Export    Export              `toml:"export" json:"export" jsonschema_description:"What the success export carries."`
 	Success   Success             `toml:"success" json:"success" jsonschema_description:"What overall success means."`
+	Review    Review              `toml:"review" json:"review" jsonschema_description:"Who may decide manual reviews and steer the loop from pull-request comments."`
 
 	// File is the path the config was read from, as the user named it.
 	File string `toml:"-" json:"-"`
@@ -144,6 +145,11 @@ type Stage struct {
 // Export says what the success export carries.
 type Export struct {
 	Paths []string `toml:"paths" json:"paths,omitempty" jsonschema_description:"Glob patterns (** allowed) of files copied into the export's out/."`
+}
+
+// Review says who may use /loop commands that change a run.
+type Review struct {
+	Approvers []string `toml:"approvers" json:"approvers,omitempty" jsonschema_description:"GitHub logins allowed to /loop approve, reject, run and stop. Empty: anyone with write, maintain or admin permission. Listed users still need that permission."`
 }
 
 // Success says what overall success means.

@@ -70,7 +70,16 @@ func (v *validator) top() {
 		v.errorf("success.min_pass_rate", "success.min_pass_rate must be above 0 and at most 1, not %g", r)
 	}
 	v.metrics()
+	for _, a := range v.c.Review.Approvers {
+		if !loginRE.MatchString(a) {
+			v.errorf("review.approvers", "review.approvers: %q is not a GitHub login", a)
+		}
+	}
 }
+
+// loginRE matches GitHub logins: letters, digits and single hyphens, not
+// at either end, at most 39 characters.
+var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
 
 func (v *validator) stop() {
 	s := v.c.Stop
