@@ -238,3 +238,22 @@ func TestErrBodyTooLongIsDistinct(t *testing.T) {
 		t.Errorf("comment on a missing PR: %v", err)
 	}
 }
+
+func TestFileAt(t *testing.T) {
+	t.Parallel()
+	srv := githubfake.New()
+	defer srv.Close()
+	srv.SetToken("tok", "github-actions[bot]")
+	srv.AddFile("o", "r", "abc123", ".github/loop.toml", []byte("name = \"x\"\n"))
+	c, err := github.New(srv.URL(), "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.FileAt(context.Background(), "o", "r", ".github/loop.toml", "abc123")
+	if err != nil || string(b) != "name = \"x\"\n" {
+		t.Fatalf("FileAt = %q, %v", b, err)
+	}
+	if _, err := c.FileAt(context.Background(), "o", "r", ".github/loop.toml", "other"); err == nil {
+		t.Fatal("a file missing at a ref was read")
+	}
+}

@@ -124,3 +124,21 @@ func (c *Client) Identity(ctx context.Context) (string, error) {
 	}
 	return "", fail("get the token's user", err)
 }
+
+// FileAt reads the file at path as of ref (a branch or a commit sha): the
+// action reads a pull request's loop config from its base this way, never
+// from the head.
+func (c *Client) FileAt(ctx context.Context, owner, repo, path, ref string) ([]byte, error) {
+	fc, _, _, err := c.gh.Repositories.GetContents(ctx, owner, repo, path, &gh.RepositoryContentGetOptions{Ref: ref})
+	if err != nil {
+		return nil, fail(fmt.Sprintf("read %s at %s of %s/%s", path, ref, owner, repo), err)
+	}
+	if fc == nil {
+		return nil, fmt.Errorf("read %s at %s of %s/%s: not a file", path, ref, owner, repo)
+	}
+	s, err := fc.GetContent()
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s of %s/%s: %w", path, ref, owner, repo, err)
+	}
+	return []byte(s), nil
+}

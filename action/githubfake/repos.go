@@ -30,6 +30,7 @@ type repoState struct {
 	comments    []*comment   // in id order
 	perms       map[string]string
 	statuses    []Status
+	files       map[string][]byte // "ref:path" → content
 }
 
 // AddRepo creates owner/repo. The other setup methods create it as needed.

@@ -30,6 +30,7 @@ var routes = []route{
 	on("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", (*Server).getPermission),
 	on("POST", "/repos/{owner}/{repo}/statuses/{sha}", (*Server).createStatus),
 	on("GET", "/repos/{owner}/{repo}/commits/{ref}/status", (*Server).combinedStatus),
+	on("GET", "/repos/{owner}/{repo}/contents/{path...}", (*Server).getContents),
 }
 
 func on(method, pattern string, h func(*Server, *call)) route {
@@ -38,6 +39,9 @@ func on(method, pattern string, h func(*Server, *call)) route {
 
 func (rt route) match(method, urlPath string) (map[string]string, bool) {
 	segs := strings.Split(strings.Trim(urlPath, "/"), "/")
+	if n := len(rt.segs); n > 0 && rt.segs[n-1] == "{path...}" && len(segs) >= n {
+		segs = append(segs[:n-1], strings.Join(segs[n-1:], "/")) // the rest of the path
+	}
 	if method != rt.method || len(segs) != len(rt.segs) {
 		return nil, false
 	}
