@@ -73,12 +73,12 @@ func (r Report) header(b *strings.Builder) {
 }
 
 func statusIcon(s state.Status) string {
-	switch s {
-	case state.Success:
+	switch {
+	case s == state.Success, strings.HasSuffix(string(s), ": success"):
 		return "✅"
-	case state.AwaitingReview:
+	case s == state.AwaitingReview:
 		return "⏸"
-	case state.Running:
+	case s == state.Running:
 		return "🔄"
 	}
 	return "❌"

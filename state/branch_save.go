@@ -114,11 +114,16 @@ func (b *Branch) prepare(cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error
 	next.LogBytes += int64(len(c.Log))
 	next.Version = Version
 	next.UpdatedAt = b.now().UTC().Round(0)
-	ws, err := b.hasher.WriteObjects(b.store)
-	if err != nil {
-		return next, f, err
+	if c.KeepWorkspace {
+		f.workspace = b.keptWorkspace(cp.RunID)
 	}
-	f.workspace = plumbing.NewHash(string(ws))
+	if f.workspace.IsZero() {
+		ws, err := b.hasher.WriteObjects(b.store)
+		if err != nil {
+			return next, f, err
+		}
+		f.workspace = plumbing.NewHash(string(ws))
+	}
 	data, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
 		return next, f, err
@@ -271,6 +276,18 @@ func (b *Branch) runEntries(id string) []object.TreeEntry {
 		return nil // build reports it
 	}
 	return ownOf(es)
+}
+
+// keptWorkspace is the workspace tree the run's last checkpoint stored, or
+// zero when it has none (a save that keeps the workspace of a run without
+// one stores the loop root's, as any first save does).
+func (b *Branch) keptWorkspace(id string) plumbing.Hash {
+	for _, e := range b.runEntries(id) {
+		if e.Name == workspaceDir {
+			return e.Hash
+		}
+	}
+	return plumbing.ZeroHash
 }
 
 // ownOf returns the entries of a run's tree that belong to the run.

@@ -336,3 +336,38 @@ func packedObjects(t *testing.T, gitDir string) int {
 	t.Fatal("git count-objects printed no in-pack count")
 	return 0
 }
+
+// TestBranchKeepWorkspace: a save outside a run (a review decision made
+// in another checkout) keeps the workspace the run last stored.
+func TestBranchKeepWorkspace(t *testing.T) {
+	t.Parallel()
+	bare := newBare(t, t.TempDir(), "state.git")
+	rootA, rootB, rootC := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(rootA, "work.txt"), "the builders' work\n")
+	writeFile(t, filepath.Join(rootB, "other.txt"), "an unrelated checkout\n")
+	cp := newCheckpoint("keep/it")
+	if err := openBranch(t, bare, rootA, t.TempDir()).Save(t.Context(), cp, state.Commit{}); err != nil {
+		t.Fatal(err)
+	}
+	b := openBranch(t, bare, rootB, t.TempDir())
+	got, err := b.Load(t.Context(), "keep/it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(t.Context(), got, state.Commit{KeepWorkspace: true}); err != nil {
+		t.Fatal(err)
+	}
+	c := openBranch(t, bare, rootC, t.TempDir())
+	if _, err := c.Load(t.Context(), "keep/it"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Restore(t.Context(), "keep/it"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(rootC, "work.txt")); err != nil || string(b) != "the builders' work\n" {
+		t.Errorf("after a save that keeps the workspace, the restored work.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(rootC, "other.txt")); err == nil {
+		t.Error("the other checkout's file was stored as the run's workspace")
+	}
+}

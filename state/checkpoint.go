@@ -105,6 +105,10 @@ type Commit struct {
 	Events  int    // how many events Ledger holds
 	Log     []byte // this save's run-log lines, appended to the run log
 	Summary string // the summary of iteration cp.Iteration, if this save ends one
+	// KeepWorkspace keeps the workspace the run's last checkpoint stored
+	// (branch: store): a save made outside a run — a review decision, a
+	// stop — must not snapshot whatever checkout it happens to run in.
+	KeepWorkspace bool
 }
 
 // ErrNotFound is returned when a run has no checkpoint.

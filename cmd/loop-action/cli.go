@@ -65,6 +65,7 @@ type cli struct {
 	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
+	Action   actionCmd   `cmd:"" help:"Run as the GitHub Action (the container's entrypoint; see docs/action.md)."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/runner"
 	"github.com/loop-action/loop-action/state"
 	"github.com/loop-action/loop-action/workspace"
 )
@@ -110,17 +110,14 @@ func hasManual(cfg *loop.Config, goal string) error {
 
 // record appends the decision to the run and commits it with its event.
 func record(d *deps, store state.Store, cp *state.Checkpoint, dec gate.Decision) error {
-	rec := ledger.NewRecorder(cp.LedgerEvents, d.now, nil)
+	a := runner.Amend(cp, d.now)
+	a.Decide(dec)
+	if err := a.Commit(d.ctx, store); err != nil {
+		return err
+	}
 	verdict := "rejected"
 	if dec.Approved {
 		verdict = "approved"
-	}
-	rec.Record(ledger.Event{Type: ledger.ReviewDecided, Iteration: cp.Iteration, Goal: dec.Goal, By: dec.By,
-		Verdict: verdict, Snapshot: dec.Snapshot, Reason: dec.Reason})
-	cp.Decisions = append(cp.Decisions, dec)
-	led, log, n := rec.Take()
-	if err := store.Save(d.ctx, cp, state.Commit{Ledger: led, Events: n, Log: log}); err != nil {
-		return err
 	}
 	_, err := fmt.Fprintf(d.stdout, "goal %s %s by %s for snapshot %s; run loop-action resume --run-id %s\n",
 		dec.Goal, verdict, dec.By, dec.Snapshot[:7], cp.RunID)

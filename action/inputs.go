@@ -1,0 +1,86 @@
+package action
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Inputs are the action's inputs (action.yml), read once.
+type Inputs struct {
+	Config             string // path of the loop config
+	Token              string // github-token
+	StateBranch        string
+	StateRemote        string // "" = the repository itself on GITHUB_SERVER_URL
+	RunID              string
+	MaxIterations      int // 0 = the config's; otherwise it can only lower it
+	UploadExport       bool
+	FailOnUnsuccessful bool
+	Comment            bool
+	AllowHeadConfig    bool
+	Bot                string // the login our comments are written as
+}
+
+// readInputs reads INPUT_* (hyphens kept) through go-githubactions.
+func readInputs(a *githubactions.Action) (Inputs, error) {
+	in := Inputs{
+		Config:      or(a.GetInput("config"), ".github/loop.toml"),
+		Token:       a.GetInput("github-token"),
+		StateBranch: or(a.GetInput("state-branch"), "loop-state"),
+		StateRemote: a.GetInput("state-remote"),
+		RunID:       a.GetInput("run-id"),
+		Bot:         or(a.GetInput("bot-login"), "github-actions[bot]"),
+	}
+	var err error
+	if in.MaxIterations, err = intInput(a, "max-iterations"); err != nil {
+		return in, err
+	}
+	for _, b := range []struct {
+		name string
+		def  bool
+		dst  *bool
+	}{
+		{"upload-export", true, &in.UploadExport},
+		{"fail-on-unsuccessful", true, &in.FailOnUnsuccessful},
+		{"comment", true, &in.Comment},
+		{"allow-head-config", false, &in.AllowHeadConfig},
+	} {
+		if *b.dst, err = boolInput(a, b.name, b.def); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func intInput(a *githubactions.Action, name string) (int, error) {
+	v := a.GetInput(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("input %s: %q is not a whole number of 0 or more", name, v)
+	}
+	return n, nil
+}
+
+func boolInput(a *githubactions.Action, name string, def bool) (bool, error) {
+	switch strings.ToLower(a.GetInput(name)) {
+	case "":
+		return def, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("input %s: %q is neither true nor false", name, a.GetInput(name))
+}
