@@ -1,0 +1,20 @@
+# The loop-action image: a static binary on a slim Debian with git, bash,
+# ca-certificates and tini (an init that reaps the processes agents leave).
+# Extend it with your toolchain: FROM this image, then install what your
+# checks and agents need (see docs/action.md).
+
+FROM golang:1.26-bookworm AS build
+ENV CGO_ENABLED=0 PATH=/usr/local/go/bin:$PATH
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=""
+RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/loop-action ./cmd/loop-action
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git bash ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/loop-action /usr/local/bin/loop-action
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/loop-action", "action"]
