@@ -91,20 +91,11 @@ func (r Report) goals(b *strings.Builder) {
 		if !v.Blocking {
 			kind = "advisory"
 		}
-		fmt.Fprintf(b, "| %s | `%s` | %d/%d | %s |\n", goalIcon(v.Status()), v.Goal, v.Passed, v.Total, kind)
+		fmt.Fprintf(b, "| %s | `%s` | %d/%d | %s |\n", v.Status().Icon(), v.Goal, v.Passed, v.Total, kind)
 	}
 	b.WriteString("\n")
 }
 
-func goalIcon(s gate.Status) string {
-	switch s {
-	case gate.Pass:
-		return "✅"
-	case gate.Pending:
-		return "⏸"
-	}
-	return "❌"
-}
 
 // failing lists each check that does not pass, with its evidence.
 func (r Report) failing(b *strings.Builder) {

@@ -38,9 +38,9 @@ func writeVerdicts(b *strings.Builder, vs []gate.Verdict) {
 		if !v.Blocking {
 			kind = "advisory"
 		}
-		fmt.Fprintf(b, "### %s %s (%s): %d/%d checks passed\n\n", icon(v.Status()), code(v.Goal), kind, v.Passed, v.Total)
+		fmt.Fprintf(b, "### %s %s (%s): %d/%d checks passed\n\n", v.Status().Icon(), code(v.Goal), kind, v.Passed, v.Total)
 		for _, c := range v.Checks {
-			b.WriteString(listItem(fmt.Sprintf("%s check %d, %s: %s", icon(c.Status), c.Index+1, code(c.Type), c.Evidence)))
+			b.WriteString(listItem(fmt.Sprintf("%s check %d, %s: %s", c.Status.Icon(), c.Index+1, code(c.Type), c.Evidence)))
 		}
 		b.WriteString("\n")
 	}

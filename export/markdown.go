@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/loop-action/loop-action/gate"
 )
 
 // oneLine collapses every run of white space, newlines included, to one
@@ -70,17 +68,6 @@ func quoteBlock(text string) string {
 func listItem(text string) string {
 	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	return "- " + strings.ReplaceAll(text, "\n", "\n  ") + "\n"
-}
-
-// icon is the mark of a goal's or a check's status, as in PR comments.
-func icon(s gate.Status) string {
-	switch s {
-	case gate.Pass:
-		return "✅"
-	case gate.Pending:
-		return "⏸"
-	}
-	return "❌"
 }
 
 // count renders n with thousands separators: 1,234,567.

@@ -63,7 +63,7 @@ func writeProved(b *strings.Builder, in Input) {
 			if ok && i < len(v.Checks) {
 				st = v.Checks[i].Status
 			}
-			b.WriteString(listItem(fmt.Sprintf("%s %s: %s", icon(st), code(ch.Type), describeCheck(ch))))
+			b.WriteString(listItem(fmt.Sprintf("%s %s: %s", st.Icon(), code(ch.Type), describeCheck(ch))))
 		}
 		b.WriteString("\n")
 	}
@@ -76,7 +76,7 @@ func writeGoalHeading(b *strings.Builder, g loop.Goal, v gate.Verdict, ok bool) 
 	if ok {
 		st = v.Status()
 	}
-	fmt.Fprintf(b, "### %s %s", icon(st), code(g.Name))
+	fmt.Fprintf(b, "### %s %s", st.Icon(), code(g.Name))
 	if d := oneLine(g.Description); d != "" {
 		b.WriteString(": " + d)
 	}
@@ -224,7 +224,7 @@ func writeNot(b *strings.Builder, in Input) {
 		}
 		state := "no verdict"
 		if v, ok := verdicts[g.Name]; ok {
-			state = fmt.Sprintf("%s %d/%d checks passed", icon(v.Status()), v.Passed, v.Total)
+			state = fmt.Sprintf("%s %d/%d checks passed", v.Status().Icon(), v.Passed, v.Total)
 		}
 		advisory = append(advisory, fmt.Sprintf("%s (%s)", code(g.Name), state))
 	}

@@ -19,6 +19,17 @@ const (
 	Pending Status = "pending" // waiting for a human review
 )
 
+// Icon is the status's mark in reports: ✅ pass, ⏸ pending, ❌ fail.
+func (s Status) Icon() string {
+	switch s {
+	case Pass:
+		return "✅"
+	case Pending:
+		return "⏸"
+	}
+	return "❌"
+}
+
 // CheckVerdict is the ruling on one check.
 type CheckVerdict struct {
 	Index    int    `json:"index"`
