@@ -96,7 +96,6 @@ func (r Report) goals(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-
 // failing lists each check that does not pass, with its evidence.
 func (r Report) failing(b *strings.Builder) {
 	var lines []string
