@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,9 @@ func newRemote(o BranchOptions) (*remote, error) {
 	if r.ep, err = transport.NewEndpoint(raw); err != nil {
 		return nil, r.fail("remote", err)
 	}
-	if r.client, err = client.NewClient(r.ep); err != nil {
+	if r.ep.Protocol == "https" || r.ep.Protocol == "http" {
+		r.client = githttp.NewClient(httpClient)
+	} else if r.client, err = client.NewClient(r.ep); err != nil {
 		return nil, r.fail("remote", err)
 	}
 	if o.Token != "" && (r.ep.Protocol == "https" || r.ep.Protocol == "http") {
@@ -274,3 +277,8 @@ type remoteError struct {
 
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.err }
+
+// httpClient talks to http(s) remotes with a transport of its own (go-git's
+// default is http.DefaultTransport): closing other servers' idle
+// connections there, as httptest does, must not break a push in flight.
+var httpClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

@@ -24,7 +24,7 @@ type Config struct {
 
 	RetentionDays int // 0 leaves the repository's default retention
 
-	HTTPClient *http.Client  // nil means http.DefaultClient
+	HTTPClient *http.Client  // nil means a client of the artifact package's own
 	BlockSize  int           // bytes per uploaded block; 0 means 8 MiB
 	Backoff    time.Duration // first wait before a retry, growing ×1.5; 0 means 3s
 }
@@ -118,7 +118,7 @@ func uploadZip(ctx context.Context, cfg Config, signed string, tree *tree) (int6
 
 func (c Config) withDefaults() Config {
 	if c.HTTPClient == nil {
-		c.HTTPClient = http.DefaultClient
+		c.HTTPClient = defaultClient
 	}
 	if c.BlockSize <= 0 {
 		c.BlockSize = defaultBlockSize
@@ -175,3 +175,8 @@ func redact(err error, secret string) error {
 	}
 	return &redactedError{err: err, secret: secret}
 }
+
+// defaultClient has a transport of its own: closing another server's
+// connections through http.DefaultTransport (httptest does) must not break
+// an upload.
+var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

@@ -58,7 +58,7 @@ func finalize(name string, size string, hash string) string {
 
 func (e *env) do(req *http.Request) (int, string) {
 	e.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -268,3 +268,8 @@ func TestFaultsQueue(t *testing.T) {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }
+
+// testClient has a transport of its own: a parallel test's server Close
+// closes http.DefaultTransport's idle connections, which would break
+// requests in flight here.
+var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

@@ -46,7 +46,7 @@ func doAuth(t *testing.T, s *githubfake.Server, auth, method, path, body string)
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,3 +323,8 @@ func TestNewListener(t *testing.T) {
 		t.Errorf("status %d, want 404", got)
 	}
 }
+
+// testClient has a transport of its own: a parallel test's server Close
+// closes http.DefaultTransport's idle connections, which would break
+// requests in flight here.
+var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
