@@ -40,7 +40,7 @@ func request(t *testing.T) Request {
 		RunID:       "fix-ci/pr-7",
 		Node:        "fixer",
 		Root:        t.TempDir(),
-		HistoryFile: "/work/.loop/history.md",
+		HistoryFile: "/repo/.loop/history.md",
 		Iteration:   3,
 		Prompt:      "Fix the failing tests.\nNever weaken an assertion.",
 		Tier:        loop.TierStandard,
@@ -79,7 +79,7 @@ func TestDispatchEnvironmentAndStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "LOOP_RUN_ID=fix-ci/pr-7\nLOOP_ITERATION=3\nLOOP_NODE=fixer\nLOOP_ROOT=" + req.Root +
-		"\nLOOP_HISTORY_FILE=/work/.loop/history.md\nAGENT_TOKEN=s3cret\npwd=" + root + "\nstdin=" + req.Prompt
+		"\nLOOP_HISTORY_FILE=/repo/.loop/history.md\nAGENT_TOKEN=s3cret\npwd=" + root + "\nstdin=" + req.Prompt
 	if diff := cmp.Diff(want, resp.Answer); diff != "" {
 		t.Errorf("agent saw (-want +got):\n%s", diff)
 	}
