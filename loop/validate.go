@@ -33,10 +33,6 @@ func (v *validator) errorf(at string, format string, args ...any) {
 	v.report(Error, []string{at}, format, args...)
 }
 
-func (v *validator) warnf(at string, format string, args ...any) {
-	v.report(Warning, []string{at}, format, args...)
-}
-
 // Validate checks every rule of a loop config and returns all problems
 // found, errors and warnings, in file order. It reads no environment: see
 // CheckEnv for the provider variables.
@@ -126,7 +122,7 @@ func (v *validator) metrics() {
 func (v *validator) paths() {
 	for i, f := range v.c.Context.Files {
 		if p := relPathProblem(f); p != "" {
-			v.errorf(fmt.Sprintf("context.files"), "context.files[%d] %q %s", i, f, p)
+			v.errorf("context.files", "context.files[%d] %q %s", i, f, p)
 		}
 	}
 	for key, globs := range map[string][]string{"protect.paths": v.c.Protect.Paths, "export.paths": v.c.Export.Paths} {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loop-action/loop-action/gate"
 	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
@@ -21,11 +20,9 @@ import (
 	"github.com/loop-action/loop-action/workspace"
 )
 
-// Causes a run's context is cancelled with.
-var (
-	errWallClock = errors.New("the run's wall-clock budget is spent")
-	errCancelled = errors.New("the run was cancelled")
-)
+// errWallClock is the cause a run's context ends with when the wall-clock
+// budget is spent.
+var errWallClock = errors.New("the run's wall-clock budget is spent")
 
 // run is one process's hold on a run.
 type run struct {
@@ -193,9 +190,6 @@ func (r *run) budgetContext(ctx context.Context) (context.Context, context.Cance
 	dctx, dcancel := context.WithDeadlineCause(ctx, r.now().Add(left), errWallClock)
 	return dctx, func() { dcancel(); cancel(nil) }
 }
-
-// verdictsNow returns the last gate's verdicts, for skip rules and prompts.
-func (r *run) verdictsNow() []gate.Verdict { return r.cp.Verdicts }
 
 // logf reports a problem that is not an event, such as a history file that
 // could not be written.

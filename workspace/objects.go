@@ -82,28 +82,16 @@ func (o *objectWalker) run(root string) (objectID, error) {
 // with their subtrees. It stores the files it has to read; the others are
 // left unverified.
 func (o *objectWalker) scan(r *os.Root, path []string, rules []rule) ([]item, error) {
-	rules, err := readRules(r, ".gitignore", path, rules)
-	if err != nil {
-		return nil, err
-	}
-	names, err := readNames(r)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]item, 0, len(names))
-	child := append(slices.Clip(path), "") // reused: callees do not keep it
-	for _, name := range names {
-		if name == ".git" || (len(path) == 0 && name == ".loop") {
-			continue
-		}
-		child[len(path)] = name
+	var items []item
+	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
 		it, ok, err := o.item(r, child, rules)
-		if err != nil {
-			return nil, err
-		}
 		if ok {
 			items = append(items, it)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.sortKey(), b.sortKey()) })
 	return items, nil

@@ -61,31 +61,44 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 
 // dir returns the sorted tree entries of directory r, found at path.
 func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
-	rules, err := readRules(r, ".gitignore", path, rules)
+	var es []entry
+	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
+		e, ok, err := w.entry(r, child, rules)
+		if ok {
+			es = append(es, e)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	sortEntries(es)
+	return es, nil
+}
+
+// eachChild reads directory r's .gitignore on top of rules and calls visit
+// for each child a snapshot may hold — never .git, nor .loop at the root —
+// with path extended by the child's name. visit must not keep child.
+func eachChild(r *os.Root, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
+	rules, err := readRules(r, ".gitignore", path, rules)
+	if err != nil {
+		return err
 	}
 	names, err := readNames(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	es := make([]entry, 0, len(names))
-	child := append(slices.Clip(path), "") // reused: callees do not keep it
+	child := append(slices.Clip(path), "")
 	for _, name := range names {
 		if name == ".git" || (len(path) == 0 && name == ".loop") {
 			continue
 		}
 		child[len(path)] = name
-		e, ok, err := w.entry(r, child, rules)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			es = append(es, e)
+		if err := visit(child, rules); err != nil {
+			return err
 		}
 	}
-	sortEntries(es)
-	return es, nil
+	return nil
 }
 
 // readNames lists the names in directory r.

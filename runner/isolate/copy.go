@@ -208,12 +208,3 @@ func tempName(name string) string {
 	dir, base := path.Split(name)
 	return dir + "." + base + ".isolate-" + strconv.FormatUint(rand.Uint64(), 36)
 }
-
-// remove deletes name from r if it is there.
-func remove(r *os.Root, name string) error {
-	err := r.RemoveAll(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
