@@ -37,6 +37,7 @@ type dispatched struct {
 	published   []string
 	reverted    []string // protected paths put back after a wave
 	gitReverted []string // .git paths put back after a wave
+	rootChanged []string // root paths put back after a wave of isolated nodes
 }
 
 // dispatch runs the iteration's waves in order. Within a wave, up to
@@ -50,10 +51,10 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		}
 		wave = p.order(wave)
 		runs := r.planWave(it, wi+1, wave, p)
-		guard := r.guardWave(runs)
+		guard, root := r.guardWave(runs), r.guardRoot(runs)
 		r.runWave(ctx, runs)
 		r.recordWave(ctx, it, runs, &d)
-		r.putBack(it, runs, guard, &d)
+		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
 	}
 	return d
@@ -70,19 +71,28 @@ func (r *run) guardWave(runs []*nodeRun) *guardState {
 }
 
 // putBack puts back, before anything is published, what the wave changed
-// in the guarded paths. Each is recorded, and a wave that changed any
-// counts as one node failure.
-func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, d *dispatched) {
+// that no node may change: the guarded paths, then (after a wave of
+// isolated nodes only) anything in the loop root. Each is recorded, and a
+// wave that changed any counts as one node failure. A root that could not
+// be put back escalates the run.
+func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
 	if guard == nil {
 		return
 	}
 	rv := r.revert(it, ranNames(runs), *guard, "")
+	rootPaths, rootErr := root.revert(r, it)
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
+	d.rootChanged = append(d.rootChanged, rootPaths...)
 	for _, f := range rv.failed {
 		r.logf("put back after a wave: %s", f)
 	}
+	if rootErr != "" && r.escalate == "" {
+		r.escalate = rootErr
+	}
 	switch {
+	case len(rootPaths) > 0 || rootErr != "":
+		r.nodeFailed("changes to the loop root outside the worktrees were reverted")
 	case len(rv.git) > 0 && len(rv.protected) == 0:
 		r.nodeFailed("changes to .git were reverted")
 	case rv.any():

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/storage/memory"
+
 	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
@@ -43,6 +45,7 @@ type run struct {
 	summary   string // the summary of the iteration not yet saved
 	iso       *isolate.Manager
 	mask      func(string) string
+	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
