@@ -72,9 +72,9 @@ func (r *run) guardWave(runs []*nodeRun) *guardState {
 
 // putBack puts back, before anything is published, what the wave changed
 // that no node may change: the guarded paths, then (after a wave of
-// isolated nodes only) anything in the loop root. Each is recorded, and a
-// wave that changed any counts as one node failure. A root that could not
-// be put back escalates the run.
+// isolated nodes only) anything in the loop root. Each is recorded; a
+// wave that changed any counts as one node failure, and one whose changes
+// could not be put back leaves the iteration's measurement void.
 func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
 	if guard == nil {
 		return
@@ -84,11 +84,11 @@ func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuar
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
 	d.rootChanged = append(d.rootChanged, rootPaths...)
-	for _, f := range rv.failed {
-		r.logf("put back after a wave: %s", f)
+	if len(rv.failed) > 0 {
+		r.unfit("guarded paths could not be put back after a wave: " + strings.Join(rv.failed, "; "))
 	}
-	if rootErr != "" && r.escalate == "" {
-		r.escalate = rootErr
+	if rootErr != "" {
+		r.unfit(rootErr)
 	}
 	switch {
 	case len(rootPaths) > 0 || rootErr != "":

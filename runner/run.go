@@ -46,6 +46,7 @@ type run struct {
 	iso       *isolate.Manager
 	mask      func(string) string
 	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
+	void      []string        // why the current iteration's measurement cannot count
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
