@@ -67,26 +67,28 @@ func (r *run) revert(it int, nodes []string, before guardState, during string) r
 	for _, rel := range sortedKeys(before.files, now.files) {
 		was, had := before.files[rel]
 		is, has := now.files[rel]
-		what := change(was, had, is, has)
-		if what == "" {
-			continue
+		if what := change(was, had, is, has); what != "" {
+			r.revertOne(w, it, nodes, rel, was, had, what+during, &rv)
 		}
-		what += during
-		note, err := putBack(w, rel, was, had)
-		what += note
-		if err != nil {
-			what += "; putting it back failed: " + err.Error()
-			rv.failed = append(rv.failed, rel+": "+err.Error())
-		}
-		typ := ledger.ProtectedReverted
-		if isGit(rel) {
-			typ, rv.git = ledger.GitReverted, append(rv.git, rel)
-		} else {
-			rv.protected = append(rv.protected, rel)
-		}
-		r.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
 	}
 	return rv
+}
+
+// revertOne puts rel back as it was and records it.
+func (r *run) revertOne(w *workspace.Writer, it int, nodes []string, rel string, was workspace.Entry, had bool, what string, rv *reverted) {
+	note, err := putBack(w, rel, was, had)
+	what += note
+	if err != nil {
+		what += "; putting it back failed: " + err.Error()
+		rv.failed = append(rv.failed, rel+": "+err.Error())
+	}
+	typ := ledger.ProtectedReverted
+	if isGit(rel) {
+		typ, rv.git = ledger.GitReverted, append(rv.git, rel)
+	} else {
+		rv.protected = append(rv.protected, rel)
+	}
+	r.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
 }
 
 // change says how a path changed, or "" when it did not.
