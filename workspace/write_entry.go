@@ -326,14 +326,24 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 	return nil
 }
 
+// scanSub scans the subdirectory name of r, at rel. One that may not be
+// read (or is gone) holds nothing as far as Scan can tell: what was
+// recorded in it before then looks deleted, and putting it back fails
+// where the directory still refuses access.
 func scanSub(r *os.Root, name, rel string, fi fs.FileInfo, descend, keep func(string) bool, out map[string]Entry) error {
 	if !descend(rel) {
 		return nil
 	}
 	sub, err := openSame(r, name, fi)
-	if err != nil {
-		return fmt.Errorf("open %q: %w", rel, err)
+	if err == nil {
+		err = scanDir(sub, rel, descend, keep, out)
+		sub.Close()
 	}
-	defer sub.Close()
-	return scanDir(sub, rel, descend, keep, out)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("scan %q: %w", rel, err)
+	}
+	return nil
 }

@@ -269,3 +269,22 @@ func TestEntryEqual(t *testing.T) {
 		})
 	}
 }
+
+// TestScanSkipsUnreadableDirectories: a directory Scan may not read (a
+// container's data directory owned by another user) holds nothing, and is
+// no error.
+func TestScanSkipsUnreadableDirectories(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every directory")
+	}
+	root := build(t, file("a/x", "x\n"), file("locked/y", "y\n"))
+	if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	got, err := openWriter(t, root).Scan("", func(string) bool { return true }, func(rel string) bool { return !strings.HasSuffix(rel, "locked") && rel != "a" })
+	if err != nil || len(got) != 1 {
+		t.Errorf("Scan = %v, %v; want a/x alone", got, err)
+	}
+}
