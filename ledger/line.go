@@ -2,12 +2,14 @@ package ledger
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
 // Line renders the event for the run log: one line, no timestamp.
 func (e Event) Line() string {
+	if line, ok := e.guardLine(); ok {
+		return line
+	}
 	switch e.Type {
 	case RunStarted:
 		return fmt.Sprintf("run started: up to %d iterations%s", e.MaxIterations, suffix(e.Reason))
@@ -39,8 +41,6 @@ func (e Event) Line() string {
 		return fmt.Sprintf("node %s's change to %s refused: %s", e.Node, e.Path, e.Reason)
 	case DeletionKept:
 		return fmt.Sprintf("node %s deleted %s in its worktree; deletions are not propagated", e.Node, e.Path)
-	case ProtectedReverted:
-		return fmt.Sprintf("protected path %s reverted (%s; changed by %s)", e.Path, e.Reason, strings.Join(e.Nodes, " or "))
 	default:
 		return e.outcomeLine()
 	}

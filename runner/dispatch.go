@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,7 +35,9 @@ type dispatched struct {
 	judges      map[string]gate.JudgeResult
 	ranBuilders []string
 	published   []string
-	reverted    []string
+	reverted    []string // protected paths put back after a wave
+	gitReverted []string // .git paths put back after a wave
+	rootChanged []string // root paths put back after a wave of isolated nodes
 }
 
 // dispatch runs the iteration's waves in order. Within a wave, up to
@@ -48,13 +51,53 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		}
 		wave = p.order(wave)
 		runs := r.planWave(it, wi+1, wave, p)
-		guard := r.guardProtected(runs)
+		guard, root := r.guardWave(runs), r.guardRoot(runs)
 		r.runWave(ctx, runs)
 		r.recordWave(ctx, it, runs, &d)
+		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
-		d.reverted = append(d.reverted, guard.revert(r, it, ranNames(runs))...)
 	}
 	return d
+}
+
+// guardWave records the guarded paths before a wave in which a node runs;
+// with nothing running, nothing is guarded.
+func (r *run) guardWave(runs []*nodeRun) *guardState {
+	if !slices.ContainsFunc(runs, func(nr *nodeRun) bool { return nr.queued }) {
+		return nil
+	}
+	g := r.guarded().scan()
+	return &g
+}
+
+// putBack puts back, before anything is published, what the wave changed
+// that no node may change: the guarded paths, then (after a wave of
+// isolated nodes only) anything in the loop root. Each is recorded; a
+// wave that changed any counts as one node failure, and one whose changes
+// could not be put back leaves the iteration's measurement void.
+func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
+	if guard == nil {
+		return
+	}
+	rv := r.revert(it, ranNames(runs), *guard, "")
+	rootPaths, rootErr := root.revert(r, it)
+	d.reverted = append(d.reverted, rv.protected...)
+	d.gitReverted = append(d.gitReverted, rv.git...)
+	d.rootChanged = append(d.rootChanged, rootPaths...)
+	if len(rv.failed) > 0 {
+		r.unfit("guarded paths could not be put back after a wave: " + strings.Join(rv.failed, "; "))
+	}
+	if rootErr != "" {
+		r.unfit(rootErr)
+	}
+	switch {
+	case len(rootPaths) > 0 || rootErr != "":
+		r.nodeFailed("changes to the loop root outside the worktrees were reverted")
+	case len(rv.git) > 0 && len(rv.protected) == 0:
+		r.nodeFailed("changes to .git were reverted")
+	case rv.any():
+		r.nodeFailed("changes to protected paths were reverted")
+	}
 }
 
 // planWave decides which nodes of a wave run, recording why the others
@@ -298,10 +341,11 @@ func (r *run) countFailure(ctx context.Context, nr *nodeRun) {
 	}
 }
 
+// ranNames are the nodes of a wave that ran, builders and judges.
 func ranNames(runs []*nodeRun) []string {
 	var out []string
 	for _, nr := range runs {
-		if nr.skip == "" && nr.node.Role == loop.RoleBuilder {
+		if nr.queued && nr.skip == "" {
 			out = append(out, nr.node.Name)
 		}
 	}

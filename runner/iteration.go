@@ -23,6 +23,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
+	r.void = nil
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
@@ -42,8 +43,13 @@ func (r *run) iterate(ctx context.Context) bool {
 
 // measure collects evidence, adds the judges' answers and the review
 // decisions, and lets the gate rule. It reports false when ctx ended first.
+// The guarded paths are compared before and after: if anything changed
+// them meanwhile, or the iteration's waves left the root unfit, what was
+// put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
+	guard := r.guarded().scan()
 	ev := r.collector.Collect(ctx, r.cfg)
+	void := r.guardedWhileMeasuring(it, guard)
 	if ctx.Err() != nil {
 		return false
 	}
@@ -51,6 +57,13 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	ev.Decisions = r.cp.Decisions
 	ev = evidence.Masked(ev, r.mask)
 	verdicts := gate.Evaluate(r.cfg, ev)
+	if void != "" {
+		verdicts = voided(verdicts, void)
+		r.recordVoid(it, void)
+		if now, err := r.hasher.Snapshot(); err == nil {
+			ev.Snapshot = string(now) // what was put back, not what the checks saw
+		}
+	}
 	r.record(it, verdicts, ev.Snapshot)
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, ev.Snapshot
 	return true

@@ -13,8 +13,7 @@ import (
 func (r *run) isolation() *isolate.Manager {
 	for _, n := range r.cfg.Nodes {
 		if n.Isolate {
-			g := &protectGuard{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root)}
-			return isolate.New(r.opts.Root, isolate.Options{Protected: g.protected})
+			return isolate.New(r.opts.Root, isolate.Options{Protected: r.guarded().protected})
 		}
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/storage/memory"
+
 	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/ledger"
 	"github.com/loop-action/loop-action/loop"
@@ -43,6 +45,8 @@ type run struct {
 	summary   string // the summary of the iteration not yet saved
 	iso       *isolate.Manager
 	mask      func(string) string
+	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
+	void      []string        // why the current iteration's measurement cannot count
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
@@ -95,7 +99,7 @@ func prepare(opts Options) (*run, error) {
 	r.started = r.now()
 	r.hasher = workspace.NewHasher(opts.Root)
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: opts.Env, Hasher: r.hasher}
+		r.collector = &evidence.Collector{Root: opts.Root, Env: GitEnv(opts.Env), Hasher: r.hasher}
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}

@@ -8,6 +8,14 @@
 // recorded after each wave in a deterministic order. No text an agent
 // prints reaches the gate, except a judge's answer, which only
 // gate.ParseVerdict reads.
+//
+// What no node and no check may change is guarded: the protected paths and
+// the executable configuration of the root's repository (.git's config,
+// hooks, info) around every wave and every measurement, and the whole root
+// around a wave of isolated nodes. Changes are put back through
+// workspace.Writer, never through a symbolic link, and a measurement
+// during which a guarded path changed is void: it satisfies no goal.
+// Checks run git with no fsmonitor and no hooks (GitEnv).
 package runner
 
 import (

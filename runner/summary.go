@@ -26,6 +26,12 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 	if len(d.reverted) > 0 {
 		b.WriteString("- protected paths reverted: " + strings.Join(d.reverted, ", ") + "\n")
 	}
+	if len(d.gitReverted) > 0 {
+		b.WriteString("- .git configuration reverted: " + strings.Join(d.gitReverted, ", ") + "\n")
+	}
+	if len(d.rootChanged) > 0 {
+		b.WriteString("- loop root changes made outside the worktrees reverted: " + listed(d.rootChanged) + "\n")
+	}
 	was := map[string]bool{}
 	for _, v := range before {
 		was[v.Goal] = v.Satisfied

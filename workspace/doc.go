@@ -34,4 +34,10 @@
 // link: links are hashed and restored as text, and every file access goes
 // through an [os.Root] opened on the loop root, so no path can resolve
 // outside it; Restore never touches .git, .loop or ignored files.
+//
+// [Writer] is the one way loop-action writes single paths into the loop
+// root (the runner's reverts of protected paths and of .git's
+// configuration): it never writes through a symbolic link in any
+// component, inside the root or not, and reads what it records without
+// following links or blocking on named pipes.
 package workspace

@@ -1,0 +1,242 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// ErrParent is wrapped by the errors of a [Writer] whose path has a parent
+// component that is not a real directory: a symbolic link (wherever it
+// points, inside the loop root or not) or a file.
+var ErrParent = errors.New("not a real directory")
+
+// Writer is the one way loop-action writes into a loop root outside .loop:
+// reverts of protected paths and of .git's configuration go through it.
+//
+// Paths are slash-separated and relative to the root, with no empty, "."
+// or ".." component. Every operation resolves a path one component at a
+// time through an [os.Root] opened on the loop root, checking with lstat
+// that each parent is a real directory and that the directory it opens is
+// the one it checked, so nothing is ever written through a symbolic link
+// or outside the root. A parent that is a symbolic link or a file is an
+// error wrapping [ErrParent] that names it; only [Writer.Put], which puts
+// back a recorded state, replaces such a parent with a real directory
+// (removing the link itself, never what it points to) and reports it.
+// Missing parents are created as real directories (0755).
+//
+// Files and links are written beside their path under a temporary name
+// and renamed into place, so a reader never sees half a file, and a link
+// or file already at the path is replaced, not written through. A Writer
+// is safe for concurrent use on distinct paths.
+type Writer struct {
+	root *os.Root
+}
+
+// OpenWriter opens a Writer on the loop root root.
+func OpenWriter(root string) (*Writer, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open loop root %q: %w", root, err)
+	}
+	return &Writer{root: r}, nil
+}
+
+// Close releases the loop root.
+func (w *Writer) Close() error { return w.root.Close() }
+
+// WriteFile makes rel a regular file holding data with permissions perm
+// (whatever the umask), replacing a file or symbolic link already there.
+func (w *Writer) WriteFile(rel string, data []byte, perm fs.FileMode) error {
+	_, err := w.put(rel, Entry{Mode: perm & modeBits, Data: data}, create)
+	return err
+}
+
+// Symlink makes rel a symbolic link to target (verbatim, never resolved),
+// replacing a file or symbolic link already there.
+func (w *Writer) Symlink(rel, target string) error {
+	_, err := w.put(rel, Entry{Mode: fs.ModeSymlink | 0o777, Data: []byte(target)}, create)
+	return err
+}
+
+// MkdirAll makes rel and its missing parents real directories (perm for
+// the last one, 0755 for the others). A symbolic link at rel is an error.
+func (w *Writer) MkdirAll(rel string, perm fs.FileMode) error {
+	_, err := w.put(rel, Entry{Mode: fs.ModeDir | perm&modeBits}, create)
+	return err
+}
+
+// Remove deletes whatever rel is (a directory with everything in it; a
+// symbolic link itself, never what it points to). A path that is not
+// there is no error, nor is one below a missing parent.
+func (w *Writer) Remove(rel string) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	d, name, _, err := w.parent(rel, existing)
+	if d == nil || err != nil {
+		return wrapOp("remove", rel, err)
+	}
+	defer d.close()
+	if err := d.r.RemoveAll(name); err != nil {
+		return wrapOp("remove", rel, err)
+	}
+	return nil
+}
+
+// parentMode says what [Writer.parent] does with a missing parent or one
+// that is not a real directory.
+type parentMode int
+
+const (
+	existing parentMode = iota // a missing parent: no directory; not a real one: an error
+	create                     // create missing parents; not a real one: an error
+	reclaim                    // create missing parents, replace those that are not real ones
+)
+
+// opened is a directory of the loop root, opened without following links.
+type opened struct {
+	r   *os.Root
+	own bool // r was opened for this operation, and must be closed
+}
+
+func (d *opened) close() {
+	if d.own {
+		d.r.Close()
+	}
+}
+
+// parent opens the directory that holds rel's last component, one
+// component at a time, and returns it with that component's name and the
+// parents it replaced (reclaim only). With existing and a missing parent
+// it returns a nil directory and no error.
+func (w *Writer) parent(rel string, how parentMode) (*opened, string, []Replaced, error) {
+	parts := strings.Split(rel, "/")
+	d := &opened{r: w.root}
+	var replaced []Replaced
+	for i, name := range parts[:len(parts)-1] {
+		at := strings.Join(parts[:i+1], "/")
+		fi, rep, err := realDir(d.r, name, at, how)
+		if rep != nil {
+			replaced = append(replaced, *rep)
+		}
+		if fi == nil || err != nil {
+			d.close()
+			return nil, "", replaced, err
+		}
+		sub, err := openSame(d.r, name, fi)
+		d.close()
+		if err != nil {
+			return nil, "", replaced, fmt.Errorf("open %q: %w", at, err)
+		}
+		d = &opened{r: sub, own: true}
+	}
+	return d, parts[len(parts)-1], replaced, nil
+}
+
+// realDir makes sure the child name of r (at, from the loop root) is a
+// real directory as how says, and returns its lstat result: nil when it is
+// missing and how is existing.
+func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replaced, error) {
+	fi, err := r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		if how == existing {
+			return nil, nil, nil
+		}
+		if err := r.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, nil, fmt.Errorf("create %q: %w", at, err)
+		}
+		fi, err = r.Lstat(name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.IsDir() {
+		return fi, nil, nil
+	}
+	if how != reclaim {
+		return nil, nil, fmt.Errorf("parent %q is %s: %w", at, kindOf(fi.Mode()), ErrParent)
+	}
+	rep := &Replaced{Path: at, Mode: fi.Mode()}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		rep.Target, _ = r.Readlink(name)
+	}
+	if err := r.Remove(name); err != nil {
+		return nil, nil, fmt.Errorf("remove %q, %s: %w", at, kindOf(fi.Mode()), err)
+	}
+	if err := r.Mkdir(name, 0o755); err != nil {
+		return nil, rep, fmt.Errorf("create %q: %w", at, err)
+	}
+	fi, err = r.Lstat(name)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%q changed while it was replaced: %w", at, ErrParent)
+	}
+	return fi, rep, err
+}
+
+// openSame opens the directory name of r and checks that it is the one
+// whose lstat result is fi: [os.Root] would follow a link swapped in since.
+func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
+	sub, err := r.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	now, err := sub.Stat(".")
+	if err == nil && !os.SameFile(fi, now) {
+		err = fmt.Errorf("changed while it was opened: %w", ErrParent)
+	}
+	if err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+// checkRel refuses a path that is not slash-separated, relative and clean.
+func checkRel(rel string) error {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\x00") || strings.Contains(rel, `\`) {
+		return fmt.Errorf("%q is not a path inside the loop root", rel)
+	}
+	for _, c := range strings.Split(rel, "/") {
+		if c == "" || c == "." || c == ".." {
+			return fmt.Errorf("%q is not a path inside the loop root", rel)
+		}
+	}
+	return nil
+}
+
+// tempName is a fresh name beside name for what is being written.
+func tempName(name string) string {
+	return "." + path.Base(name) + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
+}
+
+// kindOf names the kind of a mode, for messages.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+func wrapOp(op, rel string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %w", op, rel, err)
+}

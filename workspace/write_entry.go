@@ -1,0 +1,349 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// modeBits are the bits of a mode besides its type that an [Entry]
+// records and [Writer.Put] restores.
+const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// RecordLimit is the largest file whose content an [Entry] keeps; a larger
+// one is recorded by its size and digest, enough to tell that it changed
+// but not to put it back.
+const RecordLimit = 64 << 20
+
+// Entry is the recorded state of one path: its type and mode bits, and a
+// regular file's content (with its SHA-256) or a symbolic link's target.
+// Directories and other kinds (named pipes, sockets, devices) are recorded
+// by their mode alone.
+type Entry struct {
+	Mode fs.FileMode
+	Data []byte   // a file's content (nil above RecordLimit), or a link's target
+	Size int64    // a file's size
+	Sum  [32]byte // SHA-256 of a file's content
+	Err  string   // why a file could not be read
+}
+
+// Equal reports whether e and o record the same state. The mode bits of
+// symbolic links and directories are not compared.
+func (e Entry) Equal(o Entry) bool {
+	if e.Mode.Type() != o.Mode.Type() || e.Err != o.Err {
+		return false
+	}
+	switch {
+	case e.Mode&fs.ModeSymlink != 0:
+		return bytes.Equal(e.Data, o.Data)
+	case e.Mode.IsDir():
+		return true
+	case e.Mode.IsRegular():
+		return e.Mode&modeBits == o.Mode&modeBits && e.Size == o.Size && e.Sum == o.Sum
+	}
+	return e.Mode&modeBits == o.Mode&modeBits
+}
+
+// Kind names what e records: "a file", "a symbolic link", "a directory"...
+func (e Entry) Kind() string { return kindOf(e.Mode) }
+
+// Replaced is a parent that [Writer.Put] found not to be a real directory
+// and replaced with one.
+type Replaced struct {
+	Path   string
+	Mode   fs.FileMode // what it was
+	Target string      // a symbolic link's target
+}
+
+// Put makes rel hold the recorded state e, which must be a file (with its
+// content), a symbolic link or a directory, and returns the parents it had
+// to replace: a parent that is a symbolic link or a file is removed (a
+// link itself, never what it points to) and becomes an empty directory,
+// since e says rel is a path of the tree. Whatever rel itself holds is
+// replaced, a directory with everything in it.
+func (w *Writer) Put(rel string, e Entry) ([]Replaced, error) {
+	if e.Mode.IsRegular() && e.Data == nil && e.Size > 0 || e.Err != "" {
+		return nil, fmt.Errorf("write %q: its recorded content is not kept (%s)", rel, recordedWhy(e))
+	}
+	return w.put(rel, e, reclaim)
+}
+
+func recordedWhy(e Entry) string {
+	if e.Err != "" {
+		return e.Err
+	}
+	return fmt.Sprintf("%d bytes, above the record limit", e.Size)
+}
+
+// put writes e at rel; how says what happens to parents that are missing
+// or not real directories.
+func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, err
+	}
+	d, name, replaced, err := w.parent(rel, how)
+	if err != nil {
+		return replaced, wrapOp("write", rel, err)
+	}
+	defer d.close()
+	switch {
+	case e.Mode.IsDir():
+		err = putDir(d.r, name, e.Mode&modeBits, how)
+	case e.Mode.IsRegular():
+		err = putFile(d.r, name, e, how)
+	case e.Mode&fs.ModeSymlink != 0:
+		tmp := tempName(name)
+		if err = d.r.Symlink(string(e.Data), tmp); err == nil {
+			err = replace(d.r, tmp, name, how)
+		}
+	default:
+		err = fmt.Errorf("%s cannot be written", kindOf(e.Mode))
+	}
+	return replaced, wrapOp("write", rel, err)
+}
+
+// putDir makes the child name of r a real directory.
+func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
+	fi, err := r.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return r.Mkdir(name, perm)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return nil
+	case how != reclaim:
+		return fmt.Errorf("it is %s: %w", kindOf(fi.Mode()), ErrParent)
+	}
+	if err := r.Remove(name); err != nil {
+		return err
+	}
+	return r.Mkdir(name, perm)
+}
+
+// putFile writes e's content beside the child name of r and renames it
+// into place.
+func putFile(r *os.Root, name string, e Entry, how parentMode) error {
+	tmp := tempName(name)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(e.Data)
+	if err == nil {
+		err = f.Chmod(e.Mode & modeBits) // on the open file: whatever the umask, never through a link
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return replace(r, tmp, name, how)
+}
+
+// replace renames tmp over name. A directory at name is removed first
+// when how is reclaim, and is an error otherwise.
+func replace(r *os.Root, tmp, name string, how parentMode) error {
+	err := r.Rename(tmp, name)
+	if err != nil {
+		if fi, lerr := r.Lstat(name); lerr == nil && fi.IsDir() {
+			err = fmt.Errorf("it is a directory")
+			if how == reclaim {
+				if err = r.RemoveAll(name); err == nil {
+					err = r.Rename(tmp, name)
+				}
+			}
+		}
+	}
+	if err != nil {
+		_ = r.Remove(tmp)
+	}
+	return err
+}
+
+// Lookup returns the recorded state of rel, and false when rel is not a
+// path of the tree: missing, or below a symbolic link or a file. It never
+// follows a link and never blocks on a named pipe.
+func (w *Writer) Lookup(rel string) (Entry, bool, error) {
+	if err := checkRel(rel); err != nil {
+		return Entry{}, false, err
+	}
+	d, name, _, err := w.parent(rel, existing)
+	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, wrapOp("read", rel, err)
+	}
+	defer d.close()
+	fi, err := d.r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, wrapOp("read", rel, err)
+	}
+	return record(d.r, name, fi), true, nil
+}
+
+// record reads the child name of r, whose lstat result is fi. A file
+// that cannot be read is recorded with the reason.
+func record(r *os.Root, name string, fi fs.FileInfo) Entry {
+	e := Entry{Mode: fi.Mode()}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := r.Readlink(name)
+		if err != nil {
+			e.Err = err.Error()
+		}
+		e.Data = []byte(t)
+	case fi.Mode().IsRegular():
+		if err := readRegular(r, name, fi, &e); err != nil {
+			e.Data, e.Err = nil, err.Error()
+		}
+	}
+	return e
+}
+
+// readRegular reads the regular file name of r into e: opened without
+// blocking (a named pipe swapped in since lstat is refused, not waited
+// on) and checked to be the file lstat found.
+func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !now.Mode().IsRegular() || !os.SameFile(fi, now) {
+		return errors.New("changed while it was read")
+	}
+	e.Mode = now.Mode()
+	h := sha256.New()
+	var buf bytes.Buffer
+	var dst io.Writer = h
+	if now.Size() <= RecordLimit {
+		dst = io.MultiWriter(h, &buf)
+	}
+	n, err := io.Copy(dst, f)
+	if err != nil {
+		return err
+	}
+	e.Size, e.Sum = n, [32]byte(h.Sum(nil))
+	if n <= RecordLimit && now.Size() <= RecordLimit {
+		e.Data = buf.Bytes()
+		if e.Data == nil {
+			e.Data = []byte{}
+		}
+	}
+	return nil
+}
+
+// Scan records the paths below the directory dir ("" for the loop root)
+// that keep selects, directories included, entering the directories
+// descend selects. It never follows a symbolic link: a link is recorded as
+// a link, and a dir that is one (or is missing) holds nothing.
+func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	d := &opened{r: w.root}
+	if dir != "" {
+		sub, err := w.openDir(dir)
+		if sub == nil || err != nil {
+			return out, err
+		}
+		d = &opened{r: sub, own: true}
+	}
+	defer d.close()
+	if err := scanDir(d.r, dir, descend, keep, out); err != nil {
+		return out, fmt.Errorf("scan %q: %w", dir, err)
+	}
+	return out, nil
+}
+
+// openDir opens the real directory rel, or returns nil when rel is not one.
+func (w *Writer) openDir(rel string) (*os.Root, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, err
+	}
+	d, name, _, err := w.parent(rel, existing)
+	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	fi, err := d.r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return openSame(d.r, name, fi)
+}
+
+func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry) error {
+	names, err := readNames(r)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		rel := name
+		if at != "" {
+			rel = at + "/" + name
+		}
+		fi, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			if keep(rel) {
+				out[rel] = Entry{Mode: fi.Mode()}
+			}
+			if err := scanSub(r, name, rel, fi, descend, keep, out); err != nil {
+				return err
+			}
+			continue
+		}
+		if keep(rel) {
+			out[rel] = record(r, name, fi)
+		}
+	}
+	return nil
+}
+
+// scanSub scans the subdirectory name of r, at rel. One that may not be
+// read (or is gone) holds nothing as far as Scan can tell: what was
+// recorded in it before then looks deleted, and putting it back fails
+// where the directory still refuses access.
+func scanSub(r *os.Root, name, rel string, fi fs.FileInfo, descend, keep func(string) bool, out map[string]Entry) error {
+	if !descend(rel) {
+		return nil
+	}
+	sub, err := openSame(r, name, fi)
+	if err == nil {
+		err = scanDir(sub, rel, descend, keep, out)
+		sub.Close()
+	}
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("scan %q: %w", rel, err)
+	}
+	return nil
+}
