@@ -50,6 +50,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		runs := r.planWave(it, wi+1, wave, p)
 		guard := r.guardProtected(runs)
 		r.runWave(ctx, runs)
+		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
 		d.reverted = append(d.reverted, guard.revert(r, it, ranNames(runs))...)
