@@ -3,6 +3,7 @@ package action
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/action/githubfake"
+	"github.com/loop-action/loop-action/loop"
 )
 
 // invoker runs the action once: inside this process, or in the real
@@ -29,10 +31,35 @@ func inProcess(t *testing.T, w *world, d jobDirs, event, eventFile string, input
 		environ = append(environ, k+"="+v)
 	}
 	var out bytes.Buffer
-	code := Main(context.Background(), Env{
+	err := Main(context.Background(), Env{
 		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test",
 	})
-	return code, out.String()
+	return exitOf(err), out.String()
+}
+
+// The exit codes the CLI gives Main's errors (docs/cli.md); the CLI's
+// tests hold it to them.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitConfig   = 2
+	exitInternal = 3
+)
+
+func exitOf(err error) int {
+	var (
+		setup *UsageError
+		cfg   *loop.ConfigError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, ErrUnsuccessful):
+		return exitFailed
+	case errors.As(err, &setup), errors.As(err, &cfg):
+		return exitConfig
+	}
+	return exitInternal
 }
 
 // TestPullRequestReviewApproveInProcess is the scenario of the container

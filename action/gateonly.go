@@ -16,7 +16,7 @@ const forkNotice = "This pull request comes from a fork: it runs with a read-onl
 
 // gateOnly evaluates the gate on a fork's code: no agent, no state, no
 // comment (the token is read-only); the job summary and outputs say so.
-func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) (int, error) {
+func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
 	col := &evidence.Collector{Root: j.workspace, Env: j.env.Environ}
 	ev := evidence.Masked(col.Collect(ctx, cfg), runner.Masker(cfg, j.env.Environ))
 	verdicts := gate.Evaluate(cfg, ev)
@@ -30,5 +30,5 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) (int, error) {
 	j.summary(r)
 	j.annotate(s, verdicts)
 	j.outputs(s, out, r)
-	return j.exitFor(out), nil
+	return j.unsuccessful(out)
 }

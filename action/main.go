@@ -28,14 +28,6 @@ type Env struct {
 	Version string
 }
 
-// Exit codes, as the CLI's.
-const (
-	exitOK       = 0
-	exitFailed   = 1
-	exitConfig   = 2
-	exitInternal = 3
-)
-
 // job is one action invocation.
 type job struct {
 	a         *githubactions.Action
@@ -49,25 +41,25 @@ type job struct {
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
-// and reports. It returns the process's exit code.
-func Main(ctx context.Context, env Env) int {
+// and reports. It returns nil when the job passes; any error it returns it
+// has already reported in the job log, and the CLI maps it to the exit
+// code (see ErrUnsuccessful and UsageError).
+func Main(ctx context.Context, env Env) error {
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
 	j, err := newJob(a, env)
 	if err != nil {
 		a.Errorf("%s", err)
-		return exitConfig
+		return badSetup(err)
 	}
-	code, err := j.handle(ctx)
+	err = j.handle(ctx)
 	var cerr *loop.ConfigError
 	switch {
 	case errors.As(err, &cerr):
 		j.annotateConfig(cerr)
-		return exitConfig
-	case err != nil:
+	case err != nil && !errors.Is(err, ErrUnsuccessful):
 		a.Errorf("%s", j.mask(err.Error()))
-		return exitInternal
 	}
-	return code
+	return err
 }
 
 func newJob(a *githubactions.Action, env Env) (*job, error) {
@@ -125,7 +117,7 @@ func (j *job) trustWorkspace() {
 }
 
 // handle dispatches on the event.
-func (j *job) handle(ctx context.Context) (int, error) {
+func (j *job) handle(ctx context.Context) error {
 	switch j.ctx.EventName {
 	case "pull_request":
 		return j.pullRequest(ctx)
@@ -134,7 +126,7 @@ func (j *job) handle(ctx context.Context) (int, error) {
 	case "schedule", "workflow_dispatch":
 		return j.branch(ctx)
 	}
-	return exitConfig, fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName)
+	return badSetup(fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName))
 }
 
 // configAt loads the loop config: at ref through the API (a pull
