@@ -73,9 +73,9 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if t := env.Getenv("ACTIONS_RUNTIME_TOKEN"); t != "" {
 		a.AddMask(t)
 	}
-	gctx, err := a.Context()
-	if gctx == nil || gctx.EventName == "" {
-		return nil, fmt.Errorf("not in a GitHub Actions job: GITHUB_EVENT_NAME is unset (%v)", err)
+	gctx, err := readContext(env.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace")}
 	j.owner, j.repo = gctx.Repo()
