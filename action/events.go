@@ -51,7 +51,11 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if n == 0 || head == "" {
 		return badSetup(errors.New("the pull_request event has no number or head sha"))
 	}
-	cfg, err := j.configAt(ctx, field(ev, "pull_request", "base", "sha"))
+	base, err := j.baseSHA(ctx, n)
+	if err != nil {
+		return badSetup(err)
+	}
+	cfg, err := j.configAt(ctx, base)
 	if err != nil {
 		return badSetup(err)
 	}
@@ -71,6 +75,26 @@ func (j *job) pullRequest(ctx context.Context) error {
 		return err
 	}
 	return j.runAndReport(ctx, s)
+}
+
+// baseSHA is the pull request's base commit, where its loop config is
+// read: from the event, else from the API. There is no fallback on the
+// head's config (unless allow-head-config, which needs no base).
+func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
+	if sha := field(j.ctx.Event, "pull_request", "base", "sha"); sha != "" || j.in.AllowHeadConfig {
+		return sha, nil
+	}
+	if j.client == nil {
+		return "", errors.New("the pull_request event has no base sha, and without input github-token the pull request cannot be read from the API: the loop config is only read from the base commit")
+	}
+	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, n)
+	if err != nil {
+		return "", fmt.Errorf("the pull_request event has no base sha, and the pull request could not be read to find it: %w", err)
+	}
+	if pr.BaseSHA == "" {
+		return "", fmt.Errorf("the pull_request event has no base sha, and neither has pull request #%d from the API", n)
+	}
+	return pr.BaseSHA, nil
 }
 
 // issueComment handles a new comment on a pull request: /loop commands,
@@ -133,7 +157,7 @@ func (j *job) refuseFork(ctx context.Context, pr github.PR, commentID int, autho
 // branch handles schedule and workflow_dispatch: the loop runs or resumes
 // on the branch, with the config in the workspace.
 func (j *job) branch(ctx context.Context) error {
-	cfg, err := j.configAt(ctx, "")
+	cfg, err := j.workspaceConfig()
 	if err != nil {
 		return badSetup(err)
 	}

@@ -129,16 +129,28 @@ func (j *job) handle(ctx context.Context) error {
 	return badSetup(fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName))
 }
 
-// configAt loads the loop config: at ref through the API (a pull
-// request's base) unless ref is "" or allow-head-config is on, when it
-// comes from the workspace.
+// workspaceConfig loads the loop config from the workspace: a branch's
+// run, or a pull request's when allow-head-config is on.
+func (j *job) workspaceConfig() (*loop.Config, error) {
+	src, err := os.ReadFile(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
+	if err != nil {
+		return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
+	}
+	return loop.Parse(j.in.Config, src)
+}
+
+// configAt loads a pull request's loop config at ref, its base commit,
+// through the API: the pull request's own copy is not trusted. Only
+// allow-head-config reads the workspace instead; without a ref or a token
+// it fails rather than fall back on the head's copy.
 func (j *job) configAt(ctx context.Context, ref string) (*loop.Config, error) {
-	if ref == "" || j.in.AllowHeadConfig || j.client == nil {
-		src, err := os.ReadFile(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
-		if err != nil {
-			return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
-		}
-		return loop.Parse(j.in.Config, src)
+	switch {
+	case j.in.AllowHeadConfig:
+		return j.workspaceConfig()
+	case j.client == nil:
+		return nil, errors.New("input github-token is empty: a pull request's loop config is read from its base commit through the API, never from the pull request itself")
+	case ref == "":
+		return nil, errors.New("no base commit to read the loop config from: a pull request's own copy is not trusted")
 	}
 	src, err := j.client.FileAt(ctx, j.owner, j.repo, j.in.Config, ref)
 	if err != nil {
