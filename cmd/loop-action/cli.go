@@ -150,7 +150,7 @@ func exitCode(err error) int {
 		return exitSuccess
 	case errors.As(err, &code):
 		return int(code)
-	case errors.As(err, &cfgErr), errors.As(err, &usage), errors.As(err, &jobSetup):
+	case errors.As(err, &cfgErr), errors.As(err, &usage), errors.As(err, &jobSetup), errors.Is(err, state.ErrRefusedBranch):
 		return exitUsage
 	case errors.Is(err, action.ErrUnsuccessful):
 		return exitUnsuccessful
