@@ -44,6 +44,7 @@ type run struct {
 	iso       *isolate.Manager
 	mask      func(string) string
 	files     *FileCommands // the job's file commands, put back after each wave
+	finished  bool          // the run was over when this process took it: saves keep the stored workspace
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
