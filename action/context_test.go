@@ -53,3 +53,23 @@ func TestEventFileProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestLogsVersion: the job log says which loop-action runs, and which
+// reference of the action the workflow used.
+func TestLogsVersion(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"GITHUB_ACTION_REPOSITORY": "loop-action/loop-action", "GITHUB_ACTION_REF": "v1"}, "loop-action v1.2.3 (uses: loop-action/loop-action@v1)\n"},
+		{map[string]string{}, "loop-action v1.2.3\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		_ = Main(context.Background(), Env{Getenv: func(k string) string { return tt.env[k] }, Stdout: &out, Now: time.Now, Version: "v1.2.3"})
+		if line, _, _ := strings.Cut(out.String(), "::"); line != tt.want {
+			t.Errorf("first line of the log %q, want %q", line, tt.want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type job struct {
 // code (see ErrUnsuccessful and UsageError).
 func Main(ctx context.Context, env Env) error {
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
+	logVersion(env)
 	j, err := newJob(a, env)
 	if err != nil {
 		a.Errorf("%s", err)
@@ -60,6 +61,17 @@ func Main(ctx context.Context, env Env) error {
 		a.Errorf("%s", j.mask(err.Error()))
 	}
 	return err
+}
+
+// logVersion says which loop-action runs, and which action reference the
+// workflow asked for (GITHUB_ACTION_REPOSITORY@GITHUB_ACTION_REF, when the
+// runner sets them).
+func logVersion(env Env) {
+	line := "loop-action " + or(env.Version, "(unknown version)")
+	if repo, ref := env.Getenv("GITHUB_ACTION_REPOSITORY"), env.Getenv("GITHUB_ACTION_REF"); repo != "" || ref != "" {
+		line += fmt.Sprintf(" (uses: %s@%s)", or(repo, "?"), or(ref, "?"))
+	}
+	fmt.Fprintln(env.Stdout, line)
 }
 
 func newJob(a *githubactions.Action, env Env) (*job, error) {
