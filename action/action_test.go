@@ -162,6 +162,17 @@ func scenario(t *testing.T, w *world, run invoker) {
 	if after[0].Body != sticky {
 		t.Errorf("the sticky comment changed:\n%s", after[0].Body)
 	}
+	// Its fresh checkout holds the buggy calc.sh and no export: the export
+	// is rebuilt from the certified workspace, which the state branch keeps.
+	fixed := w.gitCmd(w.origin, "show", "loop-state:runs/demo/pr-7/workspace/calc.sh")
+	if fixed == w.gitCmd(w.origin, "show", "feature:calc.sh") {
+		t.Error("the state branch's workspace holds the unfixed calc.sh after the second PR event")
+	}
+	out = outputs(t, d.commands)
+	certified := w.gitCmd(w.origin, "show", "loop-state:runs/demo/pr-7/workspace/out/summary.md")
+	if got := tree(t, filepath.Join(d.workspace, out["export-path"]))["out/out/summary.md"]; strings.TrimSpace(got) != certified {
+		t.Errorf("the rebuilt export's out/out/summary.md = %q, want the certified %q", got, certified)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
