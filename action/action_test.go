@@ -16,6 +16,7 @@ import (
 
 	"github.com/loop-action/loop-action/action/githubfake"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
 )
 
 // invoker runs the action once: inside this process, or in the real
@@ -37,8 +38,8 @@ func inProcess(t *testing.T, w *world, d jobDirs, event, eventFile string, input
 	return exitOf(err), out.String()
 }
 
-// The exit codes the CLI gives Main's errors (docs/cli.md); the CLI's
-// tests hold it to them.
+// The exit codes the CLI gives Main's errors (docs/cli.md): exitOf mirrors
+// cmd/loop-action's exitCode, whose tests hold the binary to them.
 const (
 	exitOK       = 0
 	exitFailed   = 1
@@ -56,7 +57,7 @@ func exitOf(err error) int {
 		return exitOK
 	case errors.Is(err, ErrUnsuccessful):
 		return exitFailed
-	case errors.As(err, &setup), errors.As(err, &cfg):
+	case errors.As(err, &setup), errors.As(err, &cfg), errors.Is(err, state.ErrRefusedBranch):
 		return exitConfig
 	}
 	return exitInternal

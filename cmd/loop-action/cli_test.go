@@ -9,6 +9,7 @@ import (
 
 	"github.com/loop-action/loop-action/action"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
 )
 
 func TestExitCode(t *testing.T) {
@@ -27,6 +28,7 @@ func TestExitCode(t *testing.T) {
 		{reportedError{&action.UsageError{Err: errors.New("event \"push\" is not handled")}}, exitUsage},
 		{reportedError{fmt.Errorf("job: %w", &loop.ConfigError{})}, exitUsage},
 		{reportedError{action.ErrUnsuccessful}, exitUnsuccessful},
+		{reportedError{fmt.Errorf("load checkpoint %q: %w", "demo/pr-7", state.ErrRefusedBranch)}, exitUsage},
 		{reportedError{errors.New("push the state branch: refused")}, exitInternal},
 	}
 	for _, tt := range tests {
