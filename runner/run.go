@@ -64,7 +64,11 @@ func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
 	if r.files, err = GuardFileCommands(opts.Env); err != nil {
 		return Outcome{}, err
 	}
-	defer func() { err = errors.Join(err, r.files.Restore()) }()
+	defer func() {
+		if ferr := r.files.Restore(); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+	}()
 	cp, err := opts.Store.Load(ctx, opts.RunID)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
