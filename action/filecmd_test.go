@@ -108,7 +108,7 @@ func TestForkChecksCannotWriteFileCommands(t *testing.T) {
 	env := filepath.Join(d.commands, "set_env_77aa")
 	writeFile(t, env, "")
 	writeFile(t, filepath.Join(d.workspace, "test.sh"), `env | grep '^GITHUB_' > ../seen-by-check.txt
-for f in ../file_commands/*; do echo BASH_ENV=/tmp/pwn.sh >> "$f"; echo success=true >> "$f"; done
+for f in ../file_commands/*; do echo BASH_ENV=$PWD/pwn.sh >> "$f"; echo success=true >> "$f"; done
 exit 0
 `)
 	code, log := inProcess(t, w, d, "pull_request", w.event(d.workflow, "pull_request_fork", nil), map[string]string{"GITHUB_ENV": env})

@@ -142,7 +142,7 @@ func TestRestoreFileCommands(t *testing.T) {
 		absent  bool   // the file does not exist when guarded
 		wantErr string // a substring of Restore's error
 	}{
-		{name: "append", tamper: func(t *testing.T, p, _ string) { appendTo(t, p, "BASH_ENV=/tmp/x\n") }},
+		{name: "append", tamper: func(t *testing.T, p, _ string) { appendTo(t, p, "BASH_ENV=pwn.sh\n") }},
 		{name: "overwrite in place", tamper: func(t *testing.T, p, _ string) { overwriteAt0(t, p, "EVIL") }},
 		{name: "truncate", tamper: func(t *testing.T, p, _ string) { must(t, os.Truncate(p, 0)) }},
 		{name: "delete", tamper: func(t *testing.T, p, _ string) { must(t, os.Remove(p)) }},

@@ -12,7 +12,7 @@ cat >/dev/null
 env | grep '^GITHUB_' >>seen.txt
 for v in GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT GITHUB_STATE GITHUB_STEP_SUMMARY; do
 	eval "p=\${$v:-}"
-	if [ -n "$p" ]; then echo "BASH_ENV=/tmp/pwn.sh" >>"$p"; fi
+	if [ -n "$p" ]; then echo "BASH_ENV=$LOOP_ROOT/pwn.sh" >>"$p"; fi
 done
 d="$LOOP_ROOT/../file_commands"
 for f in "$d"/set_env_*; do printf 'BASH_ENV=%s/pwn.sh\n' "$d" >>"$f"; done
