@@ -3,6 +3,7 @@ package action
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/action/githubfake"
+	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
 )
 
 // invoker runs the action once: inside this process, or in the real
@@ -29,10 +32,35 @@ func inProcess(t *testing.T, w *world, d jobDirs, event, eventFile string, input
 		environ = append(environ, k+"="+v)
 	}
 	var out bytes.Buffer
-	code := Main(context.Background(), Env{
+	err := Main(context.Background(), Env{
 		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test",
 	})
-	return code, out.String()
+	return exitOf(err), out.String()
+}
+
+// The exit codes the CLI gives Main's errors (docs/cli.md): exitOf mirrors
+// cmd/loop-action's exitCode, whose tests hold the binary to them.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitConfig   = 2
+	exitInternal = 3
+)
+
+func exitOf(err error) int {
+	var (
+		setup *UsageError
+		cfg   *loop.ConfigError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, ErrUnsuccessful):
+		return exitFailed
+	case errors.As(err, &setup), errors.As(err, &cfg), errors.Is(err, state.ErrRefusedBranch):
+		return exitConfig
+	}
+	return exitInternal
 }
 
 // TestPullRequestReviewApproveInProcess is the scenario of the container
@@ -134,6 +162,17 @@ func scenario(t *testing.T, w *world, run invoker) {
 	}
 	if after[0].Body != sticky {
 		t.Errorf("the sticky comment changed:\n%s", after[0].Body)
+	}
+	// Its fresh checkout holds the buggy calc.sh and no export: the export
+	// is rebuilt from the certified workspace, which the state branch keeps.
+	fixed := w.gitCmd(w.origin, "show", "loop-state:runs/demo/pr-7/workspace/calc.sh")
+	if fixed == w.gitCmd(w.origin, "show", "feature:calc.sh") {
+		t.Error("the state branch's workspace holds the unfixed calc.sh after the second PR event")
+	}
+	out = outputs(t, d.commands)
+	certified := w.gitCmd(w.origin, "show", "loop-state:runs/demo/pr-7/workspace/out/summary.md")
+	if got := tree(t, filepath.Join(d.workspace, out["export-path"]))["out/out/summary.md"]; strings.TrimSpace(got) != certified {
+		t.Errorf("the rebuilt export's out/out/summary.md = %q, want the certified %q", got, certified)
 	}
 }
 

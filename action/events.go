@@ -38,86 +38,110 @@ func number(ev map[string]any, path ...string) int {
 
 // pullRequest handles pull_request: the loop runs or resumes on the head
 // with the base's config; a fork gets a gate-only evaluation.
-func (j *job) pullRequest(ctx context.Context) (int, error) {
+func (j *job) pullRequest(ctx context.Context) error {
 	ev := j.ctx.Event
 	if field(ev, "action") == "closed" {
 		j.a.Noticef("the pull request is closed: nothing to do")
-		return exitOK, nil
+		return nil
 	}
 	n := number(ev, "number")
 	head := field(ev, "pull_request", "head", "sha")
 	headRepo := field(ev, "pull_request", "head", "repo", "full_name")
 	fork := headRepo == "" || !strings.EqualFold(headRepo, field(ev, "pull_request", "base", "repo", "full_name"))
 	if n == 0 || head == "" {
-		return exitConfig, errors.New("the pull_request event has no number or head sha")
+		return badSetup(errors.New("the pull_request event has no number or head sha"))
 	}
-	cfg, err := j.configAt(ctx, field(ev, "pull_request", "base", "sha"))
+	base, err := j.baseSHA(ctx, n)
 	if err != nil {
-		return exitConfig, err
+		return badSetup(err)
+	}
+	cfg, err := j.configAt(ctx, base)
+	if err != nil {
+		return badSetup(err)
 	}
 	if fork {
 		return j.gateOnly(ctx, cfg)
 	}
 	if j.client == nil {
-		return exitConfig, errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch")
+		return badSetup(errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch"))
 	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
 	if err != nil {
-		return exitInternal, err
+		return err
 	}
 	defer s.store.Close()
 	pr := github.PR{Number: n, HeadSHA: head}
 	if _, err := j.catchUp(ctx, s, pr); err != nil {
-		return exitInternal, err
+		return err
 	}
 	return j.runAndReport(ctx, s)
 }
 
+// baseSHA is the pull request's base commit, where its loop config is
+// read: from the event, else from the API. There is no fallback on the
+// head's config (unless allow-head-config, which needs no base).
+func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
+	if sha := field(j.ctx.Event, "pull_request", "base", "sha"); sha != "" || j.in.AllowHeadConfig {
+		return sha, nil
+	}
+	if j.client == nil {
+		return "", errors.New("the pull_request event has no base sha, and without input github-token the pull request cannot be read from the API: the loop config is only read from the base commit")
+	}
+	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, n)
+	if err != nil {
+		return "", fmt.Errorf("the pull_request event has no base sha, and the pull request could not be read to find it: %w", err)
+	}
+	if pr.BaseSHA == "" {
+		return "", fmt.Errorf("the pull_request event has no base sha, and neither has pull request #%d from the API", n)
+	}
+	return pr.BaseSHA, nil
+}
+
 // issueComment handles a new comment on a pull request: /loop commands,
 // including any a concurrency group dropped since the last one handled.
-func (j *job) issueComment(ctx context.Context) (int, error) {
+func (j *job) issueComment(ctx context.Context) error {
 	ev := j.ctx.Event
 	body := field(ev, "comment", "body")
 	switch {
 	case field(ev, "action") != "created":
-		return exitOK, nil // an edit would re-run a command with today's secrets
+		return nil // an edit would re-run a command with today's secrets
 	case field(ev, "issue", "pull_request", "url") == "":
-		return exitOK, nil // comments on issues are not ours
+		return nil // comments on issues are not ours
 	case field(ev, "comment", "user", "type") == "Bot" || strings.EqualFold(field(ev, "comment", "user", "login"), j.in.Bot):
-		return exitOK, nil
+		return nil
 	}
 	if _, err := ParseCommand(body, nil); errors.Is(err, ErrNotCommand) {
-		return exitOK, nil
+		return nil
 	}
 	if j.client == nil {
-		return exitConfig, errors.New("input github-token is empty: the action needs it to answer /loop commands")
+		return badSetup(errors.New("input github-token is empty: the action needs it to answer /loop commands"))
 	}
 	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, number(ev, "issue", "number"))
 	if err != nil {
-		return exitInternal, err
+		return err
 	}
 	if pr.Fork {
-		return exitOK, j.refuseFork(ctx, pr, number(ev, "comment", "id"), field(ev, "comment", "user", "login"))
+		return j.refuseFork(ctx, pr, number(ev, "comment", "id"), field(ev, "comment", "user", "login"))
 	}
 	cfg, err := j.configAt(ctx, pr.BaseSHA)
 	if err != nil {
-		return exitConfig, err
+		return badSetup(err)
 	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", pr.Number)), pr.Number, pr.HeadSHA)
 	if err != nil {
-		return exitInternal, err
+		return err
 	}
 	defer s.store.Close()
 	st, err := j.catchUp(ctx, s, pr)
 	switch {
 	case err != nil:
-		return exitInternal, err
+		return err
 	case st.run:
 		return j.runAndReport(ctx, s)
 	case st.status:
-		return exitOK, j.reportCheckpoint(ctx, s)
+		return j.reportCheckpoint(ctx, s)
 	}
-	return exitOK, nil
+	return nil
 }
 
 // refuseFork answers a command on a fork's pull request: such code never
@@ -132,15 +156,15 @@ func (j *job) refuseFork(ctx context.Context, pr github.PR, commentID int, autho
 
 // branch handles schedule and workflow_dispatch: the loop runs or resumes
 // on the branch, with the config in the workspace.
-func (j *job) branch(ctx context.Context) (int, error) {
-	cfg, err := j.configAt(ctx, "")
+func (j *job) branch(ctx context.Context) error {
+	cfg, err := j.workspaceConfig()
 	if err != nil {
-		return exitConfig, err
+		return badSetup(err)
 	}
 	ref := or(j.ctx.RefName, "main")
 	s, err := j.open(ctx, cfg, j.runID(cfg, ref), 0, j.ctx.SHA)
 	if err != nil {
-		return exitInternal, err
+		return err
 	}
 	defer s.store.Close()
 	return j.runAndReport(ctx, s)

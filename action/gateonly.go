@@ -16,9 +16,19 @@ const forkNotice = "This pull request comes from a fork: it runs with a read-onl
 
 // gateOnly evaluates the gate on a fork's code: no agent, no state, no
 // comment (the token is read-only); the job summary and outputs say so.
-func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) (int, error) {
-	col := &evidence.Collector{Root: j.workspace, Env: j.env.Environ}
+//
+// The checks run the fork's code: like the runner's, they never see the
+// job's file commands, which are put back before anything is reported.
+func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
+	files, err := runner.GuardFileCommands(j.env.Environ)
+	if err != nil {
+		return err
+	}
+	col := &evidence.Collector{Root: j.workspace, Env: runner.WithoutFileCommands(j.env.Environ)}
 	ev := evidence.Masked(col.Collect(ctx, cfg), runner.Masker(cfg, j.env.Environ))
+	if err := files.Restore(); err != nil {
+		return err
+	}
 	verdicts := gate.Evaluate(cfg, ev)
 	out := runner.Outcome{RunID: "gate-only", Status: state.Status("gate-only: not successful"), Verdicts: verdicts}
 	if gate.OverallSuccess(cfg, verdicts) {
@@ -30,5 +40,5 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) (int, error) {
 	j.summary(r)
 	j.annotate(s, verdicts)
 	j.outputs(s, out, r)
-	return j.exitFor(out), nil
+	return j.unsuccessful(out)
 }

@@ -28,14 +28,6 @@ type Env struct {
 	Version string
 }
 
-// Exit codes, as the CLI's.
-const (
-	exitOK       = 0
-	exitFailed   = 1
-	exitConfig   = 2
-	exitInternal = 3
-)
-
 // job is one action invocation.
 type job struct {
 	a         *githubactions.Action
@@ -49,25 +41,37 @@ type job struct {
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
-// and reports. It returns the process's exit code.
-func Main(ctx context.Context, env Env) int {
+// and reports. It returns nil when the job passes; any error it returns it
+// has already reported in the job log, and the CLI maps it to the exit
+// code (see ErrUnsuccessful and UsageError).
+func Main(ctx context.Context, env Env) error {
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
+	logVersion(env)
 	j, err := newJob(a, env)
 	if err != nil {
 		a.Errorf("%s", err)
-		return exitConfig
+		return badSetup(err)
 	}
-	code, err := j.handle(ctx)
+	err = j.handle(ctx)
 	var cerr *loop.ConfigError
 	switch {
 	case errors.As(err, &cerr):
 		j.annotateConfig(cerr)
-		return exitConfig
-	case err != nil:
+	case err != nil && !errors.Is(err, ErrUnsuccessful):
 		a.Errorf("%s", j.mask(err.Error()))
-		return exitInternal
 	}
-	return code
+	return err
+}
+
+// logVersion says which loop-action runs, and which action reference the
+// workflow asked for (GITHUB_ACTION_REPOSITORY@GITHUB_ACTION_REF, when the
+// runner sets them).
+func logVersion(env Env) {
+	line := "loop-action " + or(env.Version, "(unknown version)")
+	if repo, ref := env.Getenv("GITHUB_ACTION_REPOSITORY"), env.Getenv("GITHUB_ACTION_REF"); repo != "" || ref != "" {
+		line += fmt.Sprintf(" (uses: %s@%s)", or(repo, "?"), or(ref, "?"))
+	}
+	fmt.Fprintln(env.Stdout, line)
 }
 
 func newJob(a *githubactions.Action, env Env) (*job, error) {
@@ -81,9 +85,9 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if t := env.Getenv("ACTIONS_RUNTIME_TOKEN"); t != "" {
 		a.AddMask(t)
 	}
-	gctx, err := a.Context()
-	if gctx == nil || gctx.EventName == "" {
-		return nil, fmt.Errorf("not in a GitHub Actions job: GITHUB_EVENT_NAME is unset (%v)", err)
+	gctx, err := readContext(env.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace")}
 	j.owner, j.repo = gctx.Repo()
@@ -125,7 +129,7 @@ func (j *job) trustWorkspace() {
 }
 
 // handle dispatches on the event.
-func (j *job) handle(ctx context.Context) (int, error) {
+func (j *job) handle(ctx context.Context) error {
 	switch j.ctx.EventName {
 	case "pull_request":
 		return j.pullRequest(ctx)
@@ -134,19 +138,31 @@ func (j *job) handle(ctx context.Context) (int, error) {
 	case "schedule", "workflow_dispatch":
 		return j.branch(ctx)
 	}
-	return exitConfig, fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName)
+	return badSetup(fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName))
 }
 
-// configAt loads the loop config: at ref through the API (a pull
-// request's base) unless ref is "" or allow-head-config is on, when it
-// comes from the workspace.
+// workspaceConfig loads the loop config from the workspace: a branch's
+// run, or a pull request's when allow-head-config is on.
+func (j *job) workspaceConfig() (*loop.Config, error) {
+	src, err := os.ReadFile(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
+	if err != nil {
+		return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
+	}
+	return loop.Parse(j.in.Config, src)
+}
+
+// configAt loads a pull request's loop config at ref, its base commit,
+// through the API: the pull request's own copy is not trusted. Only
+// allow-head-config reads the workspace instead; without a ref or a token
+// it fails rather than fall back on the head's copy.
 func (j *job) configAt(ctx context.Context, ref string) (*loop.Config, error) {
-	if ref == "" || j.in.AllowHeadConfig || j.client == nil {
-		src, err := os.ReadFile(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
-		if err != nil {
-			return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
-		}
-		return loop.Parse(j.in.Config, src)
+	switch {
+	case j.in.AllowHeadConfig:
+		return j.workspaceConfig()
+	case j.client == nil:
+		return nil, errors.New("input github-token is empty: a pull request's loop config is read from its base commit through the API, never from the pull request itself")
+	case ref == "":
+		return nil, errors.New("no base commit to read the loop config from: a pull request's own copy is not trusted")
 	}
 	src, err := j.client.FileAt(ctx, j.owner, j.repo, j.in.Config, ref)
 	if err != nil {

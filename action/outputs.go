@@ -1,7 +1,11 @@
 package action
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -9,21 +13,37 @@ import (
 	"github.com/loop-action/loop-action/runner"
 )
 
-// delimiter is the fixed delimiter go-githubactions writes multi-line
-// file-command values with: a value containing it could inject outputs.
-const delimiter = "_GitHubActionsFileCommandDelimeter_"
-
-// output sets one output, when the runner gave an output file and the value
-// cannot inject another.
+// output appends one output to the runner's GITHUB_OUTPUT file, as
+// actions/toolkit does: "name<<ghadelimiter_<random hex>", the value, the
+// delimiter. Each value gets a fresh random delimiter, so no value, and
+// nothing an agent wrote, can end it early and set another output
+// (go-githubactions writes a fixed, public one). Without the file (a CLI
+// run) it does nothing.
 func (j *job) output(name, value string) {
-	if j.env.Getenv("GITHUB_OUTPUT") == "" {
+	path := j.env.Getenv("GITHUB_OUTPUT")
+	if path == "" {
 		return
 	}
-	if strings.Contains(value, delimiter) {
-		j.a.Warningf("output %s not set: its value holds the file-command delimiter", name)
-		return
+	if err := appendOutput(path, name, value); err != nil {
+		j.a.Warningf("output %s not set: %s", name, err)
 	}
-	j.a.SetOutput(name, value)
+}
+
+func appendOutput(path, name, value string) error {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	delim := "ghadelimiter_" + hex.EncodeToString(b)
+	if strings.Contains(name, delim) || strings.Contains(value, delim) {
+		return errors.New("its value holds the delimiter") // 2^-128: never, but never silently
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+	return errors.Join(err, f.Close())
 }
 
 // outputs sets every output of action.yml.

@@ -2,11 +2,13 @@ package action
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -18,22 +20,81 @@ func testJob(t *testing.T, env map[string]string) (*job, *bytes.Buffer) {
 	return &job{a: a, env: Env{Getenv: getenv, Stdout: &out}}, &out
 }
 
-func TestOutputRefusesTheDelimiter(t *testing.T) {
+// TestOutputDelimiterIsRandom: values that hold go-githubactions' fixed
+// delimiter, or a line that looks like the toolkit's, come back exactly as
+// written, each output with a delimiter of its own.
+func TestOutputDelimiterIsRandom(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "out")
 	j, log := testJob(t, map[string]string{"GITHUB_OUTPUT": file})
-	j.output("summary", "fine")
-	j.output("evil", "x\n"+delimiter+"\ninjected=true")
+	values := [][2]string{
+		{"summary", "fine"},
+		{"evil", "x\n_GitHubActionsFileCommandDelimeter_\nsuccess=true"},
+		{"sly", "ghadelimiter_0123\nsuccess<<EOF\ntrue\nEOF"},
+		{"empty", ""},
+	}
+	for _, v := range values {
+		j.output(v[0], v[1])
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), "summary<<") || strings.Contains(string(b), "injected") {
-		t.Errorf("output file:\n%s", b)
+	got, err := parseFileCommand(string(b))
+	if err != nil {
+		t.Fatalf("the runner would refuse the file: %v\n%s", err, b)
 	}
-	if !strings.Contains(log.String(), "::warning::output evil not set") {
-		t.Errorf("no warning for the refused output:\n%s", log)
+	if diff := cmp.Diff(values, got); diff != "" {
+		t.Errorf("outputs as the runner reads them (-want +got):\n%s", diff)
 	}
+	delims := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, d, ok := strings.Cut(line, "<<"); ok && strings.HasPrefix(d, "ghadelimiter_") && len(d) == len("ghadelimiter_")+32 {
+			delims[d] = true
+		}
+	}
+	if len(delims) != len(values) {
+		t.Errorf("%d distinct random delimiters for %d outputs:\n%s", len(delims), len(values), b)
+	}
+	if log.Len() != 0 {
+		t.Errorf("warnings: %s", log)
+	}
+}
+
+// parseFileCommand reads a file command's file as the Actions runner does
+// (FileCommandManager): "name=value" lines, and "name<<DELIM" heredocs that
+// run to a line equal to DELIM. Malformed content is an error, as it is
+// for the runner.
+func parseFileCommand(s string) ([][2]string, error) {
+	var out [][2]string
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if line == "" {
+			continue
+		}
+		eq, hd := strings.Index(line, "="), strings.Index(line, "<<")
+		switch {
+		case eq >= 0 && (hd < 0 || eq < hd):
+			out = append(out, [2]string{line[:eq], line[eq+1:]})
+		case hd > 0 && hd+2 < len(line):
+			name, delim := line[:hd], line[hd+2:]
+			var val []string
+			for i++; ; i++ {
+				if i == len(lines) {
+					return out, fmt.Errorf("matching delimiter %q not found", delim)
+				}
+				if lines[i] == delim {
+					break
+				}
+				val = append(val, lines[i])
+			}
+			out = append(out, [2]string{name, strings.Join(val, "\n")})
+		default:
+			return out, fmt.Errorf("invalid format %q", line)
+		}
+	}
+	return out, nil
 }
 
 func TestFileCommandsWithoutTheirFiles(t *testing.T) {

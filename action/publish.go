@@ -169,12 +169,3 @@ func (j *job) annotate(s *session, verdicts []gate.Verdict) {
 		}
 	}
 }
-
-// exitFor is the job's exit code for an outcome: success and a pause for
-// review pass; anything else fails when fail-on-unsuccessful is on.
-func (j *job) exitFor(out runner.Outcome) int {
-	if out.Success || out.Status == state.AwaitingReview || !j.in.FailOnUnsuccessful {
-		return exitOK
-	}
-	return exitFailed
-}

@@ -73,10 +73,10 @@ func (e *events) Event(ev ledger.Event) {
 }
 
 // runAndReport runs or resumes the loop, then reports everywhere.
-func (j *job) runAndReport(ctx context.Context, s *session) (int, error) {
+func (j *job) runAndReport(ctx context.Context, s *session) error {
 	env := lookup(j.env.Environ)
 	if ds := s.cfg.CheckEnv(env, loop.Error); ds.HasErrors() {
-		return exitConfig, &loop.ConfigError{Diagnostics: ds}
+		return &loop.ConfigError{Diagnostics: ds}
 	}
 	for _, p := range s.cfg.Providers {
 		for _, name := range p.Env {
@@ -87,12 +87,12 @@ func (j *job) runAndReport(ctx context.Context, s *session) (int, error) {
 	}
 	out, evs, err := j.run(ctx, s)
 	if err != nil {
-		return exitInternal, err
+		return err
 	}
 	if err := j.report(ctx, s, out, evs, false); err != nil {
-		return exitInternal, err
+		return err
 	}
-	return j.exitFor(out), nil
+	return j.unsuccessful(out)
 }
 
 // run drives the loop under the run's lock.

@@ -53,6 +53,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		runs := r.planWave(it, wi+1, wave, p)
 		guard, root := r.guardWave(runs), r.guardRoot(runs)
 		r.runWave(ctx, runs)
+		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
 		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)

@@ -146,19 +146,6 @@ func (r *run) export(ctx context.Context) (string, error) {
 	return path, nil
 }
 
-// ensureExport writes the export of a run that succeeded without one (its
-// process stopped between the two), and commits the event.
-func (r *run) ensureExport(ctx context.Context) (string, error) {
-	if p := r.exportPath(); p != "" {
-		return p, nil
-	}
-	path, err := r.export(ctx)
-	if err != nil {
-		return "", err
-	}
-	return path, r.save(ctx)
-}
-
 // save commits the checkpoint with everything recorded since the last
 // save and the summary of the iteration it ends, if any. It is never
 // cancelled: a stopping run must still save.
@@ -167,7 +154,7 @@ func (r *run) save(ctx context.Context) error {
 	r.cp.UpdatedAt = r.now().UTC()
 	r.rec.Record(ledger.Event{Type: ledger.CheckpointSaved, Iteration: r.cp.Iteration, Status: string(r.cp.Status)})
 	led, log, n := r.rec.Take()
-	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary}
+	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary, KeepWorkspace: r.finished}
 	if err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c); err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}

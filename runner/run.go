@@ -47,17 +47,32 @@ type run struct {
 	mask      func(string) string
 	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
 	void      []string        // why the current iteration's measurement cannot count
+	files     *FileCommands   // the job's file commands, put back after each wave
+	finished  bool            // the run was over when this process took it: saves keep the stored workspace
 }
 
 // Run starts the run opts.RunID, or resumes it from its checkpoint, and
 // drives it until a stop rule fires, it pauses for review, or ctx is
 // cancelled (then the checkpoint is saved and the outcome is cancelled).
 // A run that is already over is reported without running anything.
-func Run(ctx context.Context, opts Options) (Outcome, error) {
+//
+// The job's file-command files that opts.Env names (GITHUB_ENV,
+// GITHUB_OUTPUT…) are recorded first and put back after every wave and
+// when Run returns; agents, checks and the metrics command never get those
+// variables. A file that cannot be put back makes Run fail.
+func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
 	r, err := prepare(opts)
 	if err != nil {
 		return Outcome{}, err
 	}
+	if r.files, err = GuardFileCommands(opts.Env); err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		if ferr := r.files.Restore(); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+	}()
 	cp, err := opts.Store.Load(ctx, opts.RunID)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
@@ -92,6 +107,7 @@ func prepare(opts Options) (*run, error) {
 	if err := state.ValidRunID(opts.RunID); err != nil {
 		return nil, err
 	}
+	opts.Env = WithoutFileCommands(opts.Env)
 	r := &run{opts: opts, cfg: opts.Config, now: opts.Now, providers: opts.Providers, collector: opts.Collector}
 	if r.now == nil {
 		r.now = time.Now

@@ -61,7 +61,7 @@ type Options struct {
 	Store     Store               // required
 	Providers map[string]Provider // by provider name; nil builds command providers from the config
 	Collector Collector           // nil collects in Root with gate/evidence
-	Env       []string            // the agents' base environment
+	Env       []string            // of agents and checks, less the file commands (GuardFileCommands); nil is empty
 	Progress  ledger.Progress     // live events; nil shows nothing
 	Now       func() time.Time    // nil is time.Now
 	Commit    string              // the git commit the run starts from, if known

@@ -24,7 +24,7 @@ import (
 // BranchOptions configure a branch: store.
 type BranchOptions struct {
 	Root   string // the loop root: its workspace is snapshotted into each checkpoint and restored on resume
-	Branch string // e.g. "loop-state"
+	Branch string // e.g. "loop-state"; see ErrRefusedBranch for the names refused
 	// Remote is a URL (file:///path, https://host/owner/repo.git), an
 	// absolute path, or the name of a remote of the git repository holding
 	// Root ("" is "origin"), read from its configuration; a shallow clone
@@ -66,6 +66,11 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 // its saves and reads. Across processes on one machine, hold a run with
 // [Branch.Lock]; across machines, a second writer of one run is detected
 // and refused with ErrLocked.
+//
+// Only a state branch is ever written: "HEAD", "refs/…" and names git
+// refuses fail at open, and an existing branch that is not a state branch
+// (the default branch, say) fails at the first fetch, both with an error
+// wrapping ErrRefusedBranch; the remote is left as it was.
 type Branch struct {
 	opts   BranchOptions
 	author object.Signature
@@ -134,8 +139,8 @@ func checkBranchOptions(o *BranchOptions) error {
 		return err
 	}
 	o.Root = root
-	if err := plumbing.NewBranchReferenceName(o.Branch).Validate(); err != nil || o.Branch == "" {
-		return fmt.Errorf("%q is not a valid branch name", o.Branch)
+	if err := checkBranchName(o.Branch); err != nil {
+		return err
 	}
 	if o.Author == "" {
 		o.Author = DefaultAuthor

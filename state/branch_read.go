@@ -14,7 +14,8 @@ import (
 	"github.com/loop-action/loop-action/workspace"
 )
 
-// refresh fetches the branch head. Callers hold b.mu.
+// refresh fetches the branch head, refusing a branch that is not a
+// state branch (see checkStateTip). Callers hold b.mu.
 func (b *Branch) refresh(ctx context.Context) error {
 	head, err := b.remote.fetch(ctx, b.store, b.haves)
 	if err != nil {
@@ -25,6 +26,9 @@ func (b *Branch) refresh(ctx context.Context) error {
 		c, err := object.GetCommit(b.store, head)
 		if err != nil {
 			return fmt.Errorf("head of %q: %w", b.opts.Branch, err)
+		}
+		if err := b.checkStateTip(c); err != nil {
+			return err
 		}
 		tree = c.TreeHash
 	}

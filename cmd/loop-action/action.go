@@ -17,9 +17,9 @@ Example (what the runner does):
 
 func (actionCmd) Run(d *deps) error {
 	getenv := func(k string) string { v, _ := d.env.lookup(k); return v }
-	code := action.Main(d.ctx, action.Env{Getenv: getenv, Environ: d.env.vars, Stdout: d.stdout, Now: d.now, Version: buildVersion()})
-	if code != exitSuccess {
-		return exitCodeError(code)
+	err := action.Main(d.ctx, action.Env{Getenv: getenv, Environ: d.env.vars, Stdout: d.stdout, Now: d.now, Version: buildVersion()})
+	if err != nil {
+		return reportedError{err} // the job log has it; exitCode maps it
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/loop-action/loop-action/action"
 	"github.com/loop-action/loop-action/loop"
 	"github.com/loop-action/loop-action/state"
 )
@@ -114,31 +115,45 @@ func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, std
 	return report(err, stderr)
 }
 
+// reportedError is an error the command has already shown (the action's
+// go to the job log as annotations): run maps it to its exit code without
+// printing it again.
+type reportedError struct{ err error }
+
+func (e reportedError) Error() string { return e.err.Error() }
+func (e reportedError) Unwrap() error { return e.err }
+
 // report prints err, if it needs printing, and returns the exit code.
 func report(err error, stderr io.Writer) int {
 	code := exitCode(err)
-	var quiet exitCodeError
-	if err != nil && !errors.As(err, &quiet) {
+	var (
+		quiet    exitCodeError
+		reported reportedError
+	)
+	if err != nil && !errors.As(err, &quiet) && !errors.As(err, &reported) {
 		fmt.Fprintln(stderr, err)
 	}
 	return code
 }
 
-// exitCode maps an error to the program's exit code; it is the only place
-// that does.
+// exitCode maps an error to the program's exit code, for every command and
+// the action alike; it is the only place that does.
 func exitCode(err error) int {
 	var (
-		code   exitCodeError
-		cfgErr *loop.ConfigError
-		usage  *usageError
+		code     exitCodeError
+		cfgErr   *loop.ConfigError
+		usage    *usageError
+		jobSetup *action.UsageError
 	)
 	switch {
 	case err == nil:
 		return exitSuccess
 	case errors.As(err, &code):
 		return int(code)
-	case errors.As(err, &cfgErr), errors.As(err, &usage):
+	case errors.As(err, &cfgErr), errors.As(err, &usage), errors.As(err, &jobSetup), errors.Is(err, state.ErrRefusedBranch):
 		return exitUsage
+	case errors.Is(err, action.ErrUnsuccessful):
+		return exitUnsuccessful
 	}
 	return exitInternal
 }

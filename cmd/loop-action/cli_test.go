@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/loop-action/loop-action/action"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/state"
 )
 
 func TestExitCode(t *testing.T) {
@@ -23,6 +25,11 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("load: %w", &loop.ConfigError{}), exitUsage},
 		{&usageError{errors.New("no config")}, exitUsage},
 		{errors.New("disk on fire"), exitInternal},
+		{reportedError{&action.UsageError{Err: errors.New("event \"push\" is not handled")}}, exitUsage},
+		{reportedError{fmt.Errorf("job: %w", &loop.ConfigError{})}, exitUsage},
+		{reportedError{action.ErrUnsuccessful}, exitUnsuccessful},
+		{reportedError{fmt.Errorf("load checkpoint %q: %w", "demo/pr-7", state.ErrRefusedBranch)}, exitUsage},
+		{reportedError{errors.New("push the state branch: refused")}, exitInternal},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

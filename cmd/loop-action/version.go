@@ -6,8 +6,16 @@ import (
 	"runtime/debug"
 )
 
-// version is set at build time with -ldflags "-X main.version=v1.2.3".
+// version is set at release with -ldflags "-X main.version=v1.2.3".
 var version = ""
+
+// sourceVersion is the version of this source tree, for builds that have
+// neither -ldflags nor a module version: the action's image, which the
+// Actions runner builds from a copy of the repository without .git and
+// without build args. The release process bumps it: the commit a release
+// tag points to says that release (v1.2.3), the next one the next
+// release's "-dev".
+const sourceVersion = "v1.0.0-dev"
 
 type versionCmd struct{}
 
@@ -21,15 +29,25 @@ func (versionCmd) Run(d *deps) error {
 	return err
 }
 
-// buildVersion is the -ldflags version, else the module version, else the
-// VCS revision the binary was built from, else "devel".
+// buildVersion is the version this binary reports.
 func buildVersion() string {
-	if version != "" {
-		return version
-	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		info = nil
+	}
+	return deriveVersion(version, info)
+}
+
+// deriveVersion is the -ldflags version, else the module version (go
+// install …@v1.2.3, or a build in a git checkout, which Go stamps with a
+// pseudo-version), else sourceVersion with the VCS revision the build
+// recorded, if any, as build metadata.
+func deriveVersion(ldflags string, info *debug.BuildInfo) string {
+	if ldflags != "" {
+		return ldflags
+	}
+	if info == nil {
+		return sourceVersion
 	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return v
@@ -48,9 +66,9 @@ func buildVersion() string {
 	}
 	switch {
 	case rev == "":
-		return "devel"
+		return sourceVersion
 	case dirty:
-		return "devel-" + rev + "-dirty"
+		return sourceVersion + "+" + rev + ".dirty"
 	}
-	return "devel-" + rev
+	return sourceVersion + "+" + rev
 }
