@@ -18,8 +18,9 @@ type session struct {
 	cfg   *loop.Config
 	store state.Store
 	runID string
-	pr    int    // 0 for a branch's run
-	head  string // the commit the run is about
+	pr    int               // 0 for a branch's run
+	head  string            // the commit the run is about
+	perms map[string]string // permission by lower-case login, asked once a job
 }
 
 // runID is the run-id input, or <loop>/<suffix>.

@@ -61,7 +61,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	case err != nil:
 		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
 	case opts.Generation != "":
+		last := cp.LastCommentID // commands already handled stay handled
 		cp = r.newCheckpoint()
+		cp.LastCommentID = last
 	}
 	r.cp = cp
 	initMaps(cp)
