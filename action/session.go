@@ -121,6 +121,7 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, []ledger.Eve
 			Config: s.cfg, Root: j.workspace, RunID: s.runID, Store: s.store, Env: j.env.Environ,
 			Progress: evs, Commit: s.head, Version: j.env.Version, MaxIterations: j.maxIterations(s.cfg),
 			Generation: generation, Log: j.env.Stdout, Now: j.env.Now,
+			VerifyDecisions: j.verifier(s),
 		})
 	})
 	return out, evs.all, err

@@ -71,6 +71,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
 	r.mask = Masker(opts.Config, opts.Env)
 	r.rec.Mask(r.mask)
+	if err := r.verifyDecisions(ctx); err != nil {
+		return Outcome{}, err
+	}
 	r.maxIter = r.iterationCap()
 	if over := r.over(); over {
 		if cp.Status != state.Success {
