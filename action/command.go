@@ -99,8 +99,9 @@ func parseReject(args, goals []string) (Command, error) {
 // HTML. See markdown.go for the rules.
 func commandLine(body string) (string, bool) {
 	var b blocks
+	body = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(body) // CommonMark's line endings
 	for line := range strings.Lines(body) {
-		line = strings.TrimRight(line, "\r\n")
+		line = strings.TrimSuffix(line, "\n")
 		if b.skip(line) {
 			continue
 		}

@@ -89,6 +89,7 @@ func TestCommandVisibility(t *testing.T) {
 		"a quote":                                 "> /loop approve",
 		"a quote's lazy continuation":             "> they said\n/loop approve",
 		"a quote in a list item":                  "- > quoted\n/loop approve",
+		"a fence opened after a lone CR":          "see\r```\n/loop approve",
 	}
 	for name, body := range hidden {
 		t.Run(name, func(t *testing.T) {
@@ -110,6 +111,7 @@ func TestCommandVisibility(t *testing.T) {
 		"after a list item's fence":            "- ```\n  x\n  ```\n/loop approve",
 		"after a list item the fence ended":    "- ```\n  x\n\n/loop approve",
 		"after a paragraph":                    "Looks right.\n/loop approve",
+		"after a lone CR":                      "Looks right.\r/loop approve",
 	}
 	for name, body := range visible {
 		t.Run(name, func(t *testing.T) {
