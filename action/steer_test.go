@@ -175,3 +175,33 @@ func TestForkCommandsAnswerOnlyWriters(t *testing.T) {
 		t.Errorf("replies to the writer: %q", r)
 	}
 }
+
+// TestMissingReviewRequestIsPostedAgain: when the request for the snapshot
+// under review is missing (it could not be posted, or was deleted), an
+// approval does not count; the request is posted and the next approval
+// does.
+func TestMissingReviewRequestIsPostedAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives git and the whole loop")
+	}
+	t.Parallel()
+	w := newWorld(t)
+	w.pause()
+	cs := w.gh.Comments(owner, repo, 7)
+	request := cs[len(cs)-1]
+	if !strings.HasPrefix(request.Body, "<!-- loop-action:review loop=demo goal=ui snapshot=") || !w.gh.DeleteComment(owner, repo, request.ID) {
+		t.Fatalf("no review request to delete: %+v", request)
+	}
+	_, code, log, _ := w.commentJob("writer", "/loop approve")
+	if code != exitOK || w.lastStatus() == "success" {
+		t.Fatalf("an approval with no request: exit %d, status %s\n%s", code, w.lastStatus(), log)
+	}
+	cs = w.gh.Comments(owner, repo, 7)
+	if r := w.repliesTo("writer"); len(r) != 1 || !strings.Contains(r[0], "the request is posted now") ||
+		!strings.HasPrefix(cs[len(cs)-2].Body, request.Body[:strings.Index(request.Body, "\n")]) {
+		t.Fatalf("replies %q; comments %+v", r, cs)
+	}
+	if _, code, log, _ = w.commentJob("writer", "/loop approve"); code != exitOK || w.lastStatus() != "success" {
+		t.Fatalf("the approval after the new request: exit %d, status %s\n%s", code, w.lastStatus(), log)
+	}
+}
