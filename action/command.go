@@ -33,11 +33,14 @@ var ErrNotCommand = errors.New("not a /loop command")
 // maxCommandLine bounds the line a command is read from.
 const maxCommandLine = 2000
 
-// ParseCommand reads the /loop command of a comment: the first line,
-// outside fenced code blocks and quotes, that is "/loop" or starts with
-// "/loop ". goals are the loop's goal names: for reject, a first word that
-// names a goal is the goal, the rest the reason. A malformed command is an
-// error that says how to write it; a comment without one is ErrNotCommand.
+// ParseCommand reads the /loop command of a comment: the first line that
+// is "/loop" or starts with "/loop ", on a line of its own as people
+// reading the comment see it — not in code (fenced or indented), a quote,
+// an HTML comment or block, or a collapsed <details>. goals are the loop's
+// goal names: for reject, a first word that names a goal is the goal, the
+// rest the reason. A malformed command is an error that says how to write
+// it, quoting what it echoes with Verbatim; a comment without one is
+// ErrNotCommand.
 func ParseCommand(body string, goals []string) (Command, error) {
 	line, ok := commandLine(body)
 	if !ok {
@@ -62,7 +65,7 @@ func ParseCommand(body string, goals []string) (Command, error) {
 		}
 		return Command{Verb: verb}, nil
 	}
-	return Command{}, fmt.Errorf("unknown /loop command %q: %s", truncate(words[0], 40), usage)
+	return Command{}, fmt.Errorf("unknown /loop command %s: %s", Verbatim(words[0]), usage)
 }
 
 const usage = "/loop approve [goal], /loop reject [goal] <reason>, /loop run, /loop stop, /loop status or /loop help"
@@ -74,7 +77,7 @@ func parseApprove(args, goals []string) (Command, error) {
 	case len(args) > 1:
 		return Command{}, errors.New("/loop approve takes at most one goal")
 	case !slices.Contains(goals, args[0]):
-		return Command{}, fmt.Errorf("no goal %q: the goals are %s", truncate(args[0], 60), strings.Join(goals, ", "))
+		return Command{}, fmt.Errorf("no goal %s: the goals are %s", Verbatim(args[0]), verbatimAll(goals))
 	}
 	return Command{Verb: Approve, Goal: args[0]}, nil
 }
@@ -91,25 +94,21 @@ func parseReject(args, goals []string) (Command, error) {
 	return c, nil
 }
 
-// commandLine finds the command's line, skipping fenced code and quotes.
+// commandLine finds the command's line: the first line that people
+// reading the comment see as a line of its own, outside code, quotes and
+// HTML. See markdown.go for the rules.
 func commandLine(body string) (string, bool) {
-	fenced := false
+	var b blocks
+	body = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(body) // CommonMark's line endings
 	for line := range strings.Lines(body) {
+		line = strings.TrimSuffix(line, "\n")
+		if b.skip(line) {
+			continue
+		}
 		t := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			fenced = !fenced
-		case fenced || strings.HasPrefix(t, ">"):
-		case t == "/loop" || strings.HasPrefix(t, "/loop ") || strings.HasPrefix(t, "/loop\t"):
+		if t == "/loop" || strings.HasPrefix(t, "/loop ") || strings.HasPrefix(t, "/loop\t") {
 			return t, true
 		}
 	}
 	return "", false
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -5,5 +5,9 @@
 // annotations, outputs and the artifact service.
 //
 // It never decides whether a goal is met — the gate does — and never treats
-// a comment's text as anything but data.
+// a comment's text as anything but data: a command counts only where people
+// reading the comment see it, unedited, from someone allowed, answering the
+// review request it is about; text echoed back never renders. It never lets
+// a review decision read back from a store reach the gate without checking
+// it against the comment it came from.
 package action

@@ -145,10 +145,14 @@ func (j *job) issueComment(ctx context.Context) error {
 }
 
 // refuseFork answers a command on a fork's pull request: such code never
-// runs with this job's token and secrets.
+// runs with this job's token and secrets. Only people with write
+// permission get a reply (see mayReply); others a reaction.
 func (j *job) refuseFork(ctx context.Context, pr github.PR, commentID int, author string) error {
 	id := int64(commentID)
 	_ = j.client.React(ctx, j.owner, j.repo, id, "-1")
+	if perm, err := j.client.Permission(ctx, j.owner, j.repo, author); err != nil || !writes(perm) {
+		return nil
+	}
 	_, err := j.client.Comment(ctx, j.owner, j.repo, pr.Number, fmt.Sprintf(
 		"@%s: this pull request comes from a fork, so loop-action only evaluates the gate on it (a fork's code never runs with this repository's token and secrets); /loop commands are not available here.", author))
 	return err

@@ -80,7 +80,13 @@ paths = ["out/**"]
 // the host's network reaches too.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(demoLoop)}
+	return newWorldWith(t, demoLoop)
+}
+
+// newWorldWith is newWorld with another loop config.
+func newWorldWith(t *testing.T, config string) *world {
+	t.Helper()
+	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(config)}
 	w.gh = githubfake.New()
 	t.Cleanup(w.gh.Close)
 	w.gh.SetToken(w.token, bot)
@@ -154,6 +160,9 @@ func (w *world) event(dir, name string, vars map[string]string) string {
 	var ev map[string]any
 	if err := json.Unmarshal([]byte(s), &ev); err != nil {
 		w.t.Fatal(err)
+	}
+	if a := vars["action"]; a != "" {
+		ev["action"] = a
 	}
 	if c, ok := ev["comment"].(map[string]any); ok {
 		c["body"], c["id"] = vars["body"], json.Number(vars["id"])

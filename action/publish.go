@@ -100,16 +100,15 @@ func (j *job) summary(r Report) {
 }
 
 // requestReviews posts one comment per review the run requested, so that
-// people are notified.
+// people are notified; an approval or rejection counts only if written
+// after the request for its snapshot (see reviewRequest).
 func (j *job) requestReviews(ctx context.Context, s *session, evs []ledger.Event) {
 	for _, e := range evs {
 		if e.Type != ledger.ReviewRequested {
 			continue
 		}
-		body := fmt.Sprintf("⏸ **Review wanted** for goal `%s` of loop `%s`, snapshot `%s` of %s:\n\n> %s\n\nApprove with `/loop approve %s`, or reject with `/loop reject %s <reason>`.",
-			e.Goal, s.cfg.Name, short(e.Snapshot), short(s.head), escape(e.Reason), e.Goal, e.Goal)
-		if _, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, body); err != nil {
-			j.a.Warningf("request review of goal %s: %s", e.Goal, j.mask(err.Error()))
+		if _, err := j.postReviewRequest(ctx, s, e.Goal, e.Snapshot, e.Reason); err != nil {
+			j.a.Warningf("%s", j.mask(err.Error()))
 		}
 	}
 }

@@ -18,8 +18,9 @@ type session struct {
 	cfg   *loop.Config
 	store state.Store
 	runID string
-	pr    int    // 0 for a branch's run
-	head  string // the commit the run is about
+	pr    int               // 0 for a branch's run
+	head  string            // the commit the run is about
+	perms map[string]string // permission by lower-case login, asked once a job
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
@@ -120,6 +121,7 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, []ledger.Eve
 			Config: s.cfg, Root: j.workspace, RunID: s.runID, Store: s.store, Env: j.env.Environ,
 			Progress: evs, Commit: s.head, Version: j.env.Version, MaxIterations: j.maxIterations(s.cfg),
 			Generation: generation, Log: j.env.Stdout, Now: j.env.Now,
+			VerifyDecisions: j.verifier(s),
 		})
 	})
 	return out, evs.all, err

@@ -75,4 +75,8 @@ type Decision struct {
 	By       string `json:"by"`
 	Reason   string `json:"reason,omitempty"`
 	Snapshot string `json:"snapshot"`
+	// Comment is the id of the pull request comment the decision came
+	// from, so that whoever reads it back from a store can check it again;
+	// 0 when it was made another way (loop-action review).
+	Comment int64 `json:"comment,omitempty"`
 }

@@ -39,6 +39,7 @@ const (
 	GoalRevoked       Type = "goal_revoked"
 	ReviewRequested   Type = "review_requested"
 	ReviewDecided     Type = "review_decided"
+	ReviewDropped     Type = "review_dropped" // a stored decision that did not stand up to verification
 	StageOpened       Type = "stage_opened"
 	StageClosed       Type = "stage_closed"
 	StopTriggered     Type = "stop_triggered"

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/loop-action/loop-action/gate"
@@ -53,4 +54,28 @@ func (a *Amendment) Commit(ctx context.Context, store Store) error {
 	}
 	led, log, n := a.rec.Take()
 	return store.Save(ctx, a.cp, state.Commit{Ledger: led, Events: n, Log: log, KeepWorkspace: true})
+}
+
+// verifyDecisions has opts.VerifyDecisions check the decisions the loaded
+// checkpoint carries; those it drops leave the run, each recorded with why.
+func (r *run) verifyDecisions(ctx context.Context) error {
+	if r.opts.VerifyDecisions == nil || len(r.cp.Decisions) == 0 {
+		return nil
+	}
+	kept, dropped, err := r.opts.VerifyDecisions(ctx, r.cp.Decisions)
+	if err != nil {
+		return fmt.Errorf("verify the review decisions of run %q: %w", r.cp.RunID, err)
+	}
+	for _, d := range dropped {
+		dec := d.Decision
+		verdict := "rejection"
+		if dec.Approved {
+			verdict = "approval"
+		}
+		r.rec.Record(ledger.Event{Type: ledger.ReviewDropped, Iteration: r.cp.Iteration, Goal: dec.Goal, By: dec.By,
+			Verdict: verdict, Snapshot: dec.Snapshot,
+			Reason: fmt.Sprintf("%s of goal %q by %q for snapshot %q dropped: %s", verdict, dec.Goal, dec.By, dec.Snapshot[:min(7, len(dec.Snapshot))], d.Why)})
+	}
+	r.cp.Decisions = kept
+	return nil
 }

@@ -80,7 +80,9 @@ func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
 	case err != nil:
 		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
 	case opts.Generation != "":
+		last := cp.LastCommentID // commands already handled stay handled
 		cp = r.newCheckpoint()
+		cp.LastCommentID = last
 	}
 	r.cp = cp
 	initMaps(cp)
@@ -88,6 +90,9 @@ func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
 	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
 	r.mask = Masker(opts.Config, opts.Env)
 	r.rec.Mask(r.mask)
+	if err := r.verifyDecisions(ctx); err != nil {
+		return Outcome{}, err
+	}
 	r.maxIter = r.iterationCap()
 	if over := r.over(); over {
 		if cp.Status != state.Success {

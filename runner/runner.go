@@ -79,6 +79,20 @@ type Options struct {
 	// Log receives diagnostics that are not events (for example a failed
 	// export); nil discards them.
 	Log io.Writer
+	// VerifyDecisions, when set, checks the review decisions of a
+	// checkpoint loaded from the store before the run uses any: whoever can
+	// write to the store can put a decision there. It returns the decisions
+	// that hold and, for each of the others, why not; those are dropped from
+	// the run, each with a ledger event. An error (a decision could not be
+	// checked) ends Run before anything runs, with the checkpoint as it was.
+	// nil trusts the store (the CLI: there the user is the authority).
+	VerifyDecisions func(ctx context.Context, ds []gate.Decision) (kept []gate.Decision, dropped []DroppedDecision, err error)
+}
+
+// DroppedDecision is a review decision VerifyDecisions did not let stand.
+type DroppedDecision struct {
+	Decision gate.Decision
+	Why      string
 }
 
 // Outcome is how a run stands when Run returns.

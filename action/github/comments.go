@@ -61,6 +61,18 @@ func (c *Client) comments(ctx context.Context, owner, repo string, n int) ([]*gh
 	return all, nil
 }
 
+// Edited reports whether the comment was changed after it was written:
+// GitHub moves updated_at when a comment is edited (by its author or by
+// anyone allowed to edit it) and when it is hidden. GitHub sometimes stamps
+// a new comment's updated_at a second after its created_at; such a comment
+// counts as edited too — the safe side for a command.
+func (c Comment) Edited() bool { return c.UpdatedAt.After(c.CreatedAt) }
+
+// Comments is every comment on issue or pull request n, oldest first.
+func (c *Client) Comments(ctx context.Context, owner, repo string, n int) ([]Comment, error) {
+	return c.CommentsSince(ctx, owner, repo, n, 0)
+}
+
 // CommentsSince is every comment on n with an id above afterID, oldest
 // first: the commands a run may have missed.
 func (c *Client) CommentsSince(ctx context.Context, owner, repo string, n int, afterID int64) ([]Comment, error) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -244,5 +245,30 @@ func TestCommentsSince(t *testing.T) {
 	}
 	if !slices.IsSorted(ids) {
 		t.Error("fake ids do not increase")
+	}
+}
+
+// TestCommentsEdited: a comment whose updated_at is later than its
+// created_at was edited, and reads so through the listing.
+func TestCommentsEdited(t *testing.T) {
+	t.Parallel()
+	srv, c, _ := setup(t)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	srv.SetClock(func() time.Time { return now })
+	kept := srv.AddComment("o", "r", 1, "alice", "User", "/loop approve")
+	edited := srv.AddComment("o", "r", 1, "alice", "User", "nice")
+	now = now.Add(time.Second)
+	srv.EditComment("o", "r", edited, "/loop approve")
+	got, err := c.Comments(context.Background(), "o", "r", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]bool{kept: false, edited: true}
+	seen := map[int64]bool{}
+	for _, cm := range got {
+		seen[cm.ID] = cm.Edited()
+	}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("edited (-want +got):\n%s", diff)
 	}
 }

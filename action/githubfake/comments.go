@@ -61,6 +61,20 @@ func (s *Server) addComment(rs *repoState, issue int, u *userRec, kind, body str
 	return cm
 }
 
+// EditComment replaces a comment's body as if someone edited it on
+// GitHub: its updated_at becomes the clock's time (see SetClock). It says
+// whether the comment was there.
+func (s *Server) EditComment(owner, repo string, id int64, body string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cm := s.repo(owner, repo).find(id)
+	if cm == nil {
+		return false
+	}
+	cm.Body, cm.UpdatedAt = body, s.now()
+	return true
+}
+
 // DeleteComment removes a comment as if someone deleted it on GitHub, and
 // says whether it was there.
 func (s *Server) DeleteComment(owner, repo string, id int64) bool {

@@ -171,6 +171,28 @@ func TestCommentLifecycle(t *testing.T) {
 	}
 }
 
+// TestEditComment: an edit seen by the API moves updated_at to the
+// clock's time and leaves created_at.
+func TestEditComment(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s.SetClock(func() time.Time { return now })
+	id := s.AddComment("o", "r", 1, "alice", "User", "first")
+	now = now.Add(time.Minute)
+	if !s.EditComment("o", "r", id, "second") || s.EditComment("o", "r", id+1000, "x") {
+		t.Fatal("EditComment found the wrong comments")
+	}
+	got := decode[struct {
+		Body      string `json:"body"`
+		CreatedAt string `json:"created_at"`
+		UpdatedAt string `json:"updated_at"`
+	}](t, do(t, s, "GET", fmt.Sprintf("/repos/o/r/issues/comments/%d", id), ""))
+	if got.Body != "second" || got.CreatedAt != "2026-11-29T12:00:00Z" || got.UpdatedAt != "2026-11-29T12:01:00Z" {
+		t.Errorf("after the edit: %+v", got)
+	}
+}
+
 func TestBodyLimit(t *testing.T) {
 	t.Parallel()
 	s := start(t)
