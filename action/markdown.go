@@ -286,11 +286,16 @@ const maxEcho = 60
 // longer than any run of backticks inside, with line breaks made spaces and
 // the text cut to maxEcho characters. A mention, an image, a link or HTML
 // inside it shows as the characters they are made of.
-func Verbatim(s string) string {
+func Verbatim(s string) string { return codeSpan(s, maxEcho) }
+
+// codeSpan is Verbatim with the text cut to limit characters: the form of
+// everything an agent, a check or a commenter wrote that reaches a comment
+// or the job summary.
+func codeSpan(s string, limit int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
-	if utf8.RuneCountInString(s) > maxEcho {
-		s = string([]rune(s)[:maxEcho-1]) + "…"
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
 	}
 	longest := 0
 	for i := 0; i < len(s); i++ {

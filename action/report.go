@@ -62,7 +62,7 @@ func (r Report) header(b *strings.Builder) {
 		fmt.Fprintf(b, "> [!NOTE]\n> %s\n\n", r.Notice)
 	}
 	if r.Detail != "" {
-		fmt.Fprintf(b, "%s\n\n", escape(r.Detail))
+		fmt.Fprintf(b, "%s\n\n", codeSpan(r.Detail, maxEvidence))
 	}
 	est := ""
 	if r.Spend.Estimated {
@@ -102,7 +102,7 @@ func (r Report) failing(b *strings.Builder) {
 	for _, v := range r.Verdicts {
 		for _, c := range v.Checks {
 			if c.Status == gate.Fail {
-				lines = append(lines, fmt.Sprintf("- `%s` %s: %s", v.Goal, c.Type, escape(c.Evidence)))
+				lines = append(lines, fmt.Sprintf("- `%s` %s: %s", v.Goal, c.Type, codeSpan(c.Evidence, maxEvidence)))
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func (r Report) reviews(b *strings.Builder) {
 		for _, c := range v.Checks {
 			if c.ReviewRequested {
 				lines = append(lines, fmt.Sprintf("- `%s`: %s  \n  approve with `/loop approve %s`, or reject with `/loop reject %s <reason>`",
-					v.Goal, escape(c.Evidence), v.Goal, v.Goal))
+					v.Goal, codeSpan(c.Evidence, maxEvidence), v.Goal, v.Goal))
 				break
 			}
 		}
@@ -153,8 +153,14 @@ func (r Report) footer(b *strings.Builder) {
 	b.WriteString("<sub>Every line above was measured by loop-action's runner; no agent's claim is evidence. `/loop help` lists the commands.</sub>\n")
 }
 
-// escape keeps evidence text from breaking the Markdown around it: no
-// line breaks, no table pipes, no HTML.
+// maxEvidence bounds the characters of one evidence line or stop detail
+// in a report; the job summary and the ledger keep them whole.
+const maxEvidence = 1000
+
+// escape keeps trusted text (a manual check's question, from the base
+// config) from breaking the Markdown around it: no line breaks, no table
+// pipes, no HTML. Text an agent or a check could have written goes
+// through codeSpan instead.
 func escape(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -74,3 +74,55 @@ func TestReportFits(t *testing.T) {
 		t.Error("a cut report left a code block open")
 	}
 }
+
+// TestReportRendersNothingAnAgentWrote: check output is the agents' to
+// shape (a test can print anything), so evidence and the stop detail reach
+// the comment and the summary as code: a mention, an image, a link or HTML
+// in them shows as text and notifies nobody.
+func TestReportRendersNothingAnAgentWrote(t *testing.T) {
+	t.Parallel()
+	hostile := "`sh test.sh` exited 1: @org/team ![x](https://evil.example/x.png) [y](https://evil.example) <img src=x> ``` \n@admin"
+	r := Report{Loop: "l", RunID: "l/pr-1", Status: state.NoProgress, Detail: "node fixer failed: @org/team ![x](https://evil.example/x.png)",
+		Verdicts: []gate.Verdict{{Goal: "tests", Blocking: true, Total: 2, Checks: []gate.CheckVerdict{
+			{Type: "test", Status: gate.Fail, Evidence: hostile},
+			{Index: 1, Type: "manual", Status: gate.Pending, ReviewRequested: true, Evidence: hostile}}}}}
+	md := r.Markdown(CommentLimit)
+	if outside := outsideCodeSpans(md); strings.Contains(outside, "@") || strings.Contains(outside, "![") ||
+		strings.Contains(outside, "<img") || strings.Contains(outside, "](") {
+		t.Errorf("agent text renders outside code spans:\n%s\nin:\n%s", outside, md)
+	}
+}
+
+// outsideCodeSpans is md without its inline code spans (CommonMark: a run
+// of n backticks up to the next run of exactly n).
+func outsideCodeSpans(md string) string {
+	var out strings.Builder
+	for i := 0; i < len(md); {
+		if md[i] != '`' {
+			out.WriteByte(md[i])
+			i++
+			continue
+		}
+		n := run(md[i:], '`')
+		end := -1
+		for j := i + n; j < len(md); {
+			if md[j] != '`' {
+				j++
+				continue
+			}
+			if m := run(md[j:], '`'); m == n {
+				end = j + m
+				break
+			} else {
+				j += m
+			}
+		}
+		if end < 0 {
+			out.WriteString(md[i : i+n])
+			i += n
+			continue
+		}
+		i = end
+	}
+	return out.String()
+}
