@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/loop"
 	"github.com/loop-action/loop-action/runner"
 	"github.com/loop-action/loop-action/state"
@@ -20,16 +19,10 @@ const forkNotice = "This pull request comes from a fork: it runs with a read-onl
 // The checks run the fork's code: like the runner's, they never see the
 // job's file commands, which are put back before anything is reported.
 func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
-	files, err := runner.GuardFileCommands(j.env.Environ)
+	_, verdicts, err := runner.Measure(ctx, cfg, j.workspace, j.env.Environ)
 	if err != nil {
 		return err
 	}
-	col := &evidence.Collector{Root: j.workspace, Env: runner.WithoutFileCommands(j.env.Environ)}
-	ev := evidence.Masked(col.Collect(ctx, cfg), runner.Masker(cfg, j.env.Environ))
-	if err := files.Restore(); err != nil {
-		return err
-	}
-	verdicts := gate.Evaluate(cfg, ev)
 	out := runner.Outcome{RunID: "gate-only", Status: state.Status("gate-only: not successful"), Verdicts: verdicts}
 	if gate.OverallSuccess(cfg, verdicts) {
 		out.Status, out.Success = state.Status("gate-only: success"), true

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/gate/evidence"
 	"github.com/loop-action/loop-action/runner"
 )
 
@@ -37,9 +36,10 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
-	col := &evidence.Collector{Root: c.root(d)}
-	ev := evidence.Masked(col.Collect(d.ctx, cfg), runner.Masker(cfg, d.env.vars))
-	verdicts := gate.Evaluate(cfg, ev)
+	ev, verdicts, err := runner.Measure(d.ctx, cfg, c.root(d), d.env.vars)
+	if err != nil {
+		return err
+	}
 	v := gateView{
 		Success:        gate.OverallSuccess(cfg, verdicts),
 		AwaitingReview: gate.AwaitingReview(cfg, verdicts),
