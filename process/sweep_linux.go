@@ -13,6 +13,11 @@ import (
 // forking faster than they are killed make it give up with an error.
 const maxSweepRounds = 200
 
+// maxDoubts bounds the rounds a sweep repeats only because a line of
+// ancestors could not be followed: a parent this process cannot see
+// (/proc mounted with hidepid) breaks a line for good.
+const maxDoubts = 2
+
 // maxSweepPause is the longest pause between two rounds that made no
 // progress (killed processes that have not died yet).
 const maxSweepPause = 20 * time.Millisecond
@@ -31,6 +36,7 @@ func sweep(live map[int]bool, thorough bool) error {
 	pause := time.Millisecond
 	var left []int
 	killed := map[int]uint64{} // pid → start time of the process signalled
+	doubts := 0                // rounds that found nothing but a broken line
 	for range maxSweepRounds {
 		procs, err := scan(self, own, live, thorough)
 		if err != nil {
@@ -41,8 +47,12 @@ func sweep(live map[int]bool, thorough bool) error {
 		}
 		var uncertain bool
 		left, uncertain = escapees(procs, self, own, live)
-		if len(left) == 0 && !uncertain {
+		if len(left) == 0 && (!uncertain || doubts >= maxDoubts) {
 			return nil
+		}
+		if len(left) == 0 {
+			doubts++ // a line broken by a process that exited: look again
+			continue
 		}
 		progress := false
 		for _, pid := range left {
