@@ -1,5 +1,9 @@
-# The loop-action image: a static binary on a slim Debian with git, bash,
-# ca-certificates and tini (an init that reaps the processes agents leave).
+# The loop-action image: a static binary on a slim Debian with git, bash and
+# ca-certificates. loop-action itself is PID 1, with no init before it: an
+# init would hold the job's environment, github-token included, where any
+# process in the container could read it (loop-action takes its own copy out
+# at startup), and loop-action reaps and kills whatever agents leave behind.
+# When PID 1 exits, the kernel kills every process left in the container.
 # Extend it with your toolchain: FROM this image, then install what your
 # checks and agents need (see docs/action.md).
 
@@ -14,7 +18,7 @@ RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/loop-
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git bash ca-certificates tini \
+ && apt-get install -y --no-install-recommends git bash ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/loop-action /usr/local/bin/loop-action
-ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/loop-action", "action"]
+ENTRYPOINT ["/usr/local/bin/loop-action", "action"]

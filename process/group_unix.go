@@ -9,10 +9,12 @@ import (
 	"syscall"
 )
 
-// setGroup makes the child the leader of a new process group whose id is
-// its pid, so that it and everything it spawns can be signalled together.
+// setGroup makes the child the leader of a new session, and so of a new
+// process group, whose ids are its pid: it and everything it spawns can be
+// signalled together, and nothing it spawns can ever join this process's
+// session again, which is how Sweep tells them from other children.
 func setGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
 // terminateGroup asks every process of p's group to stop (SIGTERM).

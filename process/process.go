@@ -1,21 +1,37 @@
 // Package process runs child processes for loop-action's gate checks,
 // metrics commands and agent CLIs, and reports exactly what happened.
 //
-// It owns the mechanics of one child process: starting it in its own process
-// group, feeding its stdin, draining stdout and stderr concurrently into
-// bounded buffers (so a child printing gigabytes costs a fixed amount of
-// memory), enforcing a timeout or context deadline by signalling the whole
-// group (SIGTERM, then SIGKILL after a grace period), killing whatever the
-// child left behind in its group, and never hanging on a pipe held open by a
-// stray descendant.
+// It owns the mechanics of one child process: starting it as the leader of
+// a new session (and so of a new process group), feeding its stdin,
+// draining stdout and stderr concurrently into bounded buffers (so a child
+// printing gigabytes costs a fixed amount of memory), enforcing a timeout
+// or context deadline by signalling the whole group (SIGTERM, then SIGKILL
+// after a grace period), and never hanging on a pipe held open by a stray
+// descendant.
+//
+// It also owns containment, because children are untrusted code: no
+// process a child starts outlives it. [Guard] makes this process a child
+// subreaper, so that whatever a child leaves behind — even a daemon that
+// forked twice and called setsid — is reparented here, and after every
+// child Run kills its group and then sweeps ([Sweep]): every descendant
+// outside this process's session that is not below a child still running
+// is killed and reaped. Guard also keeps this process's memory and
+// environment out of its children's reach: it makes the process
+// undumpable and forks every child from one thread that holds none of the
+// capabilities that would read them anyway.
 //
 // It must never interpret output (it does not parse JSON, test results or
 // anything else; callers do), never run a shell implicitly (Spec.Argv is
-// executed as given; use ShellArgv to ask for sh -c explicitly), and never
-// read environment variables itself (Spec.Env is passed through untouched).
+// executed as given; use ShellArgv to ask for sh -c explicitly), never read
+// environment variables itself (Spec.Env is passed through untouched), and
+// never touch a process in this process's own session: those are the
+// children other code starts with os/exec, which it waits for itself.
+// Other code must therefore not start children outside this process's
+// session except through Run.
 //
-// Process groups need a unix system. Elsewhere the package compiles, but a
-// timeout kills only the direct child.
+// Sessions, the subreaper and the sweep need Linux; other unix systems get
+// sessions and group kills but no sweep. Elsewhere the package compiles,
+// but a timeout kills only the direct child.
 package process
 
 import (
@@ -34,10 +50,11 @@ const (
 	DefaultStdoutBytes = 1 << 20         // Spec.StdoutBytes
 )
 
-// drainWait bounds how long Run waits, after the process group is gone, for
-// the output pipes to reach EOF and for the stdin copier to finish. Only a
-// process that left the group (setsid, daemons) or a Spec.Stdin blocked in
-// Read can hold things up that long.
+// drainWait bounds how long Run waits, after the process group is gone and
+// the sweep is done, for the output pipes to reach EOF and for the stdin
+// copier to finish. Only a process the sweep could not see (no subreaper:
+// not Linux) or kill, or a Spec.Stdin blocked in Read, can hold things up
+// that long.
 const drainWait = time.Second
 
 // groupPollInterval is how often Run checks, during a termination, whether
@@ -107,6 +124,9 @@ type Result struct {
 	WaitErr error
 	// TeeErr is the first error returned by Spec.StdoutTee, if any.
 	TeeErr error
+	// SweepErr is non-nil when processes the child (or another child) left
+	// behind could not all be killed after it exited; see Sweep.
+	SweepErr error
 	// Duration is the wall time from starting the process until it was
 	// reaped (it does not include draining pipes afterwards).
 	Duration time.Duration
@@ -122,21 +142,25 @@ type Result struct {
 }
 
 // OK reports whether the process was started, exited with status 0 on its
-// own, and was neither timed out nor cancelled.
+// own, was neither timed out nor cancelled, and left nothing running.
 func (r Result) OK() bool {
-	return r.ExitCode == 0 && r.StartErr == nil && r.WaitErr == nil && !r.TimedOut && !r.Canceled
+	return r.ExitCode == 0 && r.StartErr == nil && r.WaitErr == nil && r.SweepErr == nil && !r.TimedOut && !r.Canceled
 }
 
-// Run starts spec.Argv as the leader of a new process group and waits for it.
+// Run starts spec.Argv as the leader of a new session and process group,
+// and waits for it. It calls Guard first and does not start anything if
+// Guard fails.
 //
 // While it runs, stdout and stderr are drained concurrently into bounded
 // buffers. If spec.Timeout elapses or ctx is done first, the whole group gets
 // SIGTERM, and SIGKILL once spec.KillGrace has passed; Run does not wait the
 // grace out once the leader has exited and the group is empty (members that
-// have exited but not yet been reaped by init still count). After the leader
-// has exited, for any reason, whatever is left of its group is killed with
-// SIGKILL, and Run waits at most about a second more for the output pipes,
-// which only a process that escaped the group can still hold open.
+// have exited but not yet been reaped still count). After the leader has
+// exited, for any reason, whatever is left of its group is killed with
+// SIGKILL, and then Sweep kills whatever left the group, so that nothing the
+// child started survives Run. Run then waits at most about a second more
+// for the output pipes, which only a process Sweep could not kill can still
+// hold open.
 //
 // Run never panics on bad input and always returns a Result; it reports a
 // failure to start in Result.StartErr. Every goroutine it starts has ended
@@ -165,12 +189,14 @@ func Run(ctx context.Context, spec Spec) Result {
 	timedOut, canceled := r.supervise(ctx, waitDone)
 	<-waitDone
 	duration := time.Since(began)
+	forget(r.cmd.Process.Pid)
 	// Kill what the leader left behind. Its pid cannot be reused as a group
 	// id while any member of the group remains, so this hits only them.
 	killGroup(r.cmd.Process)
+	sweepErr := sweepLive(false) // before draining: escapees holding the pipes die
 	r.finishIO()
 	res := r.result(waitErr)
-	res.TimedOut, res.Canceled, res.Duration = timedOut, canceled, duration
+	res.TimedOut, res.Canceled, res.Duration, res.SweepErr = timedOut, canceled, duration, sweepErr
 	return res
 }
 

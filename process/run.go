@@ -44,7 +44,7 @@ func (r *run) start() error {
 	setGroup(r.cmd)
 	childEnds, err := r.openPipes()
 	if err == nil {
-		err = r.cmd.Start()
+		err = startLeader(r.cmd)
 	}
 	closeFiles(childEnds...) // the child has its own copies now
 	if err != nil {

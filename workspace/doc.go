@@ -33,7 +33,11 @@
 // lives in memory). The package never runs git and never follows a symbolic
 // link: links are hashed and restored as text, and every file access goes
 // through an [os.Root] opened on the loop root, so no path can resolve
-// outside it; Restore never touches .git, .loop or ignored files.
+// outside it; Restore never touches .git, .loop or ignored files. Nor does
+// it ever wait on what an agent put in the root: files and directories are
+// opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
+// refuse a FIFO, socket or device without blocking and read at most a
+// limit. Other packages reading files in a loop root use them too.
 //
 // [Writer] is the one way loop-action writes single paths into the loop
 // root (the runner's reverts of protected paths and of .git's

@@ -155,6 +155,9 @@ func ignored(rules []rule, path []string, isDir bool) bool {
 	return false
 }
 
+// maxIgnoreFile is the largest ignore file read; a larger one is an error.
+const maxIgnoreFile = 16 << 20
+
 // readRules appends the rules of the ignore file name in directory r (at
 // domain) to rules. A missing file, or one that is not a regular file, adds
 // nothing: git does not follow a symbolic link named .gitignore either.
@@ -166,7 +169,10 @@ func readRules(r *os.Root, name string, domain []string, rules []rule) ([]rule, 
 	if err != nil {
 		return nil, err
 	}
-	data, err := r.ReadFile(name)
+	data, err := ReadFile(r, name, maxIgnoreFile)
+	if errors.Is(err, ErrNotRegular) {
+		return rules, nil // replaced since lstat
+	}
 	if err != nil {
 		return nil, err
 	}

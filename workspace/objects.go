@@ -61,7 +61,7 @@ type item struct {
 }
 
 func (o *objectWalker) run(root string) (objectID, error) {
-	r, err := os.OpenRoot(root)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return objectID{}, err
 	}
@@ -135,7 +135,7 @@ func (o *objectWalker) item(r *os.Root, path []string, rules []rule) (item, bool
 // holds nothing to record.
 func (o *objectWalker) subtree(r *os.Root, path []string, rules []rule) (item, bool, error) {
 	name := path[len(path)-1]
-	sub, err := r.OpenRoot(name)
+	sub, err := OpenDir(r, name)
 	if err != nil {
 		return item{}, false, err
 	}
@@ -248,17 +248,16 @@ func (o *objectWalker) storeFile(r *os.Root, name, rel string, fi fs.FileInfo) (
 // inode ino, and returns it with the stat key of what was read.
 func (o *objectWalker) readContent(r *os.Root, name string, ino uint64) ([]byte, statKey, error) {
 	o.reads.Add(1)
-	f, err := r.Open(name)
+	f, fi, err := OpenFile(r, name)
+	if errors.Is(err, ErrNotRegular) {
+		return nil, statKey{}, errChanged // replaced since lstat
+	}
 	if err != nil {
 		return nil, statKey{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, statKey{}, err
-	}
 	key := keyOf(fi)
-	if !fi.Mode().IsRegular() || key.ino != ino {
+	if key.ino != ino {
 		return nil, statKey{}, errChanged // replaced since lstat
 	}
 	data, err := io.ReadAll(io.LimitReader(f, key.size+1))

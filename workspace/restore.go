@@ -39,7 +39,7 @@ func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed 
 	if err != nil || len(raw) != sha1.Size {
 		return 0, fmt.Errorf("restore %q: %q is not a snapshot", root, tree)
 	}
-	r, err := os.OpenRoot(root)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return 0, fmt.Errorf("restore %q: %w", root, err)
 	}
@@ -143,7 +143,7 @@ func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.Tree
 			return err
 		}
 	}
-	sub, err := r.OpenRoot(e.Name)
+	sub, err := OpenDir(r, e.Name)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,10 @@ func (x *restorer) sameContent(r *os.Root, e object.TreeEntry, fi fs.FileInfo) (
 	if size != fi.Size() {
 		return false, nil
 	}
-	f, err := r.Open(e.Name)
+	f, _, err := OpenFile(r, e.Name)
+	if errors.Is(err, ErrNotRegular) {
+		return false, nil // replaced since lstat: written over
+	}
 	if err != nil {
 		return false, err
 	}
@@ -309,7 +312,7 @@ func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInf
 		x.changed++
 		return r.Remove(name)
 	}
-	sub, err := r.OpenRoot(name)
+	sub, err := OpenDir(r, name)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ var errChanged = errors.New("changed while being read")
 
 // run walks the tree at root and returns the id of its top-level tree.
 func (w *walker) run(root string) (objectID, error) {
-	r, err := os.OpenRoot(root)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return objectID{}, err
 	}
@@ -143,7 +143,7 @@ func (w *walker) entry(r *os.Root, path []string, rules []rule) (entry, bool, er
 // directory holds nothing to record.
 func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
-	sub, err := r.OpenRoot(name)
+	sub, err := OpenDir(r, name)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -226,17 +226,16 @@ func (w *walker) blob(r *os.Root, name, rel string, fi fs.FileInfo) (objectID, e
 // and returns its id with the stat key of what was read.
 func (w *walker) readBlob(r *os.Root, name string, ino uint64) (objectID, statKey, error) {
 	w.reads.Add(1)
-	f, err := r.Open(name)
+	f, fi, err := OpenFile(r, name)
+	if errors.Is(err, ErrNotRegular) {
+		return objectID{}, statKey{}, errChanged // replaced since lstat
+	}
 	if err != nil {
 		return objectID{}, statKey{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return objectID{}, statKey{}, err
-	}
 	key := keyOf(fi)
-	if !fi.Mode().IsRegular() || key.ino != ino {
+	if key.ino != ino {
 		return objectID{}, statKey{}, errChanged // replaced since lstat
 	}
 	h := sha1.New()

@@ -3,25 +3,27 @@ package evidence
 import (
 	"cmp"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/loop-action/loop-action/gate"
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // Look examines path, relative to root, without ever reading outside root:
 // a path that leaves it, directly or through a symlink, is reported and not
-// read. With read set, a file's content is read up to ReadLimit bytes.
+// read. With read set, a file's content is read up to ReadLimit bytes. A
+// path that is neither a regular file nor a directory (a FIFO, a socket, a
+// device) is reported as not a regular file and never opened.
 func Look(root, path string, read bool) gate.FileResult {
 	r := gate.FileResult{Path: path, ReadLimit: ReadLimit}
 	if target, escapes := escapesRoot(root, path); escapes {
 		r.Escapes = cmp.Or(target, path)
 		return r
 	}
-	rt, err := os.OpenRoot(root)
+	rt, err := workspace.OpenRoot(root)
 	if err != nil {
 		r.Err = err.Error()
 		return r
@@ -35,14 +37,18 @@ func Look(root, path string, read bool) gate.FileResult {
 		r.Err = trimPathError(err)
 		return r
 	}
-	r.Exists, r.Dir, r.Size = true, info.IsDir(), info.Size()
-	if r.Dir {
-		r.Size = 0
+	r.Exists = true
+	switch {
+	case info.IsDir():
+		r.Dir = true
 		r.Entries, r.Err = countEntries(rt, path)
-		return r
-	}
-	if read {
-		r.Content, r.TooLarge, r.Err = readCapped(rt, path)
+	case !info.Mode().IsRegular():
+		r.Err = workspace.ErrNotRegular.Error()
+	default:
+		r.Size = info.Size()
+		if read {
+			r.Content, r.TooLarge, r.Err = readCapped(rt, path)
+		}
 	}
 	return r
 }
@@ -85,7 +91,12 @@ func escapesRoot(root, path string) (string, bool) {
 }
 
 func countEntries(rt *os.Root, path string) (int, string) {
-	f, err := rt.Open(filepath.FromSlash(path))
+	sub, err := workspace.OpenDir(rt, filepath.FromSlash(path))
+	if err != nil {
+		return 0, trimPathError(err)
+	}
+	defer sub.Close()
+	f, err := sub.Open(".")
 	if err != nil {
 		return 0, trimPathError(err)
 	}
@@ -97,18 +108,14 @@ func countEntries(rt *os.Root, path string) (int, string) {
 	return len(names), ""
 }
 
+// readCapped reads a regular file of at most ReadLimit bytes.
 func readCapped(rt *os.Root, path string) ([]byte, bool, string) {
-	f, err := rt.Open(filepath.FromSlash(path))
-	if err != nil {
-		return nil, false, trimPathError(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, ReadLimit+1))
-	if err != nil {
-		return nil, false, trimPathError(err)
-	}
-	if len(b) > ReadLimit {
+	b, err := workspace.ReadFile(rt, filepath.FromSlash(path), ReadLimit)
+	switch {
+	case errors.Is(err, workspace.ErrTooLarge):
 		return nil, true, ""
+	case err != nil:
+		return nil, false, trimPathError(err)
 	}
 	return b, false, ""
 }

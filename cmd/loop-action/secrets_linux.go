@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// takeSecrets returns the secrets handed over by the first execution, or,
+// in the first execution, re-executes the program without them; it only
+// returns then if that fails.
+func takeSecrets(args []string) (secrets, error) {
+	if fd, ok := os.LookupEnv(handoverVar); ok {
+		s, err := receive(fd)
+		if err != nil {
+			return nil, fmt.Errorf("take over the secrets of the first execution: %w", err)
+		}
+		return received(s)
+	}
+	s := secretsIn(os.Environ())
+	if len(s) == 0 {
+		return nil, nil
+	}
+	if err := reexec(args, s); err != nil {
+		return nil, fmt.Errorf("take the secrets out of the environment: %w", err)
+	}
+	return nil, nil // not reached
+}
+
+// reexec writes s to a memory file that survives exec, and executes this
+// program again with args and the environment without s.
+func reexec(args []string, s secrets) error {
+	fd, err := unix.MemfdCreate("loop-action-secrets", 0) // no MFD_CLOEXEC: the new image inherits it
+	if err != nil {
+		return fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "secrets")
+	defer f.Close()
+	if _, err := f.Write(s.encode()); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	env := []string{handoverVar + "=" + strconv.Itoa(fd)}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !isSecret(k) {
+			env = append(env, kv)
+		}
+	}
+	return unix.Exec("/proc/self/exe", args, env)
+}
+
+// receive reads the secrets from the descriptor named by fd and closes it.
+func receive(fd string) (secrets, error) {
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 3 {
+		return nil, fmt.Errorf("%s=%q is not a descriptor", handoverVar, fd)
+	}
+	unix.CloseOnExec(n)
+	f := os.NewFile(uintptr(n), "secrets")
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxHandover))
+	if err != nil {
+		return nil, fmt.Errorf("read descriptor %d: %w", n, err)
+	}
+	return decodeSecrets(data)
+}

@@ -1,0 +1,93 @@
+package process
+
+import (
+	"os/exec"
+	"sync"
+)
+
+// guard is the process-wide setup of Guard, done once.
+var guard struct {
+	once sync.Once
+	err  error
+}
+
+// Guard prepares this process to run untrusted children; Run calls it
+// before its first start, and a program calls it first thing so that a
+// failure stops it before anything runs. It is idempotent and safe for
+// concurrent use; it returns the first call's error every time.
+//
+// On Linux it makes this process:
+//
+//   - a child subreaper (PR_SET_CHILD_SUBREAPER), so that whatever a child
+//     leaves behind — a daemon that forked twice and called setsid —
+//     is reparented to this process instead of init, where Run's sweep
+//     finds it and kills it;
+//   - not dumpable (PR_SET_DUMPABLE 0), so that a process of the same user
+//     cannot read its memory or its environment through /proc, nor attach
+//     to it, without CAP_SYS_PTRACE;
+//
+// and it starts the one thread on which every child is forked, which first
+// drops from its capability bounding, inheritable and ambient sets the
+// capabilities that would let a child read this process's memory or the
+// kernel's anyway (see droppedCaps). Children inherit that thread's sets,
+// and a capability gone from the bounding set never comes back, not even
+// through a setuid program. When this process is root and cannot drop them,
+// Guard fails. An unprivileged process has nothing to drop there.
+//
+// The effects are process-wide, which is why a library calls Guard only
+// through Run. Elsewhere than on Linux, Guard does nothing.
+func Guard() error {
+	guard.once.Do(func() { guard.err = setup() })
+	return guard.err
+}
+
+// live is the registry of the leaders of running Runs: a leader is live
+// from its start until its Wait has returned. A sweep spares them and
+// everything below them, and holds the lock while it scans and kills, so
+// that a leader being started is never mistaken for an escaped process.
+var live = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// startLeader starts cmd on the spawning thread and registers it as live.
+func startLeader(cmd *exec.Cmd) error {
+	live.Lock()
+	defer live.Unlock()
+	if err := spawn(cmd); err != nil {
+		return err
+	}
+	live.pids[cmd.Process.Pid] = true
+	return nil
+}
+
+// forget removes a leader from the registry once its Wait has returned.
+func forget(pid int) {
+	live.Lock()
+	delete(live.pids, pid)
+	live.Unlock()
+}
+
+// Sweep kills every process that a child of Run left behind: every
+// descendant of this process that is in a session other than this
+// process's and is not below the leader of a Run still in progress, and it
+// reaps those that were reparented to this process. It repeats until none
+// is left, so a process that keeps forking cannot outrun it, and gives up
+// with an error after a bounded number of rounds.
+//
+// Run sweeps after every child; call Sweep before measuring anything an
+// agent could influence. Processes in this process's own session — the
+// children other code started with os/exec — are never touched, and no
+// child is ever reaped that Run or os/exec waits for. Without Guard (or
+// elsewhere than on Linux) Sweep finds only what is still below this
+// process.
+func Sweep() error {
+	return sweepLive(true)
+}
+
+// sweepLive sweeps with the registry locked; see sweep.
+func sweepLive(thorough bool) error {
+	live.Lock()
+	defer live.Unlock()
+	return sweep(live.pids, thorough)
+}

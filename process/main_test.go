@@ -1,0 +1,18 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestMain guards the test process as a program would: the sweep needs the
+// subreaper, and the spawning thread is then started before any test
+// counts goroutines.
+func TestMain(m *testing.M) {
+	if err := Guard(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,147 @@
+//go:build unix
+
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fifo creates a named pipe that nobody writes to.
+func fifo(path string) op {
+	return func(t *testing.T, root string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(path))
+		mkdirAll(t, filepath.Dir(p))
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// returns runs f and fails the test if f is still blocked after a long
+// while (a FIFO opened for reading blocks until a writer comes); it then
+// opens the FIFO at unblock for writing, which releases f.
+func returns(t *testing.T, unblock string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("still blocked after 10s on the FIFO %s", unblock)
+		if w, err := os.OpenFile(unblock, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		<-done
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	root := build(t, file("small", "hello\n"), file("big", "0123456789"), dir("dir"), fifo("fifo"),
+		link("escape", filepath.Join(outside, "secret")), file("exactly", "12345678"))
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := net.Listen("unix", filepath.Join(root, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	r, err := OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tests := []struct {
+		name    string
+		want    string
+		wantErr error
+	}{
+		{"small", "hello\n", nil},
+		{"exactly", "12345678", nil},
+		{"big", "", ErrTooLarge},
+		{"dir", "", ErrNotRegular},
+		{"fifo", "", ErrNotRegular},
+		{"sock", "", ErrNotRegular},
+		{"missing", "", fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []byte
+			var err error
+			returns(t, filepath.Join(root, tt.name), func() { got, err = ReadFile(r, tt.name, 8) })
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("ReadFile(%q) error = %v, want %v", tt.name, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("ReadFile(%q) (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+	if _, err := ReadFile(r, "escape", 100); err == nil {
+		t.Errorf("ReadFile followed a symbolic link out of the root")
+	}
+}
+
+// TestReadersNeverBlockOnFIFO: every reader of the package opens what it
+// found through OpenFile, OpenDir or OpenRoot, so a FIFO put where a file
+// or a directory was (after the reader's lstat) makes it fail or skip the
+// path at once, never wait for a writer.
+func TestReadersNeverBlockOnFIFO(t *testing.T) {
+	t.Parallel()
+	root := build(t, fifo("fifo"))
+	fifoPath := filepath.Join(root, "fifo")
+	r, err := OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w := &walker{hash: true, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
+	o := &objectWalker{walker: w, s: memory.NewStorage(), root: r}
+	mem := memory.NewStorage()
+	x := &restorer{s: mem}
+	emptyBlob := storeObject(t, mem, plumbing.BlobObject, nil)
+	dirInfo, err := os.Lstat(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifoInfo, err := os.Lstat(fifoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]func() error{
+		"walker.readBlob":          func() error { _, _, err := w.readBlob(r, "fifo", 0); return err },
+		"walker.subdir":            func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
+		"objectWalker.readContent": func() error { _, _, err := o.readContent(r, "fifo", 0); return err },
+		"objectWalker.subtree":     func() error { _, _, err := o.subtree(r, []string{"fifo"}, nil); return err },
+		"restorer.sameContent": func() error {
+			_, err := x.sameContent(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo)
+			return err
+		},
+		"restorer.remove": func() error { return x.remove(r, []string{"fifo"}, nil, dirInfo) },
+		"OpenRoot":        func() error { _, err := OpenRoot(fifoPath); return err },
+	}
+	for name, f := range tests {
+		t.Run(name, func(t *testing.T) {
+			returns(t, fifoPath, func() { _ = f() })
+		})
+	}
+}
