@@ -37,6 +37,8 @@ func (c Command) failure(ctx context.Context, res process.Result, rep report) er
 		return fmt.Errorf("agent %q could not start: %w", c.Name, res.StartErr)
 	case res.WaitErr != nil:
 		return fmt.Errorf("agent %q: %w", c.Name, res.WaitErr)
+	case res.SweepErr != nil:
+		return fmt.Errorf("agent %q left processes that could not be killed: %w", c.Name, res.SweepErr)
 	case res.Signal != "":
 		return fmt.Errorf("agent %q was killed by a signal (%s) after %s%s", c.Name, res.Signal, took, suffix(detail))
 	case res.ExitCode != 0:

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/process"
 )
 
 // took matches a duration in an error message.
@@ -349,5 +350,18 @@ func TestDispatchCancelled(t *testing.T) {
 				t.Errorf("Err %v is not %v, or Result.Canceled (%v) is false", resp.Err, tt.is, resp.Result.Canceled)
 			}
 		})
+	}
+}
+
+// TestLeftoversFailTheCall: an agent that left a process the runner could
+// not kill has not finished, whatever its exit status says; the node
+// fails (and the collector voids the measurement that follows).
+func TestLeftoversFailTheCall(t *testing.T) {
+	t.Parallel()
+	c := Command{Name: "fixer"}
+	res := process.Result{ExitCode: 0, SweepErr: errors.New("pid 42 survived SIGKILL")}
+	err := c.failure(context.Background(), res, report{})
+	if err == nil || !strings.Contains(err.Error(), "left processes that could not be killed") {
+		t.Fatalf("failure = %v, want the leftovers named", err)
 	}
 }
