@@ -101,6 +101,7 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	}
 	j.env.Environ = agentEnviron(env.Environ)
 	j.trustWorkspace()
+	j.warnCredentials()
 	return j, nil
 }
 
