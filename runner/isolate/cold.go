@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // seeded is one path copied into a new worktree ("" if it vanished).
@@ -76,11 +78,11 @@ func copyDir(src, dst *os.Root, g dirGroup, out []seeded) error {
 	s, d := src, dst
 	if g.dir != "" {
 		var err error
-		if s, err = src.OpenRoot(g.dir); err != nil {
+		if s, err = workspace.OpenDir(src, g.dir); err != nil {
 			return err
 		}
 		defer s.Close()
-		if d, err = dst.OpenRoot(g.dir); err != nil {
+		if d, err = workspace.OpenDir(dst, g.dir); err != nil {
 			return err
 		}
 		defer d.Close()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"strconv"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // copied is the outcome of copying one path from one root to another.
@@ -71,17 +73,16 @@ func copyLink(src, dst *os.Root, name string, fi fs.FileInfo, fresh bool) (copie
 
 // copyFile copies the regular file name, which lstat found with inode ino.
 func copyFile(src, dst *os.Root, name string, ino uint64, fresh bool) (copied, error) {
-	in, err := src.Open(name)
+	in, fi, err := workspace.OpenFile(src, name) // never blocks on a FIFO swapped in
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return copied{}, errChanged // replaced since lstat
+	}
 	if err != nil {
 		return copied{}, err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return copied{}, err
-	}
 	c := copied{src: keyOf(fi)}
-	if !fi.Mode().IsRegular() || c.src.ino != ino {
+	if c.src.ino != ino {
 		return copied{}, errChanged // replaced since lstat
 	}
 	out, target, err := openTarget(dst, name, fi.Mode().Perm(), fresh)

@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path"
 
@@ -82,8 +83,15 @@ func readRules(r *os.Root, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.ReadFile(name)
+	b, err := workspace.ReadFile(r, name, rulesLimit)
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return nil, nil // replaced since lstat
+	}
+	return b, err
 }
+
+// rulesLimit bounds an ignore file, as workspace's own reader does.
+const rulesLimit = 16 << 20
 
 func sameRules(a, b map[string][]byte) bool {
 	for d, data := range a {

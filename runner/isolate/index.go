@@ -122,7 +122,7 @@ func (x *index) scan(ctx context.Context) (map[string]state, error) {
 func (x *index) scanDir(g dirGroup, out map[string]state) error {
 	r := x.r
 	if g.dir != "" {
-		sub, err := x.r.OpenRoot(g.dir)
+		sub, err := workspace.OpenDir(x.r, g.dir)
 		if missing(err) {
 			return nil // removed since it was listed
 		}

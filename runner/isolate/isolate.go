@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // Options configure a Manager.
@@ -132,7 +134,7 @@ func (m *Manager) open() error {
 	if m.index != nil {
 		return nil
 	}
-	r, err := os.OpenRoot(m.root)
+	r, err := workspace.OpenRoot(m.root)
 	if err != nil {
 		return fmt.Errorf("open loop root: %w", err)
 	}

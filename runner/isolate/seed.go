@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // create makes the worktree of node afresh (a stale one from an earlier
@@ -19,7 +21,7 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(dir)
+	r, err := workspace.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // kind is what a path holds, as far as a snapshot is concerned.
@@ -168,17 +170,16 @@ func readState(r *os.Root, name string, fi fs.FileInfo) (state, statKey, error) 
 
 // hashFile hashes the regular file name in r, which lstat found with inode ino.
 func hashFile(r *os.Root, name string, ino uint64) (state, statKey, error) {
-	f, err := r.Open(name)
+	f, fi, err := workspace.OpenFile(r, name) // never blocks on a FIFO swapped in
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return state{}, statKey{}, errChanged // replaced since lstat
+	}
 	if err != nil {
 		return state{}, statKey{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return state{}, statKey{}, err
-	}
 	key := keyOf(fi)
-	if !fi.Mode().IsRegular() || key.ino != ino {
+	if key.ino != ino {
 		return state{}, statKey{}, errChanged // replaced since lstat
 	}
 	h := blobHasher(key.size)

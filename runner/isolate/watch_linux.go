@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -282,7 +283,15 @@ func writeSeq(name string, seq uint64) error {
 
 // readSeq returns the sequence number in the file name, 0 if none.
 func readSeq(name string) uint64 {
-	b, err := os.ReadFile(name)
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0) // .loop is not out of agents' reach
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 32))
 	if err != nil {
 		return 0
 	}
@@ -292,7 +301,7 @@ func readSeq(name string) uint64 {
 
 // readDir lists directory rel of r ("" for the top).
 func readDir(r *os.Root, rel string) ([]fs.DirEntry, error) {
-	f, err := r.Open(cmp.Or(rel, "."))
+	f, err := r.OpenFile(cmp.Or(rel, "."), os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0) // a FIFO fails, never blocks
 	if err != nil {
 		return nil, err
 	}
