@@ -115,7 +115,7 @@ func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 		return nil, err
 	}
 	rel := filepath.Join(runDir(runID), checkpointFile)
-	data, err := d.root.ReadFile(rel)
+	data, err := d.readFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
 	}

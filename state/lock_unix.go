@@ -37,7 +37,7 @@ func (d *Dir) lockFile(rel string) (release func() error, err error) {
 // syncDir fsyncs the store-relative directory rel, making the entries
 // created or renamed in it durable.
 func (d *Dir) syncDir(rel string) error {
-	f, err := d.root.Open(rel)
+	f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0) // never a FIFO in its place
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // RunInfo is one line of a listing of runs.
@@ -94,7 +96,7 @@ func (d *Dir) Ledger(ctx context.Context, runID string) ([]byte, error) {
 	var out []byte
 	for i := range cp.LedgerChunks {
 		rel := filepath.Join(runDir(runID), ledgerDir, chunkName(i))
-		chunk, err := d.root.ReadFile(rel)
+		chunk, err := d.readFile(rel)
 		if err != nil {
 			return nil, fmt.Errorf("read ledger %q: committed chunk %s: %w", runID, d.abs(rel), err)
 		}
@@ -113,7 +115,7 @@ func (d *Dir) Log(ctx context.Context, runID string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	rel := filepath.Join(runDir(runID), logFile)
-	f, err := d.root.Open(rel)
+	f, _, err := workspace.OpenFile(d.root, rel)
 	if err != nil {
 		return nil, fmt.Errorf("read log %q: %w", runID, err)
 	}
@@ -138,7 +140,7 @@ func (d *Dir) Summary(ctx context.Context, runID string, iteration int) (string,
 			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
 	}
 	rel := filepath.Join(runDir(runID), summariesDir, summaryName(iteration))
-	data, err := d.root.ReadFile(rel)
+	data, err := d.readFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		err = notFound("the run has no summary for it")
 	}
@@ -153,3 +155,17 @@ type notFound string
 
 func (e notFound) Error() string        { return string(e) }
 func (e notFound) Is(target error) bool { return target == ErrNotFound }
+
+// maxStoreFile bounds one file of the dir: store read back. It is far above
+// anything the store writes (ledger chunks and checkpoints are small); the
+// bound is there because .loop/state lies in the loop root, within agents'
+// reach.
+const maxStoreFile = 256 << 20
+
+// readFile reads the store-relative file rel. The store's directory lies in
+// the loop root, where an agent can replace a file with a FIFO, whose
+// open(2) would wait for a writer forever: only a regular file is read,
+// up to maxStoreFile bytes.
+func (d *Dir) readFile(rel string) ([]byte, error) {
+	return workspace.ReadFile(d.root, rel, maxStoreFile)
+}
