@@ -2,13 +2,14 @@ package loop
 
 import "fmt"
 
-// MaxConfigSize is the largest config Parse accepts, in bytes: 1 MiB. The
-// configs people write are a few KiB (the examples are under 2 KiB), so
-// this leaves hundreds of times that; and with nesting bounded by
-// MaxNesting, decoding and validating a config of this size stays linear
-// (see BenchmarkParseHostile), where an unbounded file could hold the
-// process for as long as its author liked.
-const MaxConfigSize = 1 << 20
+// MaxConfigSize is the largest config Parse accepts, in bytes: 256 KiB.
+// The configs people write are a few KiB (the examples are under 2 KiB; 50
+// nodes with long instructions and 100 goals fit in well under 100 KiB),
+// so this leaves room to spare, while bounding what a hostile file costs:
+// at this size the worst configs of BenchmarkParseHostile load in under a
+// second and 250 MB on a busy 2-core machine. (At 1 MiB they took 4 s and
+// 900 MB: decoding costs grow with size times depth.)
+const MaxConfigSize = 256 << 10
 
 // MaxNesting is how deep a value may sit in a config: every segment of a
 // table header or dotted key, every inline table and every array around it
@@ -26,7 +27,7 @@ const MaxNesting = 32
 func checkLimits(file string, src []byte) *Diagnostic {
 	if len(src) > MaxConfigSize {
 		return &Diagnostic{Pos: Position{File: file, Line: 1, Col: 1}, Message: fmt.Sprintf(
-			"the config is %d bytes; a loop config may be at most %d bytes (1 MiB)", len(src), MaxConfigSize)}
+			"the config is %d bytes; a loop config may be at most %d bytes (256 KiB)", len(src), MaxConfigSize)}
 	}
 	if line, col, ok := nestingWithin(src, MaxNesting); !ok {
 		return &Diagnostic{Pos: Position{File: file, Line: line, Col: col}, Message: fmt.Sprintf(

@@ -79,7 +79,7 @@ func TestLimitsRefuseALargeConfig(t *testing.T) {
 	if !errors.As(err, &cerr) {
 		t.Fatalf("Load of a config over the limit: %v, want a *ConfigError", err)
 	}
-	want := path + ":1:1: the config is 1048577 bytes; a loop config may be at most 1048576 bytes (1 MiB)"
+	want := path + ":1:1: the config is 262145 bytes; a loop config may be at most 262144 bytes (256 KiB)"
 	if diff := cmp.Diff(want, cerr.Error()); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
 	}

@@ -75,10 +75,11 @@ func Parse(file string, src []byte) (*Config, error) {
 	}
 	cfg.File, cfg.Source = file, src
 	cfg.keys = newKeyIndex(src)
-	ds := unknownKeys(cfg, md)
+	s := &sink{}
+	unknownKeys(cfg, md, s)
 	cfg.applyDefaults(md)
-	ds = append(ds, cfg.Validate()...)
-	ds.sort()
+	cfg.validate(s)
+	ds := s.result(file)
 	if ds.HasErrors() {
 		return nil, &ConfigError{Diagnostics: ds}
 	}
