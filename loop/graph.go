@@ -156,24 +156,3 @@ func cycleFrom(stack []int, d int) []int {
 	}
 	return append(c[low:], c[:low]...)
 }
-
-// reaches reports whether from depends on to, directly or through others.
-func (g graph) reaches(from, to int) bool {
-	seen := make([]bool, len(g.names))
-	var walk func(i int) bool
-	walk = func(i int) bool {
-		for _, d := range g.deps[i] {
-			if d == to {
-				return true
-			}
-			if !seen[d] {
-				seen[d] = true
-				if walk(d) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return walk(from)
-}
