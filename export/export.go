@@ -1,15 +1,16 @@
 // Package export owns the success export: the <name>-success/ directory a
 // run writes when, and only when, the gate certifies success. It holds
 // SKILL.md, EVIDENCE.md, the config that converged (loop.toml, verbatim),
-// out/ (the files named by [export] paths), run.sh, run.cmd and a manifest
-// with the sha256 of every file.
+// out/ (the files named by [export] paths, each at out/<path>, or at its
+// own path when that starts with out/), run.sh, run.cmd and a manifest
+// with the sha256 of every file and the files left out.
 //
 // It renders only what the runner measured and the gate ruled: verdicts,
 // evidence lines, deterministic summaries and spend. It must never include
 // a node's claim, a provider secret (only the names of the variables), or
-// anything read through a symlink or from .git/ or .loop/, and it must
-// never write outside the export directory. It reads no clock: the same
-// Input gives byte-identical files.
+// anything read through a symlink or from .git/ or .loop/; it must never
+// write one file over another, nor outside the export directory. It reads
+// no clock: the same Input gives byte-identical files.
 package export
 
 import (
@@ -72,6 +73,16 @@ type Manifest struct {
 	Finished time.Time `json:"finished"`
 	// Files lists every file in the export except manifest.json, sorted by path.
 	Files []File `json:"files"`
+	// Withheld lists the files of [export] paths left out, and why: a
+	// file whose place in the export another file took.
+	Withheld []Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld is a file the export left out, and why.
+type Withheld struct {
+	Path   string `json:"path"`             // where the file would be in the export, slash-separated
+	Source string `json:"source,omitempty"` // its path in the loop root, for a file matched by [export] paths
+	Reason string `json:"reason"`
 }
 
 // File is one file of an export.
@@ -158,12 +169,14 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	}
 	defer w.root.Close()
 	w.mkdir(outDir)
-	for _, rel := range src.files {
-		w.copyOut(src.root, rel)
+	placed, clashes := place(src.files)
+	w.withheld = clashes
+	for _, p := range placed {
+		w.copyOut(src.root, p)
 	}
 	outFiles := len(w.files)
-	w.write(skillFile, skillMarkdown(in, outFiles), 0o644)
-	w.write(evidenceFile, evidenceMarkdown(in), 0o644)
+	w.write(skillFile, skillMarkdown(in, outFiles, len(w.withheld)), 0o644)
+	w.write(evidenceFile, evidenceMarkdown(in, w.withheld), 0o644)
 	w.write(configFile, in.Config.Source, 0o644)
 	w.write(shFile, []byte(runSh), 0o755)
 	w.write(cmdFile, []byte(runCmd), 0o644)
@@ -174,6 +187,7 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	m := Manifest{
 		Name: in.Config.Name, RunID: in.RunID, Commit: in.Commit, Snapshot: in.Snapshot,
 		Version: in.Version, Finished: in.Finished.UTC(), Files: slices.Clone(w.files),
+		Withheld: slices.Clone(w.withheld),
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -187,9 +201,10 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 // path, however computed, lands outside the export directory. The first
 // error sticks; later writes do nothing.
 type writer struct {
-	root  *os.Root
-	files []File
-	err   error
+	root     *os.Root
+	files    []File
+	withheld []Withheld
+	err      error
 }
 
 func newWriter(dir string) (*writer, error) {
@@ -199,6 +214,8 @@ func newWriter(dir string) (*writer, error) {
 	}
 	return &writer{root: r}, nil
 }
+
+func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
 
 // checkPath rejects a path that is not local to the export directory.
 func checkPath(rel string) error {
@@ -233,26 +250,24 @@ func (w *writer) mkdirAll(name string) error {
 }
 
 func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
-	w.create(rel, bytes.NewReader(data), mode)
+	if w.err == nil {
+		w.err = w.create(rel, bytes.NewReader(data), mode)
+	}
 }
 
 // create writes rel from src, records its size and hash, and sets mode
 // exactly (whatever the umask).
-func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) {
-	if w.err != nil {
-		return
-	}
-	if w.err = checkPath(rel); w.err != nil {
-		return
+func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) error {
+	if err := checkPath(rel); err != nil {
+		return err
 	}
 	name := filepath.FromSlash(rel)
-	if w.err = w.mkdirAll(filepath.Dir(name)); w.err != nil {
-		return
+	if err := w.mkdirAll(filepath.Dir(name)); err != nil {
+		return err
 	}
 	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		w.err = err
-		return
+		return err
 	}
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), src)
@@ -263,10 +278,10 @@ func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) {
 		err = w.root.Chmod(name, mode)
 	}
 	if err != nil {
-		w.err = fmt.Errorf("write %q: %w", rel, err)
-		return
+		return fmt.Errorf("write %q: %w", rel, err)
 	}
 	w.files = append(w.files, File{Path: rel, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	return nil
 }
 
 // replace moves the finished export tmp to dir, replacing what is there.
