@@ -7,10 +7,12 @@
 //
 // It renders only what the runner measured and the gate ruled: verdicts,
 // evidence lines, deterministic summaries and spend. It must never include
-// a node's claim, a provider secret (only the names of the variables), or
-// anything read through a symlink or from .git/ or .loop/; it must never
-// write one file over another, nor outside the export directory. It reads
-// no clock: the same Input gives byte-identical files.
+// a node's claim, a provider secret in any form it is given (only the
+// names of the variables: a file holding a secret is left out and the
+// markdown is masked), or anything read through a symlink or from .git/
+// or .loop/; it must never write one file over another, nor outside the
+// export directory. It reads no clock: the same Input gives byte-identical
+// files.
 package export
 
 import (
@@ -45,6 +47,7 @@ type Input struct {
 	Root     string         // the loop root: [export] paths are matched here
 	Finished time.Time      // when the run succeeded (passed in; export reads no clock)
 	Version  string         // loop-action version that produced it
+	Secrets  []Secret       // provider secrets: a file holding one is withheld, and the markdown is masked
 }
 
 // Iteration is one iteration of the run, as the history shows it.
@@ -73,12 +76,14 @@ type Manifest struct {
 	Finished time.Time `json:"finished"`
 	// Files lists every file in the export except manifest.json, sorted by path.
 	Files []File `json:"files"`
-	// Withheld lists the files of [export] paths left out, and why: a
-	// file whose place in the export another file took.
+	// Withheld lists the files left out, and why: files of [export] paths
+	// that hold a provider secret or clash with another, and loop.toml
+	// when it holds a secret.
 	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
-// Withheld is a file the export left out, and why.
+// Withheld is a file the export left out, and why. It never holds a
+// secret: a path that carries one is masked.
 type Withheld struct {
 	Path   string `json:"path"`             // where the file would be in the export, slash-separated
 	Source string `json:"source,omitempty"` // its path in the loop root, for a file matched by [export] paths
@@ -163,21 +168,30 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Manifest{}, err
 	}
-	w, err := newWriter(tmp)
+	w, err := newWriter(tmp, in.Secrets)
 	if err != nil {
 		return Manifest{}, err
 	}
 	defer w.root.Close()
 	w.mkdir(outDir)
 	placed, clashes := place(src.files)
-	w.withheld = clashes
+	for _, c := range clashes { // their names may hold a secret too
+		w.withhold(Withheld{Path: w.mask(c.Path), Source: w.mask(c.Source), Reason: w.mask(c.Reason)})
+	}
 	for _, p := range placed {
 		w.copyOut(src.root, p)
 	}
 	outFiles := len(w.files)
-	w.write(skillFile, skillMarkdown(in, outFiles, len(w.withheld)), 0o644)
-	w.write(evidenceFile, evidenceMarkdown(in, w.withheld), 0o644)
-	w.write(configFile, in.Config.Source, 0o644)
+	config := in.Config.Source
+	if found := w.secrets.find(config); found != "" {
+		w.withhold(Withheld{Path: configFile, Reason: heldBy(found)})
+		config = nil
+	}
+	w.write(skillFile, []byte(w.mask(string(skillMarkdown(in, outFiles, len(w.withheld))))), 0o644)
+	w.write(evidenceFile, []byte(w.mask(string(evidenceMarkdown(in, w.withheld)))), 0o644)
+	if config != nil {
+		w.write(configFile, config, 0o644)
+	}
 	w.write(shFile, []byte(runSh), 0o755)
 	w.write(cmdFile, []byte(runCmd), 0o644)
 	if w.err != nil {
@@ -204,15 +218,17 @@ type writer struct {
 	root     *os.Root
 	files    []File
 	withheld []Withheld
+	secrets  *matcher
+	mask     func(string) string
 	err      error
 }
 
-func newWriter(dir string) (*writer, error) {
+func newWriter(dir string, secrets []Secret) (*writer, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &writer{root: r}, nil
+	return &writer{root: r, secrets: newMatcher(secrets), mask: Mask(secrets)}, nil
 }
 
 func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
@@ -251,13 +267,40 @@ func (w *writer) mkdirAll(name string) error {
 
 func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
 	if w.err == nil {
-		w.err = w.create(rel, bytes.NewReader(data), mode)
+		w.err = w.create(rel, bytes.NewReader(data), mode, io.Discard)
 	}
 }
 
-// create writes rel from src, records its size and hash, and sets mode
-// exactly (whatever the umask).
-func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) error {
+// createScanned writes rel from src, read once, and looks for the secrets
+// in it on the way. When it finds one it removes the file again (the
+// export is still being built aside) and returns the secret's name.
+func (w *writer) createScanned(rel string, src io.Reader) string {
+	sc := &scanner{m: w.secrets}
+	if w.err = w.create(rel, src, 0o644, sc); w.err != nil || sc.found == "" {
+		return ""
+	}
+	w.files = w.files[:len(w.files)-1]
+	w.err = w.remove(rel)
+	return sc.found
+}
+
+// remove removes the file rel and the directories above it that it leaves
+// empty, up to out/.
+func (w *writer) remove(rel string) error {
+	if err := w.root.Remove(filepath.FromSlash(rel)); err != nil {
+		return err
+	}
+	for d := path.Dir(rel); d != outDir && d != "."; d = path.Dir(d) {
+		if w.root.Remove(filepath.FromSlash(d)) != nil {
+			break // not empty
+		}
+	}
+	return nil
+}
+
+// create writes rel from src, copying what it reads to also as well,
+// records its size and hash, and sets mode exactly (whatever the umask).
+func (w *writer) create(rel string, src io.Reader, mode fs.FileMode, also io.Writer) error {
 	if err := checkPath(rel); err != nil {
 		return err
 	}
@@ -270,7 +313,7 @@ func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) error {
 		return err
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), src)
+	n, err := io.Copy(io.MultiWriter(f, h, also), src)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

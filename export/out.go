@@ -221,9 +221,14 @@ func clash(dest string, files, dirs map[string]string) string {
 // copyOut copies a loop-root file into the export. A file that vanished
 // or stopped being a regular file since the walk is skipped; so is one
 // swapped between the look and the open (os.Root already refuses any path
-// that would leave the loop root).
+// that would leave the loop root). A file whose name or content holds a
+// secret is withheld.
 func (w *writer) copyOut(src *os.Root, p placement) {
 	if w.err != nil {
+		return
+	}
+	if masked := w.mask(p.dest); masked != p.dest {
+		w.withhold(Withheld{Path: masked, Source: w.mask(p.src), Reason: "its name holds the value of a provider variable, or an encoding of it"})
 		return
 	}
 	f, err := openRegular(src, filepath.FromSlash(p.src))
@@ -232,7 +237,9 @@ func (w *writer) copyOut(src *os.Root, p placement) {
 		return
 	}
 	defer f.Close()
-	w.err = w.create(p.dest, f, 0o644)
+	if found := w.createScanned(p.dest, f); found != "" {
+		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
+	}
 }
 
 // openRegular opens name in root when it is, and stays, a regular file;

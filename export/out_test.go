@@ -260,7 +260,7 @@ func TestWriterRefusesEscapes(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWriter(dir)
+	w, err := newWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
