@@ -14,8 +14,9 @@ const measured = "Every line in this file was measured by the runner (exit codes
 	"deterministic gate; no node's claim is included."
 
 // evidenceMarkdown renders EVIDENCE.md: the final verdicts with their
-// evidence lines verbatim, the iteration history and the spend.
-func evidenceMarkdown(in Input) []byte {
+// evidence lines verbatim, the iteration history, the spend, and the files
+// the export left out.
+func evidenceMarkdown(in Input, withheld []Withheld) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evidence: %s\n\n", code(in.Config.Name))
 	b.WriteString(listItem("run: " + orUnknown(in.RunID)))
@@ -27,6 +28,7 @@ func evidenceMarkdown(in Input) []byte {
 	writeVerdicts(&b, in.Verdicts)
 	writeHistory(&b, in.History)
 	writeSpend(&b, in)
+	writeWithheld(&b, withheld)
 	return []byte(b.String())
 }
 
@@ -77,4 +79,18 @@ func writeSpend(b *strings.Builder, in Input) {
 	b.WriteString(listItem("tokens: " + tokens))
 	b.WriteString(listItem("cost: " + dollars(in.Spend.CostUSD)))
 	b.WriteString(listItem("wall clock: " + clock(in.Spend.WallClock)))
+}
+
+func writeWithheld(b *strings.Builder, withheld []Withheld) {
+	if len(withheld) == 0 {
+		return
+	}
+	b.WriteString("\n## Files left out\n\nThe export holds none of these files; manifest.json lists them too.\n\n")
+	for _, wh := range withheld {
+		from := ""
+		if wh.Source != "" {
+			from = " (the loop root's " + code(wh.Source) + ")"
+		}
+		b.WriteString(listItem(code(wh.Path) + from + ": " + wh.Reason + "."))
+	}
 }

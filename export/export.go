@@ -1,15 +1,18 @@
 // Package export owns the success export: the <name>-success/ directory a
 // run writes when, and only when, the gate certifies success. It holds
 // SKILL.md, EVIDENCE.md, the config that converged (loop.toml, verbatim),
-// out/ (the files named by [export] paths), run.sh, run.cmd and a manifest
-// with the sha256 of every file.
+// out/ (the files named by [export] paths, each at out/<path>, or at its
+// own path when that starts with out/), run.sh, run.cmd and a manifest
+// with the sha256 of every file and the files left out.
 //
 // It renders only what the runner measured and the gate ruled: verdicts,
 // evidence lines, deterministic summaries and spend. It must never include
-// a node's claim, a provider secret (only the names of the variables), or
-// anything read through a symlink or from .git/ or .loop/, and it must
-// never write outside the export directory. It reads no clock: the same
-// Input gives byte-identical files.
+// a node's claim, a provider secret in any form it is given (only the
+// names of the variables: a file holding a secret is left out and the
+// markdown is masked), or anything read through a symlink or from .git/
+// or .loop/; it must never write one file over another, nor outside the
+// export directory. It reads no clock: the same Input gives byte-identical
+// files.
 package export
 
 import (
@@ -44,6 +47,7 @@ type Input struct {
 	Root     string         // the loop root: [export] paths are matched here
 	Finished time.Time      // when the run succeeded (passed in; export reads no clock)
 	Version  string         // loop-action version that produced it
+	Secrets  []Secret       // provider secrets: a file holding one is withheld, and the markdown is masked
 }
 
 // Iteration is one iteration of the run, as the history shows it.
@@ -72,6 +76,18 @@ type Manifest struct {
 	Finished time.Time `json:"finished"`
 	// Files lists every file in the export except manifest.json, sorted by path.
 	Files []File `json:"files"`
+	// Withheld lists the files left out, and why: files of [export] paths
+	// that hold a provider secret or clash with another, and loop.toml
+	// when it holds a secret.
+	Withheld []Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld is a file the export left out, and why. It never holds a
+// secret: a path that carries one is masked.
+type Withheld struct {
+	Path   string `json:"path"`             // where the file would be in the export, slash-separated
+	Source string `json:"source,omitempty"` // its path in the loop root, for a file matched by [export] paths
+	Reason string `json:"reason"`
 }
 
 // File is one file of an export.
@@ -152,19 +168,30 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Manifest{}, err
 	}
-	w, err := newWriter(tmp)
+	w, err := newWriter(tmp, in.Secrets)
 	if err != nil {
 		return Manifest{}, err
 	}
 	defer w.root.Close()
 	w.mkdir(outDir)
-	for _, rel := range src.files {
-		w.copyOut(src.root, rel)
+	placed, clashes := place(src.files)
+	for _, c := range clashes { // their names may hold a secret too
+		w.withhold(Withheld{Path: w.mask(c.Path), Source: w.mask(c.Source), Reason: w.mask(c.Reason)})
+	}
+	for _, p := range placed {
+		w.copyOut(src.root, p)
 	}
 	outFiles := len(w.files)
-	w.write(skillFile, skillMarkdown(in, outFiles), 0o644)
-	w.write(evidenceFile, evidenceMarkdown(in), 0o644)
-	w.write(configFile, in.Config.Source, 0o644)
+	config := in.Config.Source
+	if found := w.secrets.find(config); found != "" {
+		w.withhold(Withheld{Path: configFile, Reason: heldBy(found)})
+		config = nil
+	}
+	w.write(skillFile, []byte(w.mask(string(skillMarkdown(in, outFiles, len(w.withheld))))), 0o644)
+	w.write(evidenceFile, []byte(w.mask(string(evidenceMarkdown(in, w.withheld)))), 0o644)
+	if config != nil {
+		w.write(configFile, config, 0o644)
+	}
 	w.write(shFile, []byte(runSh), 0o755)
 	w.write(cmdFile, []byte(runCmd), 0o644)
 	if w.err != nil {
@@ -174,6 +201,7 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	m := Manifest{
 		Name: in.Config.Name, RunID: in.RunID, Commit: in.Commit, Snapshot: in.Snapshot,
 		Version: in.Version, Finished: in.Finished.UTC(), Files: slices.Clone(w.files),
+		Withheld: slices.Clone(w.withheld),
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -187,18 +215,23 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 // path, however computed, lands outside the export directory. The first
 // error sticks; later writes do nothing.
 type writer struct {
-	root  *os.Root
-	files []File
-	err   error
+	root     *os.Root
+	files    []File
+	withheld []Withheld
+	secrets  *matcher
+	mask     func(string) string
+	err      error
 }
 
-func newWriter(dir string) (*writer, error) {
+func newWriter(dir string, secrets []Secret) (*writer, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &writer{root: r}, nil
+	return &writer{root: r, secrets: newMatcher(secrets), mask: Mask(secrets)}, nil
 }
+
+func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
 
 // checkPath rejects a path that is not local to the export directory.
 func checkPath(rel string) error {
@@ -233,29 +266,54 @@ func (w *writer) mkdirAll(name string) error {
 }
 
 func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
-	w.create(rel, bytes.NewReader(data), mode)
+	if w.err == nil {
+		w.err = w.create(rel, bytes.NewReader(data), mode, io.Discard)
+	}
 }
 
-// create writes rel from src, records its size and hash, and sets mode
-// exactly (whatever the umask).
-func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) {
-	if w.err != nil {
-		return
+// createScanned writes rel from src, read once, and looks for the secrets
+// in it on the way. When it finds one it removes the file again (the
+// export is still being built aside) and returns the secret's name.
+func (w *writer) createScanned(rel string, src io.Reader) string {
+	sc := &scanner{m: w.secrets}
+	if w.err = w.create(rel, src, 0o644, sc); w.err != nil || sc.found == "" {
+		return ""
 	}
-	if w.err = checkPath(rel); w.err != nil {
-		return
+	w.files = w.files[:len(w.files)-1]
+	w.err = w.remove(rel)
+	return sc.found
+}
+
+// remove removes the file rel and the directories above it that it leaves
+// empty, up to out/.
+func (w *writer) remove(rel string) error {
+	if err := w.root.Remove(filepath.FromSlash(rel)); err != nil {
+		return err
+	}
+	for d := path.Dir(rel); d != outDir && d != "."; d = path.Dir(d) {
+		if w.root.Remove(filepath.FromSlash(d)) != nil {
+			break // not empty
+		}
+	}
+	return nil
+}
+
+// create writes rel from src, copying what it reads to also as well,
+// records its size and hash, and sets mode exactly (whatever the umask).
+func (w *writer) create(rel string, src io.Reader, mode fs.FileMode, also io.Writer) error {
+	if err := checkPath(rel); err != nil {
+		return err
 	}
 	name := filepath.FromSlash(rel)
-	if w.err = w.mkdirAll(filepath.Dir(name)); w.err != nil {
-		return
+	if err := w.mkdirAll(filepath.Dir(name)); err != nil {
+		return err
 	}
 	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		w.err = err
-		return
+		return err
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), src)
+	n, err := io.Copy(io.MultiWriter(f, h, also), src)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -263,10 +321,10 @@ func (w *writer) create(rel string, src io.Reader, mode fs.FileMode) {
 		err = w.root.Chmod(name, mode)
 	}
 	if err != nil {
-		w.err = fmt.Errorf("write %q: %w", rel, err)
-		return
+		return fmt.Errorf("write %q: %w", rel, err)
 	}
 	w.files = append(w.files, File{Path: rel, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	return nil
 }
 
 // replace moves the finished export tmp to dir, replacing what is there.

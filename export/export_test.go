@@ -183,7 +183,7 @@ func TestWriteGolden(t *testing.T) {
 			t.Errorf("%s differs from the golden file (-golden +got):\n%s", name, cmp.Diff(string(w), string(g)))
 		}
 	}
-	wantOut := []string{"out/build/test.log", "out/docs/usage.md", "out/out/data/nested/deep.txt", "out/out/data/results.json", "out/out/report.md"}
+	wantOut := []string{"out/build/test.log", "out/data/nested/deep.txt", "out/data/results.json", "out/docs/usage.md", "out/report.md"}
 	var gotOut []string
 	for _, file := range m.Files {
 		if strings.HasPrefix(file.Path, "out/") {

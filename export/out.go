@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -161,38 +162,110 @@ func resolve(p string) string {
 	return p
 }
 
-// copyOut copies the loop-root file rel into out/. A file that vanished or
-// stopped being a regular file since the walk is skipped; so is one swapped
-// between the look and the open (os.Root already refuses any path that
-// would leave the loop root).
-func (w *writer) copyOut(src *os.Root, rel string) {
+// outPath is where the loop-root file rel goes in the export: out/<rel>,
+// except that a path already under out/ keeps its place (out/ is not
+// repeated).
+func outPath(rel string) string {
+	if strings.HasPrefix(rel, outDir+"/") {
+		return rel
+	}
+	return outDir + "/" + rel
+}
+
+// placement is a loop-root file and where it goes in the export.
+type placement struct{ src, dest string }
+
+// place decides where each loop-root file goes. Files already under out/
+// are placed first, so they keep their place; a later file whose place is
+// taken (by a file at the same path, or a file where its directory would
+// be, or the reverse) is withheld, never written over another.
+func place(files []string) ([]placement, []Withheld) {
+	under := func(rel string) bool { return strings.HasPrefix(rel, outDir+"/") }
+	order := append(slices.DeleteFunc(slices.Clone(files), func(r string) bool { return !under(r) }),
+		slices.DeleteFunc(slices.Clone(files), under)...)
+	files2 := map[string]string{} // export path -> the loop-root file placed there
+	dirs := map[string]string{}   // export directory -> a loop-root file placed under it
+	var placed []placement
+	var withheld []Withheld
+	for _, rel := range order {
+		dest := outPath(rel)
+		if why := clash(dest, files2, dirs); why != "" {
+			withheld = append(withheld, Withheld{Path: dest, Source: rel, Reason: why})
+			continue
+		}
+		files2[dest] = rel
+		for d := path.Dir(dest); d != outDir; d = path.Dir(d) {
+			dirs[d] = rel
+		}
+		placed = append(placed, placement{src: rel, dest: dest})
+	}
+	return placed, withheld
+}
+
+// clash says why dest cannot be written, given the files placed so far.
+func clash(dest string, files, dirs map[string]string) string {
+	if other, ok := files[dest]; ok {
+		return fmt.Sprintf("the loop root's %q is exported to the same path", other)
+	}
+	if other, ok := dirs[dest]; ok {
+		return fmt.Sprintf("the export needs %q as a directory, for the loop root's %q", dest, other)
+	}
+	for d := path.Dir(dest); d != outDir; d = path.Dir(d) {
+		if other, ok := files[d]; ok {
+			return fmt.Sprintf("the loop root's %q is exported to %q, where this file's directory would be", other, d)
+		}
+	}
+	return ""
+}
+
+// copyOut copies a loop-root file into the export. A file that vanished
+// or stopped being a regular file since the walk is skipped; so is one
+// swapped between the look and the open (os.Root already refuses any path
+// that would leave the loop root). A file whose name or content holds a
+// secret is withheld.
+func (w *writer) copyOut(src *os.Root, p placement) {
 	if w.err != nil {
 		return
 	}
-	name := filepath.FromSlash(rel)
-	before, err := src.Lstat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return
-	case err != nil:
-		w.err = err
-		return
-	case !before.Mode().IsRegular():
+	if masked := w.mask(p.dest); masked != p.dest {
+		w.withhold(Withheld{Path: masked, Source: w.mask(p.src), Reason: "its name holds the value of a provider variable, or an encoding of it"})
 		return
 	}
-	f, err := src.Open(name)
-	if err != nil {
+	f, err := openRegular(src, filepath.FromSlash(p.src))
+	if f == nil || err != nil {
 		w.err = err
 		return
 	}
 	defer f.Close()
+	if found := w.createScanned(p.dest, f); found != "" {
+		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
+	}
+}
+
+// openRegular opens name in root when it is, and stays, a regular file;
+// it returns nil and no error when it is not one (any more).
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	before, err := root.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !before.Mode().IsRegular():
+		return nil, nil
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
 	after, err := f.Stat()
 	if err != nil {
-		w.err = err
-		return
+		f.Close()
+		return nil, err
 	}
 	if !os.SameFile(before, after) || !after.Mode().IsRegular() {
-		return
+		f.Close()
+		return nil, nil
 	}
-	w.create(outDir+"/"+rel, f, 0o644)
+	return f, nil
 }

@@ -16,8 +16,8 @@ const maxDescription = 1024
 
 // skillMarkdown renders SKILL.md: frontmatter, what the run proved, how to
 // reuse the loop, and what the export is not. outFiles is how many files
-// out/ holds.
-func skillMarkdown(in Input, outFiles int) []byte {
+// out/ holds, withheld how many files were left out.
+func skillMarkdown(in Input, outFiles, withheld int) []byte {
 	var b strings.Builder
 	cfg := in.Config
 	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\nrun_id: %s\ncommit: %s\nfinished: %s\n---\n\n",
@@ -32,7 +32,7 @@ func skillMarkdown(in Input, outFiles int) []byte {
 		b.WriteString("The loop's objective:\n\n" + quoteBlock(cfg.Objective) + "\n")
 	}
 	writeProved(&b, in)
-	writeReuse(&b, in, outFiles)
+	writeReuse(&b, in, outFiles, withheld)
 	writeNot(&b, in)
 	return []byte(b.String())
 }
@@ -156,7 +156,7 @@ They need:
 
 `, "'", "`")
 
-func writeReuse(b *strings.Builder, in Input, outFiles int) {
+func writeReuse(b *strings.Builder, in Input, outFiles, withheld int) {
 	b.WriteString(reuseText)
 	version := ""
 	if in.Version != "" {
@@ -176,7 +176,12 @@ func writeReuse(b *strings.Builder, in Input, outFiles int) {
 	if paths := in.Config.Export.Paths; len(paths) > 0 {
 		fmt.Fprintf(b, " (%s)", codeList(paths))
 	}
-	b.WriteString("; `manifest.json` lists the size and sha256 of every file here.\n\n")
+	b.WriteString("; `manifest.json` lists the size and sha256 of every file here.")
+	if withheld > 0 {
+		fmt.Fprintf(b, " %s left out; [EVIDENCE.md](EVIDENCE.md) says which and why.",
+			plural(withheld, "file was", "files were"))
+	}
+	b.WriteString("\n\n")
 }
 
 // agentCommands lists the programs the providers run (the first word of

@@ -106,7 +106,7 @@ func TestSkillBlockingGoalLeftByMinPassRate(t *testing.T) {
 		{Goal: "a", Blocking: true, Satisfied: true, Passed: 1, Total: 1, Checks: []gate.CheckVerdict{{Type: "file_exists", Status: gate.Pass, Evidence: "`a.txt` exists (2 B)"}}},
 		{Goal: "b", Blocking: true, Passed: 0, Total: 1, Checks: []gate.CheckVerdict{{Type: "command", Status: gate.Fail, Evidence: "`sh -c 'exit 0'` exited 1 (expected 0) after 0.0s"}}},
 	}}
-	skill := string(skillMarkdown(in, 0))
+	skill := string(skillMarkdown(in, 0, 0))
 	for _, want := range []string{
 		"### ✅ `a`\n\n- ✅ `file_exists`: `a.txt` exists and is not empty\n",
 		"### ❌ `b`\n\nNot satisfied at the end: [success] min_pass_rate = 0.5 let the run succeed without it.\n\n- ❌ `command`: `sh -c \"exit 0\"` exits 0\n",
@@ -117,7 +117,7 @@ func TestSkillBlockingGoalLeftByMinPassRate(t *testing.T) {
 			t.Errorf("SKILL.md lacks %q:\n%s", want, skill)
 		}
 	}
-	evidence := string(evidenceMarkdown(in))
+	evidence := string(evidenceMarkdown(in, nil))
 	if !strings.Contains(evidence, "Overall: success, with 1 of 2 blocking goals satisfied.") {
 		t.Errorf("EVIDENCE.md does not count the blocking goals:\n%s", evidence)
 	}

@@ -4,7 +4,9 @@
 // Schema generated from the same types.
 //
 // It must never run anything, read the environment on its own, or touch the
-// workspace: loading a config is parsing and checking text.
+// workspace: loading a config is parsing and checking text. It must never
+// spend more than linear time and memory on a config, whoever wrote it:
+// size and nesting are bounded before decoding (limits.go).
 package loop
 
 // Config is a loop config as written in TOML. Load fills in the defaults

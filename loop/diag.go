@@ -97,3 +97,52 @@ type ConfigError struct {
 func (e *ConfigError) Error() string {
 	return strings.TrimSuffix(e.Diagnostics.String(), "\n")
 }
+
+// MaxDiagnostics is how many problems one load or Validate reports. A
+// config can have more than that (a hostile one, quadratically many), and
+// formatting them all would take time and memory without bound.
+const MaxDiagnostics = 1000
+
+// sink collects the diagnostics of one load: the first MaxDiagnostics in
+// full, and only a count of the rest.
+type sink struct {
+	ds                       Diagnostics
+	moreErrors, moreWarnings int
+}
+
+// full reports whether the sink holds MaxDiagnostics; if so it counts a
+// problem of severity sev, which the caller then need not format.
+func (s *sink) full(sev Severity) bool {
+	switch {
+	case len(s.ds) < MaxDiagnostics:
+		return false
+	case sev == Warning:
+		s.moreWarnings++
+	default:
+		s.moreErrors++
+	}
+	return true
+}
+
+func (s *sink) add(d Diagnostic) {
+	if !s.full(d.Severity) {
+		s.ds = append(s.ds, d)
+	}
+}
+
+// result returns the diagnostics in file order. When some were left out,
+// a first diagnostic says how many, and it is an error whenever any of
+// them was: leaving a message out never makes a config valid.
+func (s *sink) result(file string) Diagnostics {
+	ds := slices.Clone(s.ds)
+	ds.sort()
+	if more := s.moreErrors + s.moreWarnings; more > 0 {
+		sev := Warning
+		if s.moreErrors > 0 {
+			sev = Error
+		}
+		ds = append(Diagnostics{{Pos: Position{File: file}, Severity: sev, Message: fmt.Sprintf(
+			"too many problems: %d more (%d errors, %d warnings) are not shown", more, s.moreErrors, s.moreWarnings)}}, ds...)
+	}
+	return ds
+}

@@ -44,24 +44,50 @@ func stageGraph(stages []Stage) graph {
 
 // layers returns the items in layers: an item is in the layer after the
 // latest of its dependencies. Items on or behind a cycle are left out.
-// Within a layer, items keep config order.
+// Within a layer, items keep config order. It takes time linear in the
+// items and dependencies (Kahn's algorithm).
 func (g graph) layers() [][]int {
+	waiting := make([]int, len(g.names)) // dependencies not placed yet
+	next := make([][]int, len(g.names))  // the items that depend on each
+	var ready []int
+	for i, deps := range g.deps {
+		waiting[i] = len(deps)
+		for _, d := range deps {
+			next[d] = append(next[d], i)
+		}
+		if len(deps) == 0 {
+			ready = append(ready, i)
+		}
+	}
 	level := make([]int, len(g.names))
 	for i := range level {
 		level[i] = -1
 	}
-	var out [][]int
-	for placed := true; placed; {
-		placed = false
-		for i := range g.names {
-			if level[i] >= 0 {
-				continue
-			}
-			if l, ok := g.levelOf(i, level); ok {
-				level[i], placed = l, true
+	for len(ready) > 0 {
+		i := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		level[i] = g.levelAfter(i, level)
+		for _, j := range next[i] {
+			if waiting[j]--; waiting[j] == 0 {
+				ready = append(ready, j)
 			}
 		}
 	}
+	return byLevel(level)
+}
+
+// levelAfter is the layer of i, whose dependencies are all placed.
+func (g graph) levelAfter(i int, level []int) int {
+	l := 0
+	for _, d := range g.deps[i] {
+		l = max(l, level[d]+1)
+	}
+	return l
+}
+
+// byLevel groups the placed items (level >= 0) by level, in index order.
+func byLevel(level []int) [][]int {
+	var out [][]int
 	for i, l := range level {
 		if l < 0 {
 			continue
@@ -72,18 +98,6 @@ func (g graph) layers() [][]int {
 		out[l] = append(out[l], i)
 	}
 	return out
-}
-
-// levelOf returns the layer of i when every dependency is already placed.
-func (g graph) levelOf(i int, level []int) (int, bool) {
-	l := 0
-	for _, d := range g.deps[i] {
-		if level[d] < 0 {
-			return 0, false
-		}
-		l = max(l, level[d]+1)
-	}
-	return l, true
 }
 
 // cycles returns each distinct cycle once, as the indexes along it starting
@@ -141,25 +155,4 @@ func cycleFrom(stack []int, d int) []int {
 		}
 	}
 	return append(c[low:], c[:low]...)
-}
-
-// reaches reports whether from depends on to, directly or through others.
-func (g graph) reaches(from, to int) bool {
-	seen := make([]bool, len(g.names))
-	var walk func(i int) bool
-	walk = func(i int) bool {
-		for _, d := range g.deps[i] {
-			if d == to {
-				return true
-			}
-			if !seen[d] {
-				seen[d] = true
-				if walk(d) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return walk(from)
 }

@@ -67,24 +67,27 @@ func parentPath(p string) string {
 
 // unknownKeys reports every key the config types do not define, once per
 // place written, and only the outermost unknown key of an unknown table.
-func unknownKeys(c *Config, md toml.MetaData) Diagnostics {
+func unknownKeys(c *Config, md toml.MetaData, s *sink) {
 	undecoded := md.Undecoded()
 	unknown := make(map[string]bool, len(undecoded))
 	for _, k := range undecoded {
 		unknown[k.String()] = true
 	}
 	seen := map[string]int{}
-	var ds Diagnostics
+	written := c.keys.byKey()
+	sg := newSuggester()
 	for _, k := range undecoded {
-		if insideUnknown(k, unknown) {
+		if insideUnknown(k, unknown) || s.full(Error) {
 			continue
 		}
 		ks := k.String()
-		kp := c.nthKey(ks, seen[ks])
+		var kp keyPos
+		if places := written[ks]; seen[ks] < len(places) {
+			kp = places[seen[ks]]
+		}
 		seen[ks]++
-		ds = append(ds, Diagnostic{Pos: Position{File: c.File, Line: kp.Line, Col: kp.Col}, Message: c.unknownMessage(k, kp.Path, md)})
+		s.add(Diagnostic{Pos: Position{File: c.File, Line: kp.Line, Col: kp.Col}, Message: c.unknownMessage(k, kp.Path, md, &sg)})
 	}
-	return ds
 }
 
 // insideUnknown reports whether a parent table of k is itself unknown.
@@ -97,25 +100,20 @@ func insideUnknown(k toml.Key, unknown map[string]bool) bool {
 	return false
 }
 
-// nthKey returns where key (index-free) was written the n-th time.
-func (c *Config) nthKey(key string, n int) keyPos {
-	for _, kp := range c.keys.all {
-		if kp.Key != key {
-			continue
-		}
-		if n == 0 {
-			return kp
-		}
-		n--
+// byKey returns where each key (index-free) was written, in order.
+func (ix keyIndex) byKey() map[string][]keyPos {
+	by := map[string][]keyPos{}
+	for _, kp := range ix.all {
+		by[kp.Key] = append(by[kp.Key], kp)
 	}
-	return keyPos{}
+	return by
 }
 
 var checkPathRE = regexp.MustCompile(`^goal\[(\d+)\]\.check\[(\d+)\]\.`)
 
 // unknownMessage says which key or table is unknown, where, and what was
 // probably meant.
-func (c *Config) unknownMessage(k toml.Key, path string, md toml.MetaData) string {
+func (c *Config) unknownMessage(k toml.Key, path string, md toml.MetaData, sg *suggester) string {
 	name, parent := k[len(k)-1], k[:len(k)-1]
 	what := fmt.Sprintf("unknown key %q", name)
 	if t := md.Type(k...); t == "Hash" || t == "ArrayHash" {
@@ -125,7 +123,7 @@ func (c *Config) unknownMessage(k toml.Key, path string, md toml.MetaData) strin
 		what += " in " + tableName(parent)
 	}
 	known := knownKeys(parent)
-	if s := closest(name, known); s != "" {
+	if s := sg.closest(name, known); s != "" {
 		return fmt.Sprintf("%s; did you mean %q?", what, s)
 	}
 	if m := checkPathRE.FindStringSubmatch(path); m != nil {
@@ -205,11 +203,31 @@ func knownKeys(table toml.Key) []string {
 	return keys
 }
 
+// suggester finds likely typos. Its budget bounds the work of one
+// config: each comparison spends the cells of its edit-distance table, and
+// once the budget is spent no more suggestions are made, so that a config
+// with thousands of unknown names still loads in linear time.
+type suggester struct{ budget int }
+
+// suggestBudget is enough for some 10,000 comparisons of 20-byte names,
+// far more than a config written by hand needs.
+const suggestBudget = 1 << 22
+
+func newSuggester() suggester { return suggester{budget: suggestBudget} }
+
 // closest returns the known name nearest to name when it is near enough to
 // be a likely typo.
-func closest(name string, known []string) string {
+func (s *suggester) closest(name string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
+		if abs(len(name)-len(k)) >= bestD { // the distance is at least the length difference
+			continue
+		}
+		cost := (len(name) + 1) * (len(k) + 1)
+		if cost > s.budget {
+			return best
+		}
+		s.budget -= cost
 		if d := editDistance(name, k); d < bestD && d <= max(len(name)/2, 1) {
 			best, bestD = k, d
 		}
@@ -217,28 +235,30 @@ func closest(name string, known []string) string {
 	return best
 }
 
+func abs(n int) int { return max(n, -n) }
+
 // editDistance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of neighbours count one.
+// It keeps three rows of the table, not the whole of it.
 func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
+	rows := make([]int, 3*(len(b)+1))
+	prev2, prev, cur := rows[:len(b)+1], rows[len(b)+1:2*(len(b)+1)], rows[2*(len(b)+1):]
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return d[len(a)][len(b)]
+	return prev[len(b)]
 }

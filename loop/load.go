@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,9 +30,15 @@ const (
 // DefaultPaths are where the CLI looks for a config, in order.
 var DefaultPaths = []string{".github/loop.toml", "loop.toml"}
 
-// Load reads and parses the config at path. See Parse.
+// Load reads and parses the config at path. See Parse. It reads at most
+// one byte more than MaxConfigSize, whatever the file's size.
 func Load(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %q: %w", path, err)
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read config %q: %w", path, err)
 	}
@@ -49,10 +56,14 @@ func Find(root string) (string, error) {
 }
 
 // Parse decodes a config from src, applies the defaults and validates it.
-// file names the source in diagnostics. When the config has errors, Parse
+// file names the source in diagnostics. A config larger than MaxConfigSize
+// or nested deeper than MaxNesting is refused before it is decoded. When the config has errors, Parse
 // returns a *ConfigError carrying all of them, warnings included; otherwise
 // the returned config's Warnings holds any warnings.
 func Parse(file string, src []byte) (*Config, error) {
+	if d := checkLimits(file, src); d != nil {
+		return nil, &ConfigError{Diagnostics: Diagnostics{*d}}
+	}
 	cfg := defaults()
 	md, err := toml.Decode(string(src), cfg)
 	if err != nil {
@@ -64,10 +75,11 @@ func Parse(file string, src []byte) (*Config, error) {
 	}
 	cfg.File, cfg.Source = file, src
 	cfg.keys = newKeyIndex(src)
-	ds := unknownKeys(cfg, md)
+	s := &sink{}
+	unknownKeys(cfg, md, s)
 	cfg.applyDefaults(md)
-	ds = append(ds, cfg.Validate()...)
-	ds.sort()
+	cfg.validate(s)
+	ds := s.result(file)
 	if ds.HasErrors() {
 		return nil, &ConfigError{Diagnostics: ds}
 	}

@@ -21,12 +21,16 @@ var (
 
 // validator collects the diagnostics of one Validate call.
 type validator struct {
-	c  *Config
-	ds Diagnostics
+	c       *Config
+	ix      *index
+	suggest suggester
+	out     *sink
 }
 
 func (v *validator) report(sev Severity, at []string, format string, args ...any) {
-	v.ds = append(v.ds, Diagnostic{Pos: v.c.pos(at...), Severity: sev, Message: fmt.Sprintf(format, args...)})
+	if !v.out.full(sev) {
+		v.out.add(Diagnostic{Pos: v.c.pos(at...), Severity: sev, Message: fmt.Sprintf(format, args...)})
+	}
 }
 
 func (v *validator) errorf(at string, format string, args ...any) {
@@ -36,8 +40,17 @@ func (v *validator) errorf(at string, format string, args ...any) {
 // Validate checks every rule of a loop config and returns all problems
 // found, errors and warnings, in file order. It reads no environment: see
 // CheckEnv for the provider variables.
+//
+// At most MaxDiagnostics problems are listed; a first diagnostic says how
+// many more there are.
 func (c *Config) Validate() Diagnostics {
-	v := &validator{c: c}
+	s := &sink{}
+	c.validate(s)
+	return s.result(c.File)
+}
+
+func (c *Config) validate(out *sink) {
+	v := &validator{c: c, ix: newIndex(c), suggest: newSuggester(), out: out}
 	v.top()
 	v.stop()
 	v.paths()
@@ -45,8 +58,6 @@ func (c *Config) Validate() Diagnostics {
 	v.nodes()
 	v.goals()
 	v.stages()
-	v.ds.sort()
-	return v.ds
 }
 
 func (v *validator) top() {
@@ -169,12 +180,7 @@ func providerPath(name string, key ...string) string {
 }
 
 func (v *validator) providers() {
-	names := make([]string, 0, len(v.c.Providers))
-	for n := range v.c.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range v.ix.providers.list {
 		v.provider(n, v.c.Providers[n])
 	}
 }

@@ -15,7 +15,7 @@ func (v *validator) goals() {
 			blocking++
 		}
 	}
-	v.names("goal", c.goalNames(), goalPath)
+	v.names("goal", v.ix.goals.list, goalPath)
 	for gi, g := range c.Goals {
 		if len(g.Checks) == 0 {
 			v.errorf(fmt.Sprintf("goal[%d]", gi), "goal %q has no checks: add at least one [[goal.check]]", g.Name)
@@ -133,13 +133,13 @@ func (v *validator) judgeCheck(gi int, at func(string) string, owner string, ch 
 	if ch.MinScore < 0 || ch.MinScore > 10 {
 		v.errorf(at("min_score"), "%s: min_score must be between 0 and 10, not %g", owner, ch.MinScore)
 	}
-	ni := v.c.nodeIndex(ch.Node)
+	ni := v.ix.nodes.index(ch.Node)
 	switch {
 	case ch.Node == "":
 		v.errorf(at("type"), "%s: a judge check needs the judge node's name", owner)
 		return
 	case ni < 0:
-		v.errorf(at("node"), "%s: unknown judge node %q%s", owner, ch.Node, didYouMean(ch.Node, v.c.nodeNames()))
+		v.errorf(at("node"), "%s: unknown judge node %q%s", owner, ch.Node, v.didYouMean(ch.Node, v.ix.nodes))
 		return
 	case v.c.Nodes[ni].Role != RoleJudge:
 		v.errorf(at("node"), "%s: node %q is a %s, not a judge", owner, ch.Node, v.c.Nodes[ni].Role)
@@ -150,19 +150,18 @@ func (v *validator) judgeCheck(gi int, at func(string) string, owner string, ch 
 
 // judgeIndependence enforces that a judge shares no provider with the
 // goal's builders and runs after them, so it rules on their finished work.
+// A goal with many builders and judges can have quadratically many such
+// problems: once the sink is full they are only counted, not formatted.
 func (v *validator) judgeIndependence(gi, ji int, at, owner string) {
 	c := v.c
 	judge := c.Nodes[ji]
-	g := nodeGraph(c.Nodes)
-	for bi, b := range c.Nodes {
-		if b.Role != RoleBuilder || !slices.Contains(b.Goals, c.Goals[gi].Name) {
-			continue
-		}
-		if b.Provider == judge.Provider {
+	for _, bi := range v.ix.builders[c.Goals[gi].Name] {
+		b := c.Nodes[bi]
+		if b.Provider == judge.Provider && !v.out.full(Error) {
 			v.errorf(at, "%s: judge %q uses provider %q, which also runs builder %q of this goal; a judge must not share a provider with the builders it judges",
 				owner, judge.Name, judge.Provider, b.Name)
 		}
-		if !g.reaches(ji, bi) {
+		if !v.ix.reaches(ji, bi) && !v.out.full(Error) {
 			v.report(Error, []string{nodePath(ji, "after"), nodePath(ji, "name")},
 				"node %q: judge of goal %q must run after its builder %q (add %q to after)", judge.Name, c.Goals[gi].Name, b.Name, b.Name)
 		}

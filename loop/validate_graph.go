@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -35,20 +34,22 @@ func (v *validator) names(kind string, names []string, at func(i int, key string
 }
 
 // refs checks that each name in list is one of known and appears once.
-func (v *validator) refs(at, owner, kind string, list, known []string) {
-	for i, r := range list {
+func (v *validator) refs(at, owner, kind string, list []string, known names) {
+	seen := make(map[string]bool, len(list))
+	for _, r := range list {
 		switch {
-		case !slices.Contains(known, r):
-			v.errorf(at, "%s: unknown %s %q%s", owner, kind, r, didYouMean(r, known))
-		case slices.Index(list, r) < i:
+		case known.index(r) < 0:
+			v.errorf(at, "%s: unknown %s %q%s", owner, kind, r, v.didYouMean(r, known))
+		case seen[r]:
 			v.errorf(at, "%s: %s %q is listed twice", owner, kind, r)
 		}
+		seen[r] = true
 	}
 }
 
 // didYouMean suggests the known name closest to a mistyped one.
-func didYouMean(name string, known []string) string {
-	if s := closest(name, known); s != "" {
+func (v *validator) didYouMean(name string, known names) string {
+	if s := v.suggest.closest(name, known.list); s != "" {
 		return fmt.Sprintf("; did you mean %q?", s)
 	}
 	return ""
@@ -78,10 +79,6 @@ func (c *Config) stageNames() []string {
 	return out
 }
 
-func (c *Config) providerNames() []string {
-	return slices.Sorted(maps.Keys(c.Providers))
-}
-
 func (c *Config) nodeIndex(name string) int {
 	return slices.IndexFunc(c.Nodes, func(n Node) bool { return n.Name == name })
 }
@@ -96,37 +93,35 @@ func (c *Config) stageIndex(name string) int {
 
 func (v *validator) nodes() {
 	c := v.c
-	names := c.nodeNames()
-	v.names("node", names, nodePath)
+	v.names("node", v.ix.nodes.list, nodePath)
 	for i, n := range c.Nodes {
 		v.node(i, n)
 	}
-	for _, cyc := range nodeGraph(c.Nodes).cycles() {
-		v.errorf(nodePath(cyc[0], "after"), "nodes form a cycle: %s", cyclePath(names, cyc))
+	for _, cyc := range v.ix.graph.cycles() {
+		v.errorf(nodePath(cyc[0], "after"), "nodes form a cycle: %s", cyclePath(v.ix.nodes.list, cyc))
 	}
 }
 
 func (v *validator) node(i int, n Node) {
-	c := v.c
 	owner := fmt.Sprintf("node %q", n.Name)
 	if n.Role != RoleBuilder && n.Role != RoleJudge {
 		v.errorf(nodePath(i, "role"), "%s: role must be %q or %q, not %q", owner, RoleBuilder, RoleJudge, n.Role)
 	}
 	v.nodeProvider(i, n, owner)
-	v.refs(nodePath(i, "goals"), owner, "goal", n.Goals, c.goalNames())
-	v.refs(nodePath(i, "after"), owner, "node", n.After, c.nodeNames())
+	v.refs(nodePath(i, "goals"), owner, "goal", n.Goals, v.ix.goals)
+	v.refs(nodePath(i, "after"), owner, "node", n.After, v.ix.nodes)
 	if slices.Contains(n.After, n.Name) {
 		v.errorf(nodePath(i, "after"), "%s cannot run after itself", owner)
 	}
-	if n.Stage != "" && c.stageIndex(n.Stage) < 0 {
-		v.errorf(nodePath(i, "stage"), "%s: unknown stage %q%s", owner, n.Stage, didYouMean(n.Stage, c.stageNames()))
+	if n.Stage != "" && v.ix.stages.index(n.Stage) < 0 {
+		v.errorf(nodePath(i, "stage"), "%s: unknown stage %q%s", owner, n.Stage, v.didYouMean(n.Stage, v.ix.stages))
 	}
 	switch {
 	case n.Role == RoleJudge && len(n.Goals) > 0:
 		v.errorf(nodePath(i, "goals"), "%s: a judge takes no goals; it rules on the goals whose judge checks name it", owner)
 	case n.Role == RoleBuilder && len(n.Goals) == 0:
 		v.report(Warning, []string{nodePath(i, "name"), fmt.Sprintf("node[%d]", i)}, "%s is a builder with no goals: its prompt will name no checks", owner)
-	case n.Role == RoleJudge && !c.judged(n.Name) && !c.judgeRefDangles():
+	case n.Role == RoleJudge && !v.ix.judged[n.Name] && !v.ix.judgeDangle:
 		v.report(Warning, []string{nodePath(i, "name"), fmt.Sprintf("node[%d]", i)}, "%s is a judge that no judge check names: its verdicts are unused", owner)
 	}
 }
@@ -138,7 +133,7 @@ func (v *validator) nodeProvider(i int, n Node, owner string) {
 	}
 	p, ok := v.c.Providers[n.Provider]
 	if !ok {
-		v.errorf(nodePath(i, "provider"), "%s: unknown provider %q%s", owner, n.Provider, didYouMean(n.Provider, v.c.providerNames()))
+		v.errorf(nodePath(i, "provider"), "%s: unknown provider %q%s", owner, n.Provider, v.didYouMean(n.Provider, v.ix.providers))
 		return
 	}
 	switch _, defined := p.Tiers[n.Tier]; {
@@ -147,37 +142,6 @@ func (v *validator) nodeProvider(i int, n Node, owner string) {
 	case n.Tier != TierStandard && !defined:
 		v.errorf(nodePath(i, "tier"), "%s: provider %q defines no %q tier", owner, n.Provider, n.Tier)
 	}
-}
-
-// judgeRefDangles reports whether a judge check names an unknown node,
-// which is reported instead of an unused judge it probably meant.
-func (c *Config) judgeRefDangles() bool {
-	for _, g := range c.Goals {
-		for _, ch := range g.Checks {
-			if ch.Type == CheckJudge && ch.Node != "" && c.nodeIndex(ch.Node) < 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// stageRefDangles reports whether a node names an unknown stage, which is
-// reported instead of an empty stage it probably meant.
-func (c *Config) stageRefDangles() bool {
-	return slices.ContainsFunc(c.Nodes, func(n Node) bool { return n.Stage != "" && c.stageIndex(n.Stage) < 0 })
-}
-
-// judged reports whether any judge check names the node.
-func (c *Config) judged(node string) bool {
-	for _, g := range c.Goals {
-		for _, ch := range g.Checks {
-			if ch.Type == CheckJudge && ch.Node == node {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func cyclePath(names []string, cyc []int) string {
@@ -190,22 +154,21 @@ func cyclePath(names []string, cyc []int) string {
 }
 
 func (v *validator) stages() {
-	c := v.c
-	names := c.stageNames()
+	names := v.ix.stages.list
 	v.names("stage", names, stagePath)
-	for i, s := range c.Stages {
+	for i, s := range v.c.Stages {
 		owner := fmt.Sprintf("stage %q", s.Name)
-		v.refs(stagePath(i, "after"), owner, "stage", s.After, names)
+		v.refs(stagePath(i, "after"), owner, "stage", s.After, v.ix.stages)
 		if slices.Contains(s.After, s.Name) {
 			v.errorf(stagePath(i, "after"), "%s cannot come after itself", owner)
 		}
-		v.refs(stagePath(i, "goals"), owner, "goal", s.Goals, c.goalNames())
-		if len(c.StageGoals(s.Name)) == 0 && !c.stageRefDangles() {
+		v.refs(stagePath(i, "goals"), owner, "goal", s.Goals, v.ix.goals)
+		if !v.ix.stageGoals[s.Name] && !v.ix.stageDangle {
 			v.report(Warning, []string{stagePath(i, "name"), fmt.Sprintf("stage[%d]", i)},
 				"%s has no goals to close it (no goals key, and no builder in it advances a goal): it never closes, and stages after it never open", owner)
 		}
 	}
-	for _, cyc := range stageGraph(c.Stages).cycles() {
+	for _, cyc := range stageGraph(v.c.Stages).cycles() {
 		v.errorf(stagePath(cyc[0], "after"), "stages form a cycle: %s", strings.ReplaceAll(cyclePath(names, cyc), "runs after", "comes after"))
 	}
 }

@@ -46,7 +46,7 @@ func (r *run) exportPath() string {
 func (r *run) writeExport(ctx context.Context) (string, error) {
 	committed, _ := r.opts.Store.(Archive)
 	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
-	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version)
+	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version, r.opts.Env)
 }
 
 // pendingArchive is the store's archive plus what this process recorded
@@ -83,7 +83,9 @@ func (p pendingArchive) Summary(ctx context.Context, runID string, iteration int
 
 // WriteExport writes the success export of a successful run into dir and
 // returns its path. The run's history comes from the archive when given.
-func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string) (string, error) {
+// env is the environment the run's agents had: the export withholds every
+// file that holds the value of a provider's env variable (Secrets).
+func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string, env []string) (string, error) {
 	if cp.Status != state.Success {
 		return "", fmt.Errorf("run %q is %s: only a successful run has a success export", cp.RunID, cp.Status)
 	}
@@ -93,7 +95,7 @@ func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.
 	}
 	in := export.Input{
 		Config: cfg, RunID: cp.RunID, Commit: cp.Commit, Snapshot: cp.Snapshot, Verdicts: cp.Verdicts,
-		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version,
+		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version, Secrets: Secrets(cfg, env),
 		Spend: export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
 	}
 	path, _, err := export.Write(dir, in)

@@ -39,7 +39,7 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 			dir = filepath.Join(d.env.wd, dir)
 		}
 	}
-	path, err := runner.WriteExport(d.ctx, store, cfg, cp, root, dir, buildVersion())
+	path, err := runner.WriteExport(d.ctx, store, cfg, cp, root, dir, buildVersion(), d.env.vars)
 	if err != nil {
 		return &usageError{err}
 	}

@@ -194,12 +194,13 @@ func TestMasked(t *testing.T) {
 		Commands: map[gate.CheckID]gate.CommandResult{id: {Command: "echo s3cret", Tail: "token s3cret\n", Stdout: "s3cret"}},
 		Metrics:  &gate.MetricsResult{Command: gate.CommandResult{Tail: "s3cret"}},
 		Judges:   map[string]gate.JudgeResult{"j": {Answers: []string{`{"verdict":"pass","evidence":"s3cret"}`}, Err: "s3cret"}},
+		Files:    map[gate.CheckID]gate.FileResult{id: {Path: "a.md", Content: []byte("# s3cret\n"), Escapes: "/s3cret", Err: "open s3cret"}},
 	}
 	got := Masked(ev, mask)
-	if strings.Contains(fmt.Sprintf("%+v %+v", got, *got.Metrics), "s3cret") {
+	if strings.Contains(fmt.Sprintf("%+v %+v %s", got, *got.Metrics, got.Files[id].Content), "s3cret") {
 		t.Errorf("masked evidence still carries the secret: %+v", got)
 	}
-	if ev.Commands[id].Tail != "token s3cret\n" {
+	if ev.Commands[id].Tail != "token s3cret\n" || string(ev.Files[id].Content) != "# s3cret\n" {
 		t.Error("Masked changed the evidence it was given")
 	}
 }

@@ -2,12 +2,26 @@ package evidence
 
 import "github.com/loop-action/loop-action/gate"
 
-// Masked returns ev with mask applied to everything a command printed and
-// to every judge answer, so that a secret a check or a judge prints never
-// reaches an evidence line, a summary, a comment or an export.
+// Masked returns ev with mask applied to everything a command printed, to
+// every judge answer, and to what was read from files (their content, the
+// target of a symlink that leaves the root, a read error), so that a
+// secret a check, a judge or an agent's file holds never reaches an
+// evidence line, a summary, a comment or an export. A regex check sees
+// the file with its secrets masked.
 func Masked(ev gate.Evidence, mask func(string) string) gate.Evidence {
 	if mask == nil {
 		return ev
+	}
+	files := make(map[gate.CheckID]gate.FileResult, len(ev.Files))
+	for id, f := range ev.Files {
+		f.Escapes, f.Err = mask(f.Escapes), mask(f.Err)
+		if f.Content != nil {
+			f.Content = []byte(mask(string(f.Content)))
+		}
+		files[id] = f
+	}
+	if ev.Files != nil {
+		ev.Files = files
 	}
 	cmds := make(map[gate.CheckID]gate.CommandResult, len(ev.Commands))
 	for id, r := range ev.Commands {
