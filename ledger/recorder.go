@@ -42,18 +42,21 @@ func (r *Recorder) Mask(f func(string) string) { r.mask = f }
 func (r *Recorder) Record(e Event) Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.mask != nil {
-		e.Reason = r.mask(e.Reason)
+	mask := r.mask
+	if mask == nil {
+		mask = func(s string) string { return s }
 	}
+	// Paths are an agent's to name as much as reasons are its to word.
+	e.Reason, e.Path, e.Winner = mask(e.Reason), mask(e.Path), mask(e.Winner)
 	r.seq++
 	e.Seq, e.Time = r.seq, r.now().UTC()
 	b, err := json.Marshal(e)
 	if err != nil { // an Event always marshals; keep the record anyway
 		b = []byte(fmt.Sprintf(`{"seq":%d,"type":"unencodable"}`, e.Seq))
 	}
-	r.ledger.Write(b)
+	r.ledger.WriteString(mask(string(b))) // and whatever other field carried one
 	r.ledger.WriteByte('\n')
-	fmt.Fprintf(&r.log, "%s  %3d  %s\n", e.Time.Format(time.RFC3339), e.Iteration, e.Line())
+	fmt.Fprintf(&r.log, "%s  %3d  %s\n", e.Time.Format(time.RFC3339), e.Iteration, mask(e.Line()))
 	r.events++
 	if r.progress != nil {
 		r.progress.Event(e)

@@ -35,7 +35,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	r.spendRevisions(d.ranBuilders)
 	r.progress()
 	closed := r.refreshStages()
-	r.summary = r.summarize(it, d, before, closed, spent)
+	r.summary = r.mask(r.summarize(it, d, before, closed, spent)) // it lists paths agents named
 	r.appendHistory(r.summary)
 	r.carry(r.summary)
 	return true

@@ -241,6 +241,8 @@ blocking = false
   [[goal.check]]
   type = "test"
   run = "cat out/raw.txt out/hex.txt out/url.txt out/blobs/*; exit 1"
+[protect]
+paths = ["locked/**"]
 [export]
 paths = ["out/**"]
 `

@@ -7,7 +7,7 @@
 # regex check quotes, and prints every form on stdout and stderr. It also
 # writes out/clean.md, which holds nothing secret. The runner must keep
 # every form out of the export, the evidence, the summaries, the ledger
-# and the checkpoint.
+# and the checkpoint — paths that carry it included.
 cat >/dev/null
 s=$AGENT_TOKEN
 mkdir -p out/blobs
@@ -34,5 +34,10 @@ done
 printf 'https://example.com/?key=%s\n' "$url" >out/url.txt
 printf '# Report\n\ntoken: %s\n' "$s" >out/report.md
 printf '# Clean\n\nnothing to hide here\n' >out/clean.md
+# a file named after the secret (hex: a name holds no '/') where the
+# config protects it, so the runner's revert names it in the ledger,
+# the log and the summary
+mkdir -p locked
+printf 'x\n' >"locked/$hex.lock"
 echo "raw: $s hex: $hex url: $url"
 echo "stderr: $s" >&2
