@@ -171,8 +171,8 @@ func scenario(t *testing.T, w *world, run invoker) {
 	}
 	out = outputs(t, d.commands)
 	certified := w.gitCmd(w.origin, "show", "loop-state:runs/demo/pr-7/workspace/out/summary.md")
-	if got := tree(t, filepath.Join(d.workspace, out["export-path"]))["out/out/summary.md"]; strings.TrimSpace(got) != certified {
-		t.Errorf("the rebuilt export's out/out/summary.md = %q, want the certified %q", got, certified)
+	if got := tree(t, filepath.Join(d.workspace, out["export-path"]))["out/summary.md"]; strings.TrimSpace(got) != certified {
+		t.Errorf("the rebuilt export's out/summary.md = %q, want the certified %q", got, certified)
 	}
 }
 

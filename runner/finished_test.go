@@ -105,9 +105,9 @@ func TestFinishedRunExportFromItsWorkspace(t *testing.T) {
 		t.Errorf("the state branch's workspace holds calc.txt %q, want the fixed file", got)
 	}
 	stored := gitIn(t, origin, "show", "loop-state:runs/fix/pr-1/workspace/out/result.txt")
-	b, err := os.ReadFile(filepath.Join(out.ExportPath, "out", "out", "result.txt"))
+	b, err := os.ReadFile(filepath.Join(out.ExportPath, "out", "result.txt"))
 	if err != nil || string(b) != stored {
-		t.Errorf("the export's out/out/result.txt = %q (%v), want %q as stored", b, err, stored)
+		t.Errorf("the export's out/result.txt = %q (%v), want %q as stored", b, err, stored)
 	}
 	if count(evs, ledger.WorkspaceRestored, "") != 1 || count(evs, ledger.ExportWritten, "") != 1 {
 		t.Errorf("events of the second job: %v", evs)
@@ -135,7 +135,7 @@ func TestFinishedRunExportRefusesAChangedRoot(t *testing.T) {
 	}
 	mustWrite(t, filepath.Join(h.root, "out", "result.txt"), "fixed by iteration 1\n")
 	out = h.run(context.Background())
-	if b, err := os.ReadFile(filepath.Join(out.ExportPath, "out", "out", "result.txt")); err != nil || string(b) != "fixed by iteration 1\n" {
-		t.Errorf("export out/out/result.txt = %q, %v", b, err)
+	if b, err := os.ReadFile(filepath.Join(out.ExportPath, "out", "result.txt")); err != nil || string(b) != "fixed by iteration 1\n" {
+		t.Errorf("export out/result.txt = %q, %v", b, err)
 	}
 }
