@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -145,7 +144,7 @@ func (j *job) handle(ctx context.Context) error {
 // workspaceConfig loads the loop config from the workspace: a branch's
 // run, or a pull request's when allow-head-config is on.
 func (j *job) workspaceConfig() (*loop.Config, error) {
-	src, err := os.ReadFile(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
+	src, err := loop.ReadSource(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
 	if err != nil {
 		return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
 	}

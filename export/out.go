@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/loop-action/loop-action/workspace"
 )
 
 // source is the set of loop-root files that go into out/.
@@ -41,7 +43,7 @@ func collect(root string, patterns []string, parent, dirName string) (*source, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspace.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open the loop root: %w", err)
 	}
@@ -254,16 +256,14 @@ func openRegular(root *os.Root, name string) (*os.File, error) {
 	case !before.Mode().IsRegular():
 		return nil, nil
 	}
-	f, err := root.Open(name)
+	f, after, err := workspace.OpenFile(root, name) // a FIFO swapped in since the lstat never blocks
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	after, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !os.SameFile(before, after) || !after.Mode().IsRegular() {
+	if !os.SameFile(before, after) {
 		f.Close()
 		return nil, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -30,19 +31,33 @@ const (
 // DefaultPaths are where the CLI looks for a config, in order.
 var DefaultPaths = []string{".github/loop.toml", "loop.toml"}
 
-// Load reads and parses the config at path. See Parse. It reads at most
-// one byte more than MaxConfigSize, whatever the file's size.
+// Load reads and parses the config at path. See Parse and ReadSource.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read config %q: %w", path, err)
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	src, err := ReadSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config %q: %w", path, err)
 	}
 	return Parse(path, src)
+}
+
+// ReadSource reads a config file for Parse: at most one byte more than
+// MaxConfigSize, whatever the file's size (Parse refuses the rest), and
+// only a regular file — it is opened without blocking, so a FIFO an agent
+// put in the config's place fails at once instead of waiting for a writer.
+func ReadSource(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
 }
 
 // Find returns the first of DefaultPaths that exists under root.

@@ -202,7 +202,7 @@ func (c *cli) load(d *deps) (*loop.Config, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
 	}
-	src, err := os.ReadFile(path)
+	src, err := loop.ReadSource(path)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err // the message names the file as the user did
