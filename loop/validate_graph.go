@@ -97,9 +97,82 @@ func (v *validator) nodes() {
 	for i, n := range c.Nodes {
 		v.node(i, n)
 	}
-	for _, cyc := range v.ix.graph.cycles() {
+	cycles := v.ix.graph.cycles()
+	for _, cyc := range cycles {
 		v.errorf(nodePath(cyc[0], "after"), "nodes form a cycle: %s", cyclePath(v.ix.nodes.list, cyc))
 	}
+	if len(cycles) == 0 {
+		v.mixedWaves()
+	}
+}
+
+// mixedWaves warns of an isolated node that shares a wave with a builder
+// working in the loop root: the runner cannot tell the isolated node's
+// direct writes to the root from the other's work there, so in that wave
+// only the guarded paths are checked.
+// Nodes whose stages can never be open at once (one stage comes after the
+// other) never run together, whatever their wave. A hostile config cannot
+// make this costly: the stage walks share a budget, and once it is spent,
+// or once maxMixedWarnings were given, nothing more is looked at.
+func (v *validator) mixedWaves() {
+	st := stageWalker{direct: map[string][]string{}, budget: 1 << 16}
+	for _, s := range v.c.Stages {
+		st.direct[s.Name] = append(st.direct[s.Name], s.After...)
+	}
+	warned := 0
+	for w, layer := range v.ix.graph.layers() {
+		for _, i := range layer {
+			n := v.c.Nodes[i]
+			if !n.Isolate || warned == maxMixedWarnings || st.budget <= 0 {
+				continue
+			}
+			for _, k := range layer {
+				if o := v.c.Nodes[k]; !o.Isolate && o.Role == RoleBuilder && st.together(n.Stage, o.Stage) {
+					v.report(Warning, []string{nodePath(i, "isolate"), nodePath(i, "name")},
+						"node %q is isolated but runs in wave %d with builder %q, which works in the loop root: a direct write of %q to the root cannot be told from %q's work, so that wave guards only protected paths and .git; give it a wave of its own with after",
+						n.Name, w+1, o.Name, n.Name, o.Name)
+					warned++
+					break
+				}
+			}
+		}
+	}
+}
+
+// maxMixedWarnings bounds the warnings mixedWaves gives.
+const maxMixedWarnings = 10
+
+// stageWalker answers whether two stages can be open at once.
+type stageWalker struct {
+	direct map[string][]string // stage -> the stages it comes after
+	budget int                 // steps left for all walks
+}
+
+// together reports whether nodes of stages a and b can run at once: either
+// has no stage, they share one, or neither comes after the other.
+func (s *stageWalker) together(a, b string) bool {
+	return a == "" || b == "" || a == b || !s.after(a, b) && !s.after(b, a)
+}
+
+// after reports whether stage a comes after stage b, directly or not. With
+// the budget spent it answers false, which keeps a warning rather than
+// dropping it.
+func (s *stageWalker) after(a, b string) bool {
+	seen := map[string]bool{}
+	todo := slices.Clone(s.direct[a])
+	for len(todo) > 0 && s.budget > 0 {
+		s.budget--
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if x == b {
+			return true
+		}
+		if !seen[x] {
+			seen[x] = true
+			todo = append(todo, s.direct[x]...)
+		}
+	}
+	return false
 }
 
 func (v *validator) node(i int, n Node) {
