@@ -11,7 +11,7 @@
 #   3. runner: resume of a 1,000-iteration run until the first new
 #      iteration starts (dir: store, and branch: store with a local remote).
 #      Goal: < 200 ms excluding network.
-#   4. runner/isolate: worktree setup + publish of a 10,000-file repository
+#   4. internal/runner/isolate: worktree setup + publish of a 10,000-file repository
 #      against git worktree add; publish cost against changed files.
 #
 # Usage: scripts/bench.sh   (takes a few minutes; needs git)
@@ -19,20 +19,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== iterations"
-go test -run '^$' -bench '^BenchmarkIteration' -benchtime 300x ./runner/ |
+go test -run '^$' -bench '^BenchmarkIteration' -benchtime 300x ./internal/runner/ |
 	awk '/^BenchmarkIteration/ {printf "%-32s %8.2f ms/iteration %8d B/op %6d allocs/op\n", $1, $3/1e6, $5, $7}'
 
 echo "== checkpoint cost, iteration 500 / iteration 5"
 for b in '^BenchmarkSave$' '^BenchmarkBranchSave$'; do
-	go test -run '^$' -bench "$b" -benchtime 20x -count 3 ./state/ |
+	go test -run '^$' -bench "$b" -benchtime 20x -count 3 ./internal/state/ |
 		awk -v name="$b" '/iteration=5-/ {a += $3; na++} /iteration=500-/ {c += $3; nc++}
 			END {printf "%-26s iteration 5: %6.2f ms, iteration 500: %6.2f ms, ratio %.2f (goal <= 1.5)\n",
 				name, a/na/1e6, c/nc/1e6, (c/nc)/(a/na)}'
 done
 
 echo "== resume of a 1,000-iteration run"
-go test -run '^$' -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./runner/ |
+go test -run '^$' -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./internal/runner/ |
 	awk '/^BenchmarkResume/ {printf "%-32s %8.2f ms until the first new iteration (goal < 200 ms)\n", $1, $5}'
 
 echo "== isolation"
-runner/isolate/testdata/bench.sh 3 300
+internal/runner/isolate/testdata/bench.sh 3 300

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/loop-action/loop-action/action"
+import "github.com/loop-action/loop-action/internal/action"
 
 type actionCmd struct{}
 

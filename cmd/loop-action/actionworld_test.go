@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loop-action/loop-action/action/githubfake"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // actionWorld is what `loop-action action` needs around it, on loopback:

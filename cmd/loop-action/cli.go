@@ -12,9 +12,9 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/loop-action/loop-action/action"
-	"github.com/loop-action/loop-action/loop"
-	"github.com/loop-action/loop-action/state"
+	"github.com/loop-action/loop-action/internal/action"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // Exit codes (docs/cli.md). exitCode maps errors to them.

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/loop-action/loop-action/action"
-	"github.com/loop-action/loop-action/loop"
-	"github.com/loop-action/loop-action/state"
+	"github.com/loop-action/loop-action/internal/action"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 func TestExitCode(t *testing.T) {

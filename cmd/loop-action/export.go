@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/loop-action/loop-action/runner"
+	"github.com/loop-action/loop-action/internal/runner"
 )
 
 type exportCmd struct {

@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 
-	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/runner"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/runner"
 )
 
 type gateCmd struct {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loop-action/loop-action/loop"
-	"github.com/loop-action/loop-action/process"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 type planCmd struct {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loop-action/loop-action/ledger"
+	"github.com/loop-action/loop-action/internal/ledger"
 )
 
 // progress shows a run's events on stderr as they happen, each line

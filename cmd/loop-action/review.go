@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/loop"
-	"github.com/loop-action/loop-action/runner"
-	"github.com/loop-action/loop-action/state"
-	"github.com/loop-action/loop-action/workspace"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 type reviewCmd struct {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/loop-action/loop-action/gate"
-	"github.com/loop-action/loop-action/loop"
-	"github.com/loop-action/loop-action/runner"
-	"github.com/loop-action/loop-action/state"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 type runCmd struct {

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/loop-action/loop-action/loop"
+import "github.com/loop-action/loop-action/internal/loop"
 
 type schemaCmd struct{}
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loop-action/loop-action/process"
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 // The secrets the Actions runner hands an action in its environment: the

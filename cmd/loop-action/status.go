@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loop-action/loop-action/state"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 type statusCmd struct {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loop-action/loop-action/loop"
+	"github.com/loop-action/loop-action/internal/loop"
 )
 
 type validateCmd struct {

@@ -1,0 +1,175 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/action/github"
+)
+
+// field reads a string (or a number, as text) from the event payload.
+func field(ev map[string]any, path ...string) string {
+	var v any = ev
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[p]
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return fmt.Sprintf("%.0f", x)
+	case bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+func number(ev map[string]any, path ...string) int {
+	var n int
+	_, _ = fmt.Sscan(field(ev, path...), &n)
+	return n
+}
+
+// pullRequest handles pull_request: the loop runs or resumes on the head
+// with the base's config; a fork gets a gate-only evaluation.
+func (j *job) pullRequest(ctx context.Context) error {
+	ev := j.ctx.Event
+	if field(ev, "action") == "closed" {
+		j.a.Noticef("the pull request is closed: nothing to do")
+		return nil
+	}
+	n := number(ev, "number")
+	head := field(ev, "pull_request", "head", "sha")
+	headRepo := field(ev, "pull_request", "head", "repo", "full_name")
+	fork := headRepo == "" || !strings.EqualFold(headRepo, field(ev, "pull_request", "base", "repo", "full_name"))
+	if n == 0 || head == "" {
+		return badSetup(errors.New("the pull_request event has no number or head sha"))
+	}
+	base, err := j.baseSHA(ctx, n)
+	if err != nil {
+		return badSetup(err)
+	}
+	cfg, err := j.configAt(ctx, base)
+	if err != nil {
+		return badSetup(err)
+	}
+	if fork {
+		return j.gateOnly(ctx, cfg)
+	}
+	if j.client == nil {
+		return badSetup(errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch"))
+	}
+	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
+	if err != nil {
+		return err
+	}
+	defer s.store.Close()
+	pr := github.PR{Number: n, HeadSHA: head}
+	if _, err := j.catchUp(ctx, s, pr); err != nil {
+		return err
+	}
+	return j.runAndReport(ctx, s)
+}
+
+// baseSHA is the pull request's base commit, where its loop config is
+// read: from the event, else from the API. There is no fallback on the
+// head's config (unless allow-head-config, which needs no base).
+func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
+	if sha := field(j.ctx.Event, "pull_request", "base", "sha"); sha != "" || j.in.AllowHeadConfig {
+		return sha, nil
+	}
+	if j.client == nil {
+		return "", errors.New("the pull_request event has no base sha, and without input github-token the pull request cannot be read from the API: the loop config is only read from the base commit")
+	}
+	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, n)
+	if err != nil {
+		return "", fmt.Errorf("the pull_request event has no base sha, and the pull request could not be read to find it: %w", err)
+	}
+	if pr.BaseSHA == "" {
+		return "", fmt.Errorf("the pull_request event has no base sha, and neither has pull request #%d from the API", n)
+	}
+	return pr.BaseSHA, nil
+}
+
+// issueComment handles a new comment on a pull request: /loop commands,
+// including any a concurrency group dropped since the last one handled.
+func (j *job) issueComment(ctx context.Context) error {
+	ev := j.ctx.Event
+	body := field(ev, "comment", "body")
+	switch {
+	case field(ev, "action") != "created":
+		return nil // an edit would re-run a command with today's secrets
+	case field(ev, "issue", "pull_request", "url") == "":
+		return nil // comments on issues are not ours
+	case field(ev, "comment", "user", "type") == "Bot" || strings.EqualFold(field(ev, "comment", "user", "login"), j.in.Bot):
+		return nil
+	}
+	if _, err := ParseCommand(body, nil); errors.Is(err, ErrNotCommand) {
+		return nil
+	}
+	if j.client == nil {
+		return badSetup(errors.New("input github-token is empty: the action needs it to answer /loop commands"))
+	}
+	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, number(ev, "issue", "number"))
+	if err != nil {
+		return err
+	}
+	if pr.Fork {
+		return j.refuseFork(ctx, pr, number(ev, "comment", "id"), field(ev, "comment", "user", "login"))
+	}
+	cfg, err := j.configAt(ctx, pr.BaseSHA)
+	if err != nil {
+		return badSetup(err)
+	}
+	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", pr.Number)), pr.Number, pr.HeadSHA)
+	if err != nil {
+		return err
+	}
+	defer s.store.Close()
+	st, err := j.catchUp(ctx, s, pr)
+	switch {
+	case err != nil:
+		return err
+	case st.run:
+		return j.runAndReport(ctx, s)
+	case st.status:
+		return j.reportCheckpoint(ctx, s)
+	}
+	return nil
+}
+
+// refuseFork answers a command on a fork's pull request: such code never
+// runs with this job's token and secrets. Only people with write
+// permission get a reply (see mayReply); others a reaction.
+func (j *job) refuseFork(ctx context.Context, pr github.PR, commentID int, author string) error {
+	id := int64(commentID)
+	_ = j.client.React(ctx, j.owner, j.repo, id, "-1")
+	if perm, err := j.client.Permission(ctx, j.owner, j.repo, author); err != nil || !writes(perm) {
+		return nil
+	}
+	_, err := j.client.Comment(ctx, j.owner, j.repo, pr.Number, fmt.Sprintf(
+		"@%s: this pull request comes from a fork, so loop-action only evaluates the gate on it (a fork's code never runs with this repository's token and secrets); /loop commands are not available here.", author))
+	return err
+}
+
+// branch handles schedule and workflow_dispatch: the loop runs or resumes
+// on the branch, with the config in the workspace.
+func (j *job) branch(ctx context.Context) error {
+	cfg, err := j.workspaceConfig()
+	if err != nil {
+		return badSetup(err)
+	}
+	ref := or(j.ctx.RefName, "main")
+	s, err := j.open(ctx, cfg, j.runID(cfg, ref), 0, j.ctx.SHA)
+	if err != nil {
+		return err
+	}
+	defer s.store.Close()
+	return j.runAndReport(ctx, s)
+}

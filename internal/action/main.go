@@ -1,0 +1,207 @@
+package action
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/loop"
+)
+
+// Env is what the action takes from its process, read once by main.
+type Env struct {
+	Getenv  func(string) string
+	Environ []string // inherited by agents and checks
+	Stdout  io.Writer
+	Now     func() time.Time
+	Version string
+}
+
+// job is one action invocation.
+type job struct {
+	a         *githubactions.Action
+	env       Env
+	in        Inputs
+	ctx       *githubactions.GitHubContext
+	owner     string
+	repo      string
+	workspace string
+	client    *github.Client
+}
+
+// Main runs the action: it reads the runner's contract, handles the event
+// and reports. It returns nil when the job passes; any error it returns it
+// has already reported in the job log, and the CLI maps it to the exit
+// code (see ErrUnsuccessful and UsageError).
+func Main(ctx context.Context, env Env) error {
+	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
+	logVersion(env)
+	j, err := newJob(a, env)
+	if err != nil {
+		a.Errorf("%s", err)
+		return badSetup(err)
+	}
+	err = j.handle(ctx)
+	var cerr *loop.ConfigError
+	switch {
+	case errors.As(err, &cerr):
+		j.annotateConfig(cerr)
+	case err != nil && !errors.Is(err, ErrUnsuccessful):
+		a.Errorf("%s", j.mask(err.Error()))
+	}
+	return err
+}
+
+// logVersion says which loop-action runs, and which action reference the
+// workflow asked for (GITHUB_ACTION_REPOSITORY@GITHUB_ACTION_REF, when the
+// runner sets them).
+func logVersion(env Env) {
+	line := "loop-action " + or(env.Version, "(unknown version)")
+	if repo, ref := env.Getenv("GITHUB_ACTION_REPOSITORY"), env.Getenv("GITHUB_ACTION_REF"); repo != "" || ref != "" {
+		line += fmt.Sprintf(" (uses: %s@%s)", or(repo, "?"), or(ref, "?"))
+	}
+	fmt.Fprintln(env.Stdout, line)
+}
+
+func newJob(a *githubactions.Action, env Env) (*job, error) {
+	in, err := readInputs(a)
+	if err != nil {
+		return nil, err
+	}
+	if in.Token != "" {
+		a.AddMask(in.Token)
+	}
+	if t := env.Getenv("ACTIONS_RUNTIME_TOKEN"); t != "" {
+		a.AddMask(t)
+	}
+	gctx, err := readContext(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace")}
+	j.owner, j.repo = gctx.Repo()
+	if j.owner == "" || j.repo == "" {
+		return nil, errors.New("GITHUB_REPOSITORY is unset or not owner/repo")
+	}
+	if in.Token != "" {
+		if j.client, err = github.New(gctx.APIURL, in.Token, github.WithUserAgent("loop-action/"+env.Version)); err != nil {
+			return nil, err
+		}
+	}
+	j.env.Environ = agentEnviron(env.Environ)
+	j.trustWorkspace()
+	j.warnCredentials()
+	return j, nil
+}
+
+// agentEnviron is the environment agents and checks get: the job's,
+// without the action's inputs (the token among them) and the runtime's
+// credentials, which no agent needs.
+func agentEnviron(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "ACTIONS_RUNTIME_") ||
+			strings.HasPrefix(k, "ACTIONS_ID_TOKEN_") || k == "ACTIONS_RESULTS_URL" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// trustWorkspace lets git work in the workspace, which the runner's user
+// owns while the container runs as root (checks and agents may run git).
+func (j *job) trustWorkspace() {
+	cmd := exec.Command("git", "config", "--global", "--add", "safe.directory", j.workspace)
+	cmd.Env = j.env.Environ
+	_ = cmd.Run()
+}
+
+// handle dispatches on the event.
+func (j *job) handle(ctx context.Context) error {
+	switch j.ctx.EventName {
+	case "pull_request":
+		return j.pullRequest(ctx)
+	case "issue_comment":
+		return j.issueComment(ctx)
+	case "schedule", "workflow_dispatch":
+		return j.branch(ctx)
+	}
+	return badSetup(fmt.Errorf("event %q is not handled: trigger loop-action on pull_request, issue_comment, schedule or workflow_dispatch", j.ctx.EventName))
+}
+
+// workspaceConfig loads the loop config from the workspace: a branch's
+// run, or a pull request's when allow-head-config is on.
+func (j *job) workspaceConfig() (*loop.Config, error) {
+	src, err := loop.ReadSource(filepath.Join(j.workspace, filepath.FromSlash(j.in.Config)))
+	if err != nil {
+		return nil, fmt.Errorf("read the loop config %q: %w", j.in.Config, err)
+	}
+	return loop.Parse(j.in.Config, src)
+}
+
+// configAt loads a pull request's loop config at ref, its base commit,
+// through the API: the pull request's own copy is not trusted. Only
+// allow-head-config reads the workspace instead; without a ref or a token
+// it fails rather than fall back on the head's copy.
+func (j *job) configAt(ctx context.Context, ref string) (*loop.Config, error) {
+	switch {
+	case j.in.AllowHeadConfig:
+		return j.workspaceConfig()
+	case j.client == nil:
+		return nil, errors.New("input github-token is empty: a pull request's loop config is read from its base commit through the API, never from the pull request itself")
+	case ref == "":
+		return nil, errors.New("no base commit to read the loop config from: a pull request's own copy is not trusted")
+	}
+	src, err := j.client.FileAt(ctx, j.owner, j.repo, j.in.Config, ref)
+	if err != nil {
+		return nil, fmt.Errorf("read the loop config from the base commit (the pull request's own copy is not trusted): %w", err)
+	}
+	return loop.Parse(j.in.Config, src)
+}
+
+// annotateConfig turns config diagnostics into error annotations at the
+// file, line and column.
+func (j *job) annotateConfig(cerr *loop.ConfigError) {
+	for _, d := range cerr.Diagnostics {
+		fields := map[string]string{"file": d.Pos.File, "title": "loop config"}
+		if d.Pos.Line > 0 {
+			fields["line"], fields["col"] = fmt.Sprint(d.Pos.Line), fmt.Sprint(d.Pos.Col)
+		}
+		if d.Severity == loop.Warning {
+			j.a.WithFieldsMap(fields).Warningf("%s", d.Message)
+		} else {
+			j.a.WithFieldsMap(fields).Errorf("%s", d.Message)
+		}
+	}
+}
+
+// mask hides the token in text that reaches the log.
+func (j *job) mask(s string) string {
+	if j.in.Token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, j.in.Token, "***")
+}
+
+// untrusted brackets output that agents influence with stop-commands, so
+// nothing they print is taken as a workflow command.
+func (j *job) untrusted(f func()) {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	token := hex.EncodeToString(b)
+	fmt.Fprintf(j.env.Stdout, "::stop-commands::%s\n", token)
+	defer fmt.Fprintf(j.env.Stdout, "::%s::\n", token)
+	f()
+}

@@ -1,0 +1,73 @@
+package action
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/runner"
+)
+
+// output appends one output to the runner's GITHUB_OUTPUT file, as
+// actions/toolkit does: "name<<ghadelimiter_<random hex>", the value, the
+// delimiter. Each value gets a fresh random delimiter, so no value, and
+// nothing an agent wrote, can end it early and set another output
+// (go-githubactions writes a fixed, public one). Without the file (a CLI
+// run) it does nothing.
+func (j *job) output(name, value string) {
+	path := j.env.Getenv("GITHUB_OUTPUT")
+	if path == "" {
+		return
+	}
+	if err := appendOutput(path, name, value); err != nil {
+		j.a.Warningf("output %s not set: %s", name, err)
+	}
+}
+
+func appendOutput(path, name, value string) error {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	delim := "ghadelimiter_" + hex.EncodeToString(b)
+	if strings.Contains(name, delim) || strings.Contains(value, delim) {
+		return errors.New("its value holds the delimiter") // 2^-128: never, but never silently
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+	return errors.Join(err, f.Close())
+}
+
+// outputs sets every output of action.yml.
+func (j *job) outputs(s *session, out runner.Outcome, r Report) {
+	satisfied, blocking := gate.Blocking(out.Verdicts)
+	export := ""
+	if out.ExportPath != "" {
+		export = out.ExportPath
+		if rel, err := filepath.Rel(j.workspace, out.ExportPath); err == nil {
+			export = filepath.ToSlash(rel)
+		}
+	}
+	for _, o := range [][2]string{
+		{"success", fmt.Sprint(out.Success)},
+		{"stop-reason", string(out.Status)},
+		{"run-id", out.RunID},
+		{"iterations", fmt.Sprint(out.Iteration)},
+		{"tokens", fmt.Sprint(out.Spend.Tokens)},
+		{"cost-usd", fmt.Sprintf("%.4f", out.Spend.CostUSD)},
+		{"export-path", export},
+		{"artifact-url", r.ArtifactURL},
+		{"summary", fmt.Sprintf("loop %s: %s after %d of %d iterations; %d of %d blocking goals satisfied",
+			s.cfg.Name, out.Status, out.Iteration, out.MaxIterations, satisfied, blocking)},
+	} {
+		j.output(o[0], o[1])
+	}
+}

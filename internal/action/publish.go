@@ -1,0 +1,170 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/action/artifact"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// commentLimit leaves room under GitHub's 65,536 characters.
+const commentLimit = CommentLimit - 1024
+
+// report publishes a run's outcome: the artifact, the job summary, the
+// sticky comment and review requests, the commit status, annotations and
+// outputs. When nothing ran (the run was already over) it changes nothing
+// on the pull request unless asked to refresh the comment (/loop status).
+func (j *job) report(ctx context.Context, s *session, out runner.Outcome, evs []ledger.Event, refresh bool) error {
+	r := j.newReport(ctx, s, out)
+	if out.Ran && out.Success && j.in.UploadExport && out.ExportPath != "" {
+		r.ArtifactURL = j.upload(ctx, out.ExportPath)
+	}
+	j.summary(r)
+	if s.pr > 0 && j.in.Comment && (out.Ran || refresh) {
+		if _, err := j.client.UpsertSticky(ctx, j.owner, j.repo, s.pr, Marker(s.cfg.Name), r.Markdown(commentLimit), j.in.Bot); err != nil {
+			return err
+		}
+	}
+	if s.pr > 0 && out.Ran {
+		j.requestReviews(ctx, s, evs)
+		j.status(ctx, s, statusState(out.Status), j.statusText(out))
+	}
+	j.annotate(s, out.Verdicts)
+	j.outputs(s, out, r)
+	return nil
+}
+
+// reportCheckpoint reports a run from its checkpoint (/loop status, stop).
+func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
+	cp, err := s.checkpoint(ctx)
+	if err != nil || cp == nil {
+		return err
+	}
+	out := runner.Outcome{RunID: cp.RunID, Status: cp.Status, Success: cp.Status == state.Success, Detail: cp.StopDetail,
+		Iteration: cp.Iteration, MaxIterations: cp.MaxIterations, Spend: cp.Spend, Verdicts: cp.Verdicts}
+	return j.report(ctx, s, out, nil, true)
+}
+
+func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
+	r := Report{
+		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Detail: out.Detail,
+		Iteration: out.Iteration, MaxIterations: out.MaxIterations, Spend: out.Spend, Verdicts: out.Verdicts,
+		History: history(ctx, s), SummaryURL: j.runURL(),
+	}
+	if out.ExportPath != "" {
+		if rel, err := filepath.Rel(j.workspace, out.ExportPath); err == nil {
+			r.ExportPath = filepath.ToSlash(rel)
+		}
+	}
+	return r
+}
+
+func (j *job) runURL() string {
+	if j.ctx.RunID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", strings.TrimSuffix(j.ctx.ServerURL, "/"), j.owner, j.repo, j.ctx.RunID)
+}
+
+// upload zips the export and uploads it as a workflow artifact; a failure
+// is a warning, not the run's failure.
+func (j *job) upload(ctx context.Context, dir string) string {
+	cfg := artifact.Config{
+		ResultsURL: j.env.Getenv("ACTIONS_RESULTS_URL"), RuntimeToken: j.env.Getenv("ACTIONS_RUNTIME_TOKEN"),
+		ServerURL: j.ctx.ServerURL, Repository: j.owner + "/" + j.repo, RunID: fmt.Sprint(j.ctx.RunID),
+	}
+	if cfg.ResultsURL == "" || cfg.RuntimeToken == "" {
+		j.a.Warningf("the success export was not uploaded: ACTIONS_RESULTS_URL or ACTIONS_RUNTIME_TOKEN is unset")
+		return ""
+	}
+	res, err := artifact.Upload(ctx, cfg, filepath.Base(dir), dir)
+	if err != nil {
+		j.a.Warningf("upload the success export: %s", j.mask(err.Error()))
+		return ""
+	}
+	j.a.Noticef("success export uploaded as artifact %s (%d bytes, sha256 %s)", res.Name, res.Size, res.SHA256)
+	return res.URL
+}
+
+// summary writes the report to the job summary, when the runner gave one.
+func (j *job) summary(r Report) {
+	if j.env.Getenv("GITHUB_STEP_SUMMARY") != "" {
+		j.a.AddStepSummary(r.Markdown(SummaryLimit / 4)) // a character is at most 4 bytes
+	}
+}
+
+// requestReviews posts one comment per review the run requested, so that
+// people are notified; an approval or rejection counts only if written
+// after the request for its snapshot (see reviewRequest).
+func (j *job) requestReviews(ctx context.Context, s *session, evs []ledger.Event) {
+	for _, e := range evs {
+		if e.Type != ledger.ReviewRequested {
+			continue
+		}
+		if _, err := j.postReviewRequest(ctx, s, e.Goal, e.Snapshot, e.Reason); err != nil {
+			j.a.Warningf("%s", j.mask(err.Error()))
+		}
+	}
+}
+
+// status sets the commit status loop/<name> on the head.
+func (j *job) status(ctx context.Context, s *session, st, desc string) {
+	if j.client == nil || s.head == "" {
+		return
+	}
+	if err := j.client.SetStatus(ctx, j.owner, j.repo, s.head, st, "loop/"+s.cfg.Name, desc, j.runURL()); err != nil {
+		j.a.Warningf("set status loop/%s: %s", s.cfg.Name, j.mask(err.Error()))
+	}
+}
+
+func statusState(s state.Status) string {
+	switch s {
+	case state.Success:
+		return "success"
+	case state.AwaitingReview, state.Running:
+		return "pending"
+	}
+	return "failure"
+}
+
+func (j *job) statusText(out runner.Outcome) string {
+	switch out.Status {
+	case state.Success:
+		return fmt.Sprintf("success after %d iterations", out.Iteration)
+	case state.AwaitingReview:
+		for _, v := range out.Verdicts {
+			for _, c := range v.Checks {
+				if c.ReviewRequested {
+					return "awaiting review: comment /loop approve " + v.Goal
+				}
+			}
+		}
+		return "awaiting review"
+	}
+	return fmt.Sprintf("%s after %d iterations: %s", out.Status, out.Iteration, out.Detail)
+}
+
+// annotate marks the failing checks of blocking goals, at most 10 (the
+// runner shows no more errors per step), each message cut to 4,000 bytes.
+func (j *job) annotate(s *session, verdicts []gate.Verdict) {
+	n := 0
+	for _, v := range verdicts {
+		for _, c := range v.Checks {
+			if !v.Blocking || c.Status != gate.Fail || n == 10 {
+				continue
+			}
+			n++
+			msg := c.Evidence
+			if len(msg) > 4000 {
+				msg = msg[:4000]
+			}
+			j.a.WithFieldsMap(map[string]string{"title": fmt.Sprintf("loop/%s: goal %s (%s)", s.cfg.Name, v.Goal, c.Type)}).Errorf("%s", msg)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package action
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// Point is the state of the checks after one iteration.
+type Point struct {
+	Iteration int
+	Passed    int // checks passing
+	Checks    int // checks in all
+}
+
+// Report is what the sticky comment and the job summary show.
+type Report struct {
+	Loop          string
+	RunID         string
+	Status        state.Status
+	Detail        string
+	Iteration     int
+	MaxIterations int
+	Spend         state.Spend
+	Verdicts      []gate.Verdict
+	History       []Point
+	Notice        string // said first, e.g. that a fork PR only gets a gate-only evaluation
+	SummaryURL    string // where the full report is (the job's run page)
+	ExportPath    string
+	ArtifactURL   string
+}
+
+// Marker is the hidden first line that identifies a loop's sticky comment.
+func Marker(loop string) string { return fmt.Sprintf("<!-- loop-action:sticky loop=%s -->", loop) }
+
+// Limits on the size of a rendered report.
+const (
+	CommentLimit = 65536   // characters GitHub accepts in a comment body
+	SummaryLimit = 1 << 20 // bytes of a job summary
+)
+
+// Markdown renders the report, with the sticky marker first, cut to fit in
+// limit characters; a cut report ends by pointing at the full one.
+func (r Report) Markdown(limit int) string {
+	var b strings.Builder
+	b.WriteString(Marker(r.Loop) + "\n")
+	r.header(&b)
+	r.goals(&b)
+	r.failing(&b)
+	r.reviews(&b)
+	r.chart(&b)
+	r.footer(&b)
+	return fit(b.String(), limit, r.SummaryURL)
+}
+
+func (r Report) header(b *strings.Builder) {
+	fmt.Fprintf(b, "## %s loop `%s`: %s\n\n", statusIcon(r.Status), r.Loop, r.Status)
+	if r.Notice != "" {
+		fmt.Fprintf(b, "> [!NOTE]\n> %s\n\n", r.Notice)
+	}
+	if r.Detail != "" {
+		fmt.Fprintf(b, "%s\n\n", codeSpan(r.Detail, maxEvidence))
+	}
+	est := ""
+	if r.Spend.Estimated {
+		est = " (some estimated)"
+	}
+	fmt.Fprintf(b, "Run `%s` · iteration %d of %d · %d tokens%s · $%.2f · %s\n\n",
+		r.RunID, r.Iteration, r.MaxIterations, r.Spend.Tokens, est, r.Spend.CostUSD, r.Spend.WallClock.Round(1e9))
+}
+
+func statusIcon(s state.Status) string {
+	switch {
+	case s == state.Success, strings.HasSuffix(string(s), ": success"):
+		return "✅"
+	case s == state.AwaitingReview:
+		return "⏸"
+	case s == state.Running:
+		return "🔄"
+	}
+	return "❌"
+}
+
+func (r Report) goals(b *strings.Builder) {
+	b.WriteString("| | goal | checks | |\n|---|---|---|---|\n")
+	for _, v := range r.Verdicts {
+		kind := "blocking"
+		if !v.Blocking {
+			kind = "advisory"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %d/%d | %s |\n", v.Status().Icon(), v.Goal, v.Passed, v.Total, kind)
+	}
+	b.WriteString("\n")
+}
+
+// failing lists each check that does not pass, with its evidence.
+func (r Report) failing(b *strings.Builder) {
+	var lines []string
+	for _, v := range r.Verdicts {
+		for _, c := range v.Checks {
+			if c.Status == gate.Fail {
+				lines = append(lines, fmt.Sprintf("- `%s` %s: %s", v.Goal, c.Type, codeSpan(c.Evidence, maxEvidence)))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("### Failing checks\n\n" + strings.Join(lines, "\n") + "\n\n")
+}
+
+// reviews shows each review waiting, with the exact command to approve.
+func (r Report) reviews(b *strings.Builder) {
+	var lines []string
+	for _, v := range r.Verdicts {
+		for _, c := range v.Checks {
+			if c.ReviewRequested {
+				lines = append(lines, fmt.Sprintf("- `%s`: %s  \n  approve with `/loop approve %s`, or reject with `/loop reject %s <reason>`",
+					v.Goal, codeSpan(c.Evidence, maxEvidence), v.Goal, v.Goal))
+				break
+			}
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString("### Reviews wanted\n\n" + strings.Join(lines, "\n") + "\n\n")
+	}
+}
+
+// chart draws the checks passing per iteration (Mermaid xychart-beta).
+func (r Report) chart(b *strings.Builder) {
+	if len(r.History) < 2 {
+		return
+	}
+	xs, ys := make([]string, len(r.History)), make([]string, len(r.History))
+	top := 1
+	for i, p := range r.History {
+		xs[i], ys[i] = fmt.Sprint(p.Iteration), fmt.Sprint(p.Passed)
+		top = max(top, p.Checks)
+	}
+	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"Checks passing per iteration\"\n    x-axis [%s]\n    y-axis \"checks\" 0 --> %d\n    line [%s]\n```\n\n",
+		strings.Join(xs, ", "), top, strings.Join(ys, ", "))
+}
+
+func (r Report) footer(b *strings.Builder) {
+	if r.ArtifactURL != "" {
+		fmt.Fprintf(b, "Success export: [%s](%s)\n\n", "artifact", r.ArtifactURL)
+	} else if r.ExportPath != "" {
+		fmt.Fprintf(b, "Success export: `%s`\n\n", r.ExportPath)
+	}
+	b.WriteString("<sub>Every line above was measured by loop-action's runner; no agent's claim is evidence. `/loop help` lists the commands.</sub>\n")
+}
+
+// maxEvidence bounds the characters of one evidence line or stop detail
+// in a report; the job summary and the ledger keep them whole.
+const maxEvidence = 1000
+
+// escape keeps trusted text (a manual check's question, from the base
+// config) from breaking the Markdown around it: no line breaks, no table
+// pipes, no HTML. Text an agent or a check could have written goes
+// through codeSpan instead.
+func escape(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// fit cuts md to at most limit characters (runes), on a line boundary, and
+// says where the full report is.
+func fit(md string, limit int, full string) string {
+	if utf8.RuneCountInString(md) <= limit {
+		return md
+	}
+	note := "\n\n…cut to fit; the full report is in the job summary"
+	if full != "" {
+		note += " of [this run](" + full + ")"
+	}
+	note += ".\n"
+	keep := []rune(md)[:max(limit-utf8.RuneCountInString(note), 0)]
+	cut := string(keep)
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	if strings.Count(cut, "\n```")%2 == 1 { // close a code block cut open
+		cut += "\n```"
+	}
+	return cut + note
+}

@@ -1,0 +1,297 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// steer is what the comments handled ask of this job.
+type steer struct {
+	run    bool // approve, reject or run: drive the loop now
+	status bool // status or stop: refresh the report
+}
+
+// catchup is one pass over a pull request's new comments.
+type catchup struct {
+	s     *session
+	pr    github.PR
+	cp    *state.Checkpoint // nil before the loop first ran
+	amend *runner.Amendment // nil with cp
+	reqs  []reviewRequest   // the review requests on the pull request
+	st    steer
+}
+
+// catchUp handles every /loop command in the pull request's comments newer
+// than the last one handled, oldest first, so that commands a concurrency
+// group dropped are not lost; then it commits the run's changes.
+func (j *job) catchUp(ctx context.Context, s *session, pr github.PR) (steer, error) {
+	cp, err := s.checkpoint(ctx)
+	if err != nil {
+		return steer{}, err
+	}
+	all, err := j.client.Comments(ctx, j.owner, j.repo, pr.Number)
+	if err != nil {
+		return steer{}, err
+	}
+	cu := &catchup{s: s, pr: pr, cp: cp, reqs: j.reviewRequests(all, s.cfg.Name)}
+	if cp != nil {
+		cu.amend = runner.Amend(cp, j.now)
+	}
+	for _, c := range all {
+		if cp != nil && c.ID <= cp.LastCommentID {
+			continue
+		}
+		j.handleComment(ctx, cu, c)
+		if cp != nil {
+			cp.LastCommentID = c.ID
+			cu.amend.Touch()
+		}
+	}
+	if cu.amend != nil {
+		return cu.st, cu.amend.Commit(ctx, s.store)
+	}
+	return cu.st, nil
+}
+
+func (j *job) now() time.Time {
+	if j.env.Now != nil {
+		return j.env.Now()
+	}
+	return time.Now()
+}
+
+// errEdited refuses an edited comment: what it says now is not what was
+// written when it was posted, and may not even be its author's words.
+var errEdited = errors.New("an edited comment is never a command: write the command in a new comment")
+
+// handleComment acknowledges a comment's command, checks its author, and
+// applies it; anything refused gets 👎, and a reply saying why when its
+// author may make the bot speak (see mayReply).
+func (j *job) handleComment(ctx context.Context, cu *catchup, c github.Comment) {
+	if c.AuthorType == "Bot" || strings.EqualFold(c.Author, j.in.Bot) {
+		return
+	}
+	cmd, err := ParseCommand(c.Body, goalNames(cu.s))
+	if errors.Is(err, ErrNotCommand) {
+		return
+	}
+	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "eyes")
+	if err == nil && c.Edited() {
+		err = errEdited
+	}
+	if err == nil {
+		err = j.authorize(ctx, cu.s, c.Author, cmd)
+	}
+	if err == nil {
+		err = j.apply(ctx, cu, cmd, c)
+	}
+	if err != nil {
+		_ = j.client.React(ctx, j.owner, j.repo, c.ID, "-1")
+		if j.mayReply(ctx, cu.s, c.Author) {
+			j.reply(ctx, cu.s, c, err.Error())
+		}
+		return
+	}
+	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "+1")
+}
+
+// mayReply reports whether the bot answers author in words: only people
+// with write permission make it speak. Anyone else gets reactions only, so
+// that nobody can have the bot post on their behalf or multiply comments
+// (each reply notifies and counts against the token's content limits).
+func (j *job) mayReply(ctx context.Context, s *session, author string) bool {
+	perm, err := j.permission(ctx, s, author)
+	if err != nil {
+		j.a.Warningf("%s", j.mask(err.Error()))
+	}
+	return err == nil && writes(perm)
+}
+
+func writes(perm string) bool { return perm == "admin" || perm == "write" }
+
+func (j *job) reply(ctx context.Context, s *session, c github.Comment, text string) {
+	if _, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, fmt.Sprintf("@%s: %s", c.Author, text)); err != nil {
+		j.a.Warningf("reply to comment %d: %s", c.ID, j.mask(err.Error()))
+	}
+}
+
+// permission is author's permission on the repository, asked once a job.
+func (j *job) permission(ctx context.Context, s *session, author string) (string, error) {
+	key := strings.ToLower(author)
+	if perm, ok := s.perms[key]; ok {
+		return perm, nil
+	}
+	perm, err := j.client.Permission(ctx, j.owner, j.repo, author)
+	if err != nil {
+		return "", err
+	}
+	if s.perms == nil {
+		s.perms = map[string]string{}
+	}
+	s.perms[key] = perm
+	return perm, nil
+}
+
+func goalNames(s *session) []string {
+	names := make([]string, len(s.cfg.Goals))
+	for i, g := range s.cfg.Goals {
+		names[i] = g.Name
+	}
+	return names
+}
+
+// authorize lets anyone ask for status, which only refreshes the loop's
+// comment; the other commands need write, maintain or admin permission,
+// and all but help a place among [review] approvers when the config lists
+// any.
+func (j *job) authorize(ctx context.Context, s *session, author string, cmd Command) error {
+	if cmd.Verb == Status {
+		return nil
+	}
+	perm, err := j.permission(ctx, s, author)
+	if err != nil {
+		return fmt.Errorf("your permission could not be checked (%s), so /loop %s was not carried out", j.mask(err.Error()), cmd.Verb)
+	}
+	if !writes(perm) {
+		return fmt.Errorf("/loop %s needs write permission on %s/%s; you have %s", cmd.Verb, j.owner, j.repo, perm)
+	}
+	if cmd.Verb != Help && !approver(s, author) {
+		return fmt.Errorf("/loop %s is limited to the approvers the loop config lists ([review] approvers)", cmd.Verb)
+	}
+	return nil
+}
+
+// approver reports whether the config's [review] approvers, if it lists
+// any, include login.
+func approver(s *session, login string) bool {
+	list := s.cfg.Review.Approvers
+	return len(list) == 0 || slices.ContainsFunc(list, func(a string) bool { return strings.EqualFold(a, login) })
+}
+
+// apply carries out an authorized command.
+func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comment) error {
+	switch cmd.Verb {
+	case Help:
+		j.reply(ctx, cu.s, c, helpText)
+		return nil
+	case Status:
+		cu.st.status = true
+		return nil
+	}
+	cp, pr := cu.cp, cu.pr
+	if cp == nil {
+		if cmd.Verb == RunLoop {
+			return errors.New("the loop has not run on this pull request yet; it starts with the next push, or re-run the pull_request workflow")
+		}
+		return errors.New("the loop has not run on this pull request yet")
+	}
+	if cp.Commit != pr.HeadSHA {
+		return fmt.Errorf("the pull request's head moved to %s since the loop last ran on %s; the loop runs on the new head with the next pull_request event, and asks again", short(pr.HeadSHA), short(cp.Commit))
+	}
+	switch cmd.Verb {
+	case Approve, Reject:
+		return j.decide(ctx, cu, cmd, c)
+	case Stop:
+		if cp.Status.Terminal() {
+			return fmt.Errorf("the run is already over (%s)", cp.Status)
+		}
+		cu.amend.Stop(fmt.Sprintf("stopped by @%s with /loop stop", c.Author))
+		cu.st.status = true
+	case RunLoop:
+		cu.st.run = true
+	}
+	return nil
+}
+
+// decide records an approval or a rejection of a pending review, bound to
+// the snapshot under review, when the comment answers the request for that
+// snapshot; the loop then resumes in this job.
+func (j *job) decide(ctx context.Context, cu *catchup, cmd Command, c github.Comment) error {
+	goal, err := pendingGoal(cu.cp.Verdicts, cmd.Goal)
+	if err != nil {
+		return err
+	}
+	if err := j.answers(ctx, cu, goal, cmd.Verb, c); err != nil {
+		return err
+	}
+	cu.amend.Decide(gate.Decision{Goal: goal, Approved: cmd.Verb == Approve, By: c.Author, Reason: cmd.Reason,
+		Snapshot: cu.cp.Snapshot, Comment: c.ID})
+	cu.st.run = true
+	return nil
+}
+
+// answers checks that comment c answers the request to review goal on the
+// snapshot under review: the latest request for goal before c names it.
+// When the bot never asked (the request could not be posted, or the loop
+// paused under an older version), it asks now and c does not count.
+func (j *job) answers(ctx context.Context, cu *catchup, goal string, verb Verb, c github.Comment) error {
+	snap := cu.cp.Snapshot
+	if got, ok := answered(cu.reqs, goal, c.ID); ok && got == snap {
+		return nil
+	}
+	noun := map[Verb]string{Approve: "approval", Reject: "rejection"}[verb]
+	if requestedEver(cu.reqs, goal, snap) {
+		return fmt.Errorf("your %s predates the review request for snapshot %s of goal %s; look at that snapshot, then %s again",
+			noun, Verbatim(short(snap)), Verbatim(goal), verb)
+	}
+	r, err := j.postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
+	if err != nil {
+		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(short(snap)), j.mask(err.Error()))
+	}
+	cu.reqs = append(cu.reqs, r)
+	return fmt.Errorf("no review of snapshot %s of goal %s had been requested; the request is posted now: look at it, then %s again",
+		Verbatim(short(snap)), Verbatim(goal), verb)
+}
+
+// reviewQuestion is the evidence line of goal's check awaiting review.
+func reviewQuestion(verdicts []gate.Verdict, goal string) string {
+	for _, v := range verdicts {
+		for _, c := range v.Checks {
+			if v.Goal == goal && c.ReviewRequested {
+				return c.Evidence
+			}
+		}
+	}
+	return "review goal " + goal
+}
+
+// pendingGoal is the goal a decision is about: the one named, which must
+// have a review pending, or else the only goal with one.
+func pendingGoal(verdicts []gate.Verdict, named string) (string, error) {
+	var pending []string
+	for _, v := range verdicts {
+		if slices.ContainsFunc(v.Checks, func(c gate.CheckVerdict) bool { return c.ReviewRequested }) {
+			pending = append(pending, v.Goal)
+		}
+	}
+	switch {
+	case named != "" && slices.Contains(pending, named):
+		return named, nil
+	case named != "":
+		return "", fmt.Errorf("no review of goal %s is pending", Verbatim(named))
+	case len(pending) == 1:
+		return pending[0], nil
+	case len(pending) == 0:
+		return "", errors.New("no review is pending")
+	}
+	return "", fmt.Errorf("reviews of %s are pending: name the goal, e.g. /loop approve %s", verbatimAll(pending), pending[0])
+}
+
+const helpText = "loop-action commands, one per comment:\n\n" +
+	"- `/loop approve [goal]` approves the review the loop is waiting for (the goal can be left out when only one waits)\n" +
+	"- `/loop reject [goal] <reason>` rejects it; the builders get the reason and try again\n" +
+	"- `/loop run` runs the loop again (after a budget was raised, say)\n" +
+	"- `/loop stop` stops the run; `/loop run` resumes it\n" +
+	"- `/loop status` refreshes the loop's comment\n" +
+	"- `/loop help` shows this\n\n" +
+	"All but status need write permission on the repository; approve, reject, run and stop are limited to `[review] approvers` when the loop config lists any. " +
+	"An approval or rejection counts for the snapshot whose review request it answers, and an edited comment is never a command."

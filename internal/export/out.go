@@ -1,0 +1,271 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// source is the set of loop-root files that go into out/.
+type source struct {
+	root  *os.Root // the loop root; nil when there is nothing to copy
+	files []string // slash-separated paths relative to the root, sorted
+}
+
+func (s *source) close() {
+	if s.root != nil {
+		s.root.Close()
+	}
+}
+
+// collect finds the regular files under root that match any of the
+// [export] paths patterns (doublestar globs relative to root; a pattern
+// that matches a directory takes everything under it). It never follows a
+// symlink, never enters .git/ or .loop/, and skips the export being
+// written (dirName and its temporary siblings, when parent is inside root).
+func collect(root string, patterns []string, parent, dirName string) (*source, error) {
+	if len(patterns) == 0 {
+		return &source{}, nil
+	}
+	if root == "" {
+		return nil, errors.New("no loop root to match [export] paths in")
+	}
+	pats, err := cleanPatterns(patterns)
+	if err != nil {
+		return nil, err
+	}
+	r, err := workspace.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open the loop root: %w", err)
+	}
+	s := &source{root: r}
+	self := selfSkipper(root, parent, dirName)
+	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case p == ".":
+			return nil
+		case metadata(d.Name()):
+			return skip(d)
+		case d.IsDir():
+			if self(p) || !mayMatchUnder(pats, p) {
+				return fs.SkipDir
+			}
+		case d.Type().IsRegular() && matches(pats, p):
+			s.files = append(s.files, p)
+		}
+		return nil // symlinks, devices, sockets and pipes are never copied
+	})
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("match [export] paths in %q: %w", root, err)
+	}
+	return s, nil
+}
+
+// cleanPatterns validates the patterns and drops a leading "./".
+func cleanPatterns(patterns []string) ([]string, error) {
+	pats := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		for strings.HasPrefix(p, "./") {
+			p = p[2:]
+		}
+		if p == "" || !doublestar.ValidatePattern(p) {
+			return nil, fmt.Errorf("export.paths: %q is not a valid glob pattern", p)
+		}
+		pats = append(pats, p)
+	}
+	return pats, nil
+}
+
+// metadata reports whether a directory entry belongs to git or to
+// loop-action's own state, which an export never carries.
+func metadata(name string) bool { return name == ".git" || name == ".loop" }
+
+func skip(d fs.DirEntry) error {
+	if d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// matches reports whether p, or a directory above it, matches a pattern.
+func matches(pats []string, p string) bool {
+	for q := p; q != "."; q = path.Dir(q) {
+		for _, pat := range pats {
+			if doublestar.MatchUnvalidated(pat, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayMatchUnder reports whether a file under the directory dir could match
+// one of the patterns: the directory and the pattern's literal base lie on
+// the same branch.
+func mayMatchUnder(pats []string, dir string) bool {
+	for _, pat := range pats {
+		base, _ := doublestar.SplitPattern(pat)
+		if base == "." || base == dir || strings.HasPrefix(base, dir+"/") || strings.HasPrefix(dir, base+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// selfSkipper returns a test for the directories of the export itself,
+// relative to root: parent/dirName and the temporary directories Write
+// builds beside it. Without it, "**" would copy the previous export into
+// the new one.
+func selfSkipper(root, parent, dirName string) func(string) bool {
+	rel, ok := within(root, parent)
+	if !ok {
+		return func(string) bool { return false }
+	}
+	return func(p string) bool {
+		if path.Dir(p) != rel {
+			return false
+		}
+		name := path.Base(p)
+		return name == dirName || strings.HasPrefix(name, "."+dirName+tmpMarker)
+	}
+}
+
+// within returns dir relative to root, slash-separated, when dir is root or
+// inside it.
+func within(root, dir string) (string, bool) {
+	root, dir = resolve(root), resolve(dir)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// resolve makes p absolute and resolves its symlinks, as far as it can.
+func resolve(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p
+}
+
+// outPath is where the loop-root file rel goes in the export: out/<rel>,
+// except that a path already under out/ keeps its place (out/ is not
+// repeated).
+func outPath(rel string) string {
+	if strings.HasPrefix(rel, outDir+"/") {
+		return rel
+	}
+	return outDir + "/" + rel
+}
+
+// placement is a loop-root file and where it goes in the export.
+type placement struct{ src, dest string }
+
+// place decides where each loop-root file goes. Files already under out/
+// are placed first, so they keep their place; a later file whose place is
+// taken (by a file at the same path, or a file where its directory would
+// be, or the reverse) is withheld, never written over another.
+func place(files []string) ([]placement, []Withheld) {
+	under := func(rel string) bool { return strings.HasPrefix(rel, outDir+"/") }
+	order := append(slices.DeleteFunc(slices.Clone(files), func(r string) bool { return !under(r) }),
+		slices.DeleteFunc(slices.Clone(files), under)...)
+	files2 := map[string]string{} // export path -> the loop-root file placed there
+	dirs := map[string]string{}   // export directory -> a loop-root file placed under it
+	var placed []placement
+	var withheld []Withheld
+	for _, rel := range order {
+		dest := outPath(rel)
+		if why := clash(dest, files2, dirs); why != "" {
+			withheld = append(withheld, Withheld{Path: dest, Source: rel, Reason: why})
+			continue
+		}
+		files2[dest] = rel
+		for d := path.Dir(dest); d != outDir; d = path.Dir(d) {
+			dirs[d] = rel
+		}
+		placed = append(placed, placement{src: rel, dest: dest})
+	}
+	return placed, withheld
+}
+
+// clash says why dest cannot be written, given the files placed so far.
+func clash(dest string, files, dirs map[string]string) string {
+	if other, ok := files[dest]; ok {
+		return fmt.Sprintf("the loop root's %q is exported to the same path", other)
+	}
+	if other, ok := dirs[dest]; ok {
+		return fmt.Sprintf("the export needs %q as a directory, for the loop root's %q", dest, other)
+	}
+	for d := path.Dir(dest); d != outDir; d = path.Dir(d) {
+		if other, ok := files[d]; ok {
+			return fmt.Sprintf("the loop root's %q is exported to %q, where this file's directory would be", other, d)
+		}
+	}
+	return ""
+}
+
+// copyOut copies a loop-root file into the export. A file that vanished
+// or stopped being a regular file since the walk is skipped; so is one
+// swapped between the look and the open (os.Root already refuses any path
+// that would leave the loop root). A file whose name or content holds a
+// secret is withheld.
+func (w *writer) copyOut(src *os.Root, p placement) {
+	if w.err != nil {
+		return
+	}
+	if masked := w.mask(p.dest); masked != p.dest {
+		w.withhold(Withheld{Path: masked, Source: w.mask(p.src), Reason: "its name holds the value of a provider variable, or an encoding of it"})
+		return
+	}
+	f, err := openRegular(src, filepath.FromSlash(p.src))
+	if f == nil || err != nil {
+		w.err = err
+		return
+	}
+	defer f.Close()
+	if found := w.createScanned(p.dest, f); found != "" {
+		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
+	}
+}
+
+// openRegular opens name in root when it is, and stays, a regular file;
+// it returns nil and no error when it is not one (any more).
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	before, err := root.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !before.Mode().IsRegular():
+		return nil, nil
+	}
+	f, after, err := workspace.OpenFile(root, name) // a FIFO swapped in since the lstat never blocks
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(before, after) {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}

@@ -1,0 +1,187 @@
+// Package evidence collects what the gate rules on: it runs the command
+// checks and the metrics command in the loop root, looks at the files that
+// file_exists and regex checks name, and takes the workspace snapshot.
+//
+// It is the gate's only I/O. It measures and records; it never decides
+// whether a check passes (package gate does), never reads anything outside
+// the loop root, never takes a node's word for anything, and never measures
+// while a process an agent (or a check) started may still be changing what
+// it measures: it sweeps them away first (process.Sweep), and a sweep that
+// fails voids what is left to measure. Files are opened only through
+// package workspace's readers, so a FIFO put in place of a checked file
+// fails its check instead of hanging the run.
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"time"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/process"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// ReadLimit is the largest file a regex check reads.
+const ReadLimit = 16 << 20
+
+// Collector measures evidence in one loop root.
+type Collector struct {
+	Root   string            // the loop root
+	Env    []string          // environment of checks; nil inherits the process's
+	Hasher *workspace.Hasher // takes the workspace snapshot; nil makes one for Root
+}
+
+// Collect measures everything the config's checks need, except judge
+// verdicts and review decisions, which the caller adds. It first kills
+// whatever agents left running (process.Sweep). Command checks run one at
+// a time in config order; a ctx deadline bounds every command and a
+// cancelled ctx stops them. If a sweep fails, before or after a command,
+// nothing further is measured: every check left fails with the reason.
+func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence {
+	ev := gate.Evidence{
+		Commands: map[gate.CheckID]gate.CommandResult{},
+		Files:    map[gate.CheckID]gate.FileResult{},
+	}
+	var void error
+	if err := process.Sweep(); err != nil {
+		void = fmt.Errorf("not measured: processes agents started are still running: %w", err)
+	}
+	for _, g := range cfg.Goals {
+		for i, ch := range g.Checks {
+			id := gate.CheckID{Goal: g.Name, Index: i}
+			void = c.check(ctx, &ev, id, ch, void)
+		}
+	}
+	if m := cfg.Metrics; m.Configured() && void != nil {
+		ev.Metrics = &gate.MetricsResult{Command: voidCommand(m.Command, m.Argv, void)}
+	} else if m.Configured() {
+		var r gate.CommandResult
+		r, void = c.command(ctx, m.Command, m.Argv, m.Timeout.Duration)
+		ev.Metrics = &gate.MetricsResult{Command: r}
+	}
+	if void == nil {
+		ev.Snapshot = c.snapshot()
+	}
+	return ev
+}
+
+// check measures one check into ev, unless void says why nothing may be
+// measured any more, and returns the reason to stop measuring, if any.
+func (c *Collector) check(ctx context.Context, ev *gate.Evidence, id gate.CheckID, ch loop.Check, void error) error {
+	switch {
+	case ch.IsCommand() && void != nil:
+		ev.Commands[id] = voidCommand(ch.Run, ch.Argv, void)
+	case ch.IsCommand():
+		var r gate.CommandResult
+		r, void = c.command(ctx, ch.Run, ch.Argv, ch.Timeout.Duration)
+		ev.Commands[id] = r
+	case ch.Type != loop.CheckFileExists && ch.Type != loop.CheckRegex:
+	case void != nil:
+		ev.Files[id] = gate.FileResult{Path: ch.Path, ReadLimit: ReadLimit, Err: void.Error()}
+	default:
+		ev.Files[id] = Look(c.Root, ch.Path, ch.Type == loop.CheckRegex)
+	}
+	return void
+}
+
+// voidCommand is the result of a command that was not run because of why.
+func voidCommand(run string, argv []string, why error) gate.CommandResult {
+	shown := run
+	if run == "" {
+		shown = process.Quote(argv)
+	}
+	return gate.CommandResult{Command: shown, ExitCode: -1, StartErr: why.Error()}
+}
+
+func (c *Collector) snapshot() string {
+	h := c.Hasher
+	if h == nil {
+		h = workspace.NewHasher(c.Root)
+	}
+	s, err := h.Snapshot()
+	if err != nil {
+		return ""
+	}
+	return string(s)
+}
+
+// command runs a shell command (run) or an argv in the loop root. The
+// error says why nothing more may be measured: what it started could not
+// all be killed.
+func (c *Collector) command(ctx context.Context, run string, argv []string, timeout time.Duration) (gate.CommandResult, error) {
+	shown := run
+	if run != "" {
+		argv = process.ShellArgv(run)
+	} else {
+		shown = process.Quote(argv)
+	}
+	r := process.Run(ctx, process.Spec{Argv: argv, Dir: c.Root, Env: c.Env, Timeout: timeout})
+	var void error
+	if r.SweepErr != nil {
+		void = fmt.Errorf("not measured: after %s, %s: %w", shown, leftBehind, r.SweepErr)
+	}
+	return Result(shown, r, ctx), void
+}
+
+// Result turns a finished process into command evidence. shown is the
+// command as users wrote it.
+func Result(shown string, r process.Result, ctx context.Context) gate.CommandResult {
+	out := gate.CommandResult{
+		Command:     shown,
+		ExitCode:    r.ExitCode,
+		Signal:      r.Signal,
+		TimedOut:    r.TimedOut,
+		Duration:    r.Duration,
+		Tail:        string(r.Tail),
+		Stdout:      string(r.Stdout),
+		OutputBytes: r.OutputBytes,
+	}
+	if r.StartErr != nil {
+		out.StartErr = startError(r.StartErr)
+	}
+	if r.Canceled {
+		out.Signal = ""
+		out.Stopped = stopReason(ctx)
+	}
+	if r.SweepErr != nil {
+		out.Stopped = fmt.Sprintf("%s: %v", leftBehind, r.SweepErr)
+	}
+	return out
+}
+
+// leftBehind starts the Stopped reason of a command whose leftovers could
+// not all be killed.
+const leftBehind = "processes it started could not all be killed"
+
+// stopReason says why ctx stopped a command: its cause when one was given.
+func stopReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	switch {
+	case cause == nil:
+		return "the run was cancelled"
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "the run's deadline passed"
+	case errors.Is(cause, context.Canceled):
+		return "the run was cancelled"
+	}
+	return cause.Error()
+}
+
+// startError says why a command could not start, without the wrapping
+// that repeats its name.
+func startError(err error) string {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

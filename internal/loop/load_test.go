@@ -1,0 +1,241 @@
+package loop
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// exampleConfigs are the realistic configs shipped with the repository.
+func exampleConfigs(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../testdata/examples/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../../examples/quickstart/loop.toml")
+	if len(files) < 6 {
+		t.Fatalf("found only %d example configs", len(files))
+	}
+	return files
+}
+
+func TestExamplesLoadClean(t *testing.T) {
+	t.Parallel()
+	for _, f := range exampleConfigs(t) {
+		cfg, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(cfg.Warnings) > 0 {
+			t.Errorf("%s: unexpected warnings:\n%s", f, cfg.Warnings)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse("loop.toml", []byte(`
+name = "x"
+[providers.p]
+command = ["agent"]
+[[node]]
+name = "n"
+provider = "p"
+goals = ["g"]
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "true"
+[stop]
+no_progress = 5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{
+		"max_iterations":    cfg.Stop.MaxIterations,
+		"no_progress":       cfg.Stop.NoProgress,
+		"perturb_after":     cfg.Stop.PerturbAfter,
+		"max_node_failures": cfg.Stop.MaxNodeFailures,
+		"concurrency":       cfg.Run.Concurrency,
+		"carry_summaries":   cfg.Context.CarrySummaries,
+		"min_pass_rate":     cfg.Success.MinPassRate,
+		"provider":          []string{cfg.Providers["p"].Type, cfg.Providers["p"].Prompt, cfg.Providers["p"].Usage},
+		"provider timeout":  cfg.Providers["p"].Timeout.Duration,
+		"role, tier":        []string{cfg.Nodes[0].Role, cfg.Nodes[0].Tier},
+		"blocking":          cfg.Goals[0].IsBlocking(),
+		"check timeout":     cfg.Goals[0].Checks[0].Timeout.Duration,
+		"metrics timeout":   cfg.Metrics.Timeout.Duration,
+	}
+	want := map[string]any{
+		"max_iterations":    10,
+		"no_progress":       5,
+		"perturb_after":     4,
+		"max_node_failures": 3,
+		"concurrency":       4,
+		"carry_summaries":   2,
+		"min_pass_rate":     1.0,
+		"provider":          []string{"command", "stdin", "none"},
+		"provider timeout":  30 * time.Minute,
+		"role, tier":        []string{"builder", "standard"},
+		"blocking":          true,
+		"check timeout":     10 * time.Minute,
+		"metrics timeout":   5 * time.Minute,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	if w := cfg.Warnings.String(); !strings.Contains(w, "loop.toml:14:2: warning: no wall-clock, token or cost budget") {
+		t.Errorf("missing the no-budget warning at [stop]; got:\n%s", w)
+	}
+}
+
+// base is a valid config that rule tests extend.
+const base = `name = "x"
+[stop]
+max_tokens = 1000
+[providers.a]
+command = ["agent-a"]
+[providers.b]
+command = ["agent-b"]
+[[node]]
+name = "build"
+provider = "a"
+goals = ["g"]
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "true"
+`
+
+func TestValidateRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		extra string
+		want  []string
+	}{
+		{"valid", "", nil},
+		{"judge shares the builder's provider and runs alongside it", `
+[[node]]
+name = "j"
+role = "judge"
+provider = "a"
+[[goal]]
+name = "h"
+  [[goal.check]]
+  type = "judge"
+  node = "j"
+[[node]]
+name = "b2"
+provider = "a"
+goals = ["h"]
+`, []string{
+			`loop.toml:19:1: node "j": judge of goal "h" must run after its builder "b2" (add "b2" to after)`,
+			`loop.toml:26:3: goal "h" check 1: judge "j" uses provider "a", which also runs builder "b2" of this goal; a judge must not share a provider with the builders it judges`,
+		}},
+		{"independent judge after the builder", `
+[[node]]
+name = "j"
+role = "judge"
+provider = "b"
+after = ["build"]
+[[goal]]
+name = "h"
+  [[goal.check]]
+  type = "judge"
+  node = "j"
+`, nil},
+		{"builder without goals warns", `
+[[node]]
+name = "idle"
+provider = "a"
+`, []string{`loop.toml:19:1: warning: node "idle" is a builder with no goals: its prompt will name no checks`}},
+		{"openai is planned", `
+[providers.o]
+type = "openai"
+`, []string{`loop.toml:19:1: provider "o": type "openai" is not supported yet; use type = "command" with an agent CLI`}},
+		{"all at once", `
+[[node]]
+name = "build"
+provider = "zzz"
+stage = "nowhere"
+[[goal]]
+name = "empty"
+`, []string{
+			`loop.toml:19:1: duplicate node name "build" (first defined on line 9)`,
+			`loop.toml:19:1: warning: node "build" is a builder with no goals: its prompt will name no checks`,
+			`loop.toml:20:1: node "build": unknown provider "zzz"`,
+			`loop.toml:21:1: node "build": unknown stage "nowhere"`,
+			`loop.toml:22:3: goal "empty" has no checks: add at least one [[goal.check]]`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, d := range diagnostics(t, base+tt.extra) {
+				got = append(got, d.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// diagnostics returns every problem Parse finds in src.
+func diagnostics(t *testing.T, src string) Diagnostics {
+	t.Helper()
+	cfg, err := Parse("loop.toml", []byte(src))
+	var cerr *ConfigError
+	switch {
+	case errors.As(err, &cerr):
+		return cerr.Diagnostics
+	case err != nil:
+		t.Fatalf("Parse: %v", err)
+	}
+	return cfg.Warnings
+}
+
+func TestParseCarriesSource(t *testing.T) {
+	t.Parallel()
+	src := []byte(base)
+	cfg, err := Parse("loop.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.File != "loop.toml" || string(cfg.Source) != base {
+		t.Errorf("File, Source = %q, %q", cfg.File, cfg.Source)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
+	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if err == nil || !os.IsNotExist(errUnwrapAll(err)) {
+		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+func errUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// Archive reads what a store kept of a run; the success export needs it.
+type Archive interface {
+	Ledger(ctx context.Context, runID string) ([]byte, error)
+	Summary(ctx context.Context, runID string, iteration int) (string, error)
+}
+
+// ExportDir is where a run's success export goes when Options.ExportDir
+// is empty: .loop/export in the loop root.
+func ExportDir(root string) string { return filepath.Join(root, ".loop", "export") }
+
+func (r *run) exportDir() string {
+	if r.opts.ExportDir != "" {
+		return r.opts.ExportDir
+	}
+	return ExportDir(r.opts.Root)
+}
+
+// exportPath is where the run's export is, when it exists.
+func (r *run) exportPath() string {
+	if r.cp.Status != state.Success {
+		return ""
+	}
+	p := filepath.Join(r.exportDir(), export.SanitizeName(r.cfg.Name)+"-success")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+func (r *run) writeExport(ctx context.Context) (string, error) {
+	committed, _ := r.opts.Store.(Archive)
+	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
+	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version, r.opts.Env)
+}
+
+// pendingArchive is the store's archive plus what this process recorded
+// but has not committed yet: the export is written before the success it
+// belongs to is saved.
+type pendingArchive struct {
+	Archive   // nil when the store keeps no archive
+	ledger    []byte
+	iteration int
+	summary   string
+}
+
+func (p pendingArchive) Ledger(ctx context.Context, runID string) ([]byte, error) {
+	var committed []byte
+	if p.Archive != nil {
+		b, err := p.Archive.Ledger(ctx, runID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return nil, err
+		}
+		committed = b
+	}
+	return append(committed, p.ledger...), nil
+}
+
+func (p pendingArchive) Summary(ctx context.Context, runID string, iteration int) (string, error) {
+	if iteration == p.iteration && p.summary != "" {
+		return p.summary, nil
+	}
+	if p.Archive == nil {
+		return "", state.ErrNotFound
+	}
+	return p.Archive.Summary(ctx, runID, iteration)
+}
+
+// WriteExport writes the success export of a successful run into dir and
+// returns its path. The run's history comes from the archive when given.
+// env is the environment the run's agents had: the export withholds every
+// file that holds the value of a provider's env variable (Secrets).
+func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string, env []string) (string, error) {
+	if cp.Status != state.Success {
+		return "", fmt.Errorf("run %q is %s: only a successful run has a success export", cp.RunID, cp.Status)
+	}
+	hist, err := history(ctx, arch, cp)
+	if err != nil {
+		return "", err
+	}
+	in := export.Input{
+		Config: cfg, RunID: cp.RunID, Commit: cp.Commit, Snapshot: cp.Snapshot, Verdicts: cp.Verdicts,
+		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version, Secrets: Secrets(cfg, env),
+		Spend: export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
+	}
+	path, _, err := export.Write(dir, in)
+	return path, err
+}
+
+// history rebuilds the iterations from the ledger's gate rulings and the
+// stored summaries.
+func history(ctx context.Context, arch Archive, cp *state.Checkpoint) ([]export.Iteration, error) {
+	if arch == nil {
+		return nil, nil
+	}
+	b, err := arch.Ledger(ctx, cp.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("read the ledger of run %q: %w", cp.RunID, err)
+	}
+	events, err := ledger.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("read the ledger of run %q: %w", cp.RunID, err)
+	}
+	byIter := map[int]ledger.Event{}
+	for _, e := range events {
+		if e.Type == ledger.GateEvaluated && e.Iteration > 0 {
+			byIter[e.Iteration] = e
+		}
+	}
+	var out []export.Iteration
+	for n := 1; n <= cp.Iteration; n++ {
+		e, ok := byIter[n]
+		if !ok {
+			continue
+		}
+		sum, _ := arch.Summary(ctx, cp.RunID, n)
+		out = append(out, export.Iteration{N: n, Satisfied: e.Satisfied, Total: e.Goals, Summary: sum})
+	}
+	return out, nil
+}

@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// guardState is what the guarded paths held at one moment.
+type guardState struct {
+	files map[string]workspace.Entry
+	err   error // the scan failed: nothing can be compared with it
+}
+
+// scan records every guarded path: the protected files (without following
+// links or opening named pipes) and the git configuration.
+func (g guarded) scan() guardState {
+	w, err := workspace.OpenWriter(g.root)
+	if err != nil {
+		return guardState{err: err}
+	}
+	defer w.Close()
+	files, err := w.Scan("", g.descend, g.protected)
+	if err == nil {
+		err = scanGit(w, files)
+	}
+	return guardState{files: files, err: err}
+}
+
+// reverted is what putting the guarded paths back did.
+type reverted struct {
+	protected []string // protected paths put back
+	git       []string // .git paths put back
+	failed    []string // why paths could not be put back
+}
+
+func (rv reverted) any() bool { return len(rv.protected)+len(rv.git)+len(rv.failed) > 0 }
+
+// paths are every path put back or not, protected ones first.
+func (rv reverted) paths() []string { return append(slices.Clone(rv.protected), rv.git...) }
+
+// revert puts every guarded path that changed since before back as it
+// was, and records each one: the nodes that may have changed it, and what
+// happened (during says when, if not in a wave).
+func (r *run) revert(it int, nodes []string, before guardState, during string) reverted {
+	var rv reverted
+	if before.err != nil {
+		rv.failed = append(rv.failed, "the guarded paths could not be read before: "+before.err.Error())
+		return rv
+	}
+	g := r.guarded()
+	now := g.scan()
+	if now.err != nil {
+		rv.failed = append(rv.failed, "the guarded paths could not be read: "+now.err.Error())
+		return rv
+	}
+	w, err := workspace.OpenWriter(g.root)
+	if err != nil {
+		rv.failed = append(rv.failed, err.Error())
+		return rv
+	}
+	defer w.Close()
+	for _, rel := range sortedKeys(before.files, now.files) {
+		was, had := before.files[rel]
+		is, has := now.files[rel]
+		if what := change(was, had, is, has); what != "" {
+			r.revertOne(w, it, nodes, rel, was, had, what+during, &rv)
+		}
+	}
+	return rv
+}
+
+// revertOne puts rel back as it was and records it.
+func (r *run) revertOne(w *workspace.Writer, it int, nodes []string, rel string, was workspace.Entry, had bool, what string, rv *reverted) {
+	note, err := putBack(w, rel, was, had)
+	what += note
+	if err != nil {
+		what += "; putting it back failed: " + err.Error()
+		rv.failed = append(rv.failed, rel+": "+err.Error())
+	}
+	typ := ledger.ProtectedReverted
+	if isGit(rel) {
+		typ, rv.git = ledger.GitReverted, append(rv.git, rel)
+	} else {
+		rv.protected = append(rv.protected, rel)
+	}
+	r.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
+}
+
+// change says how a path changed, or "" when it did not.
+func change(was workspace.Entry, had bool, is workspace.Entry, has bool) string {
+	switch {
+	case had && !has:
+		return "deleted"
+	case !had && has:
+		return "created"
+	case was.Equal(is):
+		return ""
+	case was.Mode.Type() != is.Mode.Type():
+		return "replaced by " + is.Kind()
+	case was.Mode.IsRegular() && was.Size == is.Size && was.Sum == is.Sum:
+		return "mode changed"
+	}
+	return "modified"
+}
+
+// putBack makes rel what it was: removed when it was not there, else
+// written through w, which never follows a link. It says which parents
+// had to be made directories again.
+func putBack(w *workspace.Writer, rel string, was workspace.Entry, had bool) (string, error) {
+	if !had {
+		err := w.Remove(rel)
+		if errors.Is(err, workspace.ErrParent) {
+			// A parent was put back as a file or link just before: rel is
+			// no longer a path of the tree.
+			if _, ok, lerr := w.Lookup(rel); lerr == nil && !ok {
+				err = nil
+			}
+		}
+		return "", err
+	}
+	replaced, err := w.Put(rel, was)
+	var notes []string
+	for _, p := range replaced {
+		what := "was " + kindText(p)
+		notes = append(notes, fmt.Sprintf("%s %s and is a directory again", p.Path, what))
+	}
+	if len(notes) == 0 {
+		return "", err
+	}
+	return "; " + strings.Join(notes, "; "), err
+}
+
+func kindText(p workspace.Replaced) string {
+	k := workspace.Entry{Mode: p.Mode}.Kind()
+	if p.Target != "" {
+		k += " to " + p.Target
+	}
+	return k
+}
+
+func sortedKeys(a, b map[string]workspace.Entry) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// nodeFailed counts a failure the runner found in a wave's changes, and
+// escalates when failures reach max_node_failures.
+func (r *run) nodeFailed(why string) {
+	r.cp.NodeFailures++
+	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
+		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", plural(r.cp.NodeFailures, "node failure"), max, why)
+	}
+}

@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+)
+
+// scripted is a loop whose builder and judge are sh scripts, run as real
+// processes by the command provider; %s are the builder's and the judge's
+// scripts (TOML literal strings: no single quotes).
+const scripted = `name = "scripted"
+[stop]
+max_iterations = 1
+[protect]
+paths = ["checks/**"]
+[providers.a]
+command = ["sh", "-c", '%s']
+[providers.b]
+command = ["sh", "-c", '%s']
+[[node]]
+name = "fixer"
+provider = "a"
+goals = ["g"]
+[[node]]
+name = "review"
+role = "judge"
+provider = "b"
+after = ["fixer"]
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "sh checks/run.sh"
+  [[goal.check]]
+  type = "judge"
+  node = "review"
+`
+
+const verdictPass = `echo "{\"verdict\":\"pass\",\"evidence\":\"looked\",\"score\":10}"`
+
+func scriptedHarness(t *testing.T, builder, judge string) *harness {
+	t.Helper()
+	h := newHarness(t, fmt.Sprintf(scripted, builder, judge), nil)
+	h.opts.Env = os.Environ()
+	if err := os.MkdirAll(filepath.Join(h.root, "checks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.root, "checks", "run.sh"), []byte("exit 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestJudgesCannotChangeGuardedPaths: a judge's wave is guarded like a
+// builder's. A judge that rewrites the protected check script and plants
+// a hook has both put back, and the wave counts as a node failure.
+func TestJudgesCannotChangeGuardedPaths(t *testing.T) {
+	t.Parallel()
+	judge := `cat >/dev/null; printf "exit 0\n" >checks/run.sh; mkdir -p .git/hooks; echo evil >.git/hooks/pre-commit; ` + verdictPass
+	h := scriptedHarness(t, "cat >/dev/null", judge)
+	if err := os.Mkdir(filepath.Join(h.root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := h.run(context.Background())
+	if out.Success {
+		t.Fatal("the judge's rewrite of the check made the run succeed")
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.root, "checks", "run.sh")); string(b) != "exit 1\n" {
+		t.Errorf("checks/run.sh = %q, want it put back", b)
+	}
+	if _, err := os.Lstat(filepath.Join(h.root, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the judge's hook is still there")
+	}
+	var lines []string
+	for _, e := range h.events() {
+		if e.Type == ledger.ProtectedReverted || e.Type == ledger.GitReverted {
+			lines = append(lines, e.Line())
+		}
+	}
+	want := "git path .git/hooks reverted (created; changed by review)\n" +
+		"git path .git/hooks/pre-commit reverted (created; changed by review)\n" +
+		"protected path checks/run.sh reverted (modified; changed by review)"
+	if got := strings.Join(lines, "\n"); got != want {
+		t.Errorf("reverts:\n%s\nwant:\n%s", got, want)
+	}
+	if out.Iteration != 1 {
+		t.Errorf("iterations = %d, want 1", out.Iteration)
+	}
+}
+
+// TestGitDirReplacedByAPointerIsPutBack: a builder moves .git away and
+// leaves a gitdir: pointer to a repository of its own in its place. .git
+// becomes a directory again with its configuration, and the pointer's
+// target is never written.
+func TestGitDirReplacedByAPointerIsPutBack(t *testing.T) {
+	t.Parallel()
+	builder := `cat >/dev/null; mv .git "$MOVED/repo"; printf "gitdir: %s\n" "$MOVED/repo" >.git`
+	h := scriptedHarness(t, builder, "cat >/dev/null; "+verdictPass)
+	moved := t.TempDir()
+	h.opts.Env = append(h.opts.Env, "MOVED="+moved)
+	gitRepo(t, h.root, "core.fsmonitor", "false")
+	config, err := os.ReadFile(filepath.Join(h.root, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.run(context.Background())
+	got, err := os.ReadFile(filepath.Join(h.root, ".git", "config"))
+	if err != nil || string(got) != string(config) {
+		t.Errorf(".git/config = %q, %v; want it put back", got, err)
+	}
+	var reason string
+	for _, e := range h.events() {
+		if e.Type == ledger.GitReverted && e.Path == ".git" {
+			reason = e.Reason
+		}
+	}
+	if reason != "replaced by a file" {
+		t.Errorf("the ledger says .git was %q, want \"replaced by a file\"", reason)
+	}
+}

@@ -1,0 +1,178 @@
+package isolate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// create makes the worktree of node afresh (a stale one from an earlier
+// run is deleted) as a copy of the files of the root's snapshot.
+func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
+	dir := filepath.Join(m.worktrees(), node)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r, err := workspace.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	t := &tree{node: node, dir: dir, r: r, base: map[string]*entry{}, pending: map[string]struct{}{}}
+	if err := m.seedAll(ctx, t); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := m.feed.watch(t); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// seedAll copies every file of the root's snapshot into t's empty worktree.
+func (m *Manager) seedAll(ctx context.Context, t *tree) error {
+	files, err := m.index.files()
+	if err != nil {
+		return err
+	}
+	at := m.now()
+	res, err := copyAll(ctx, m.index.r, t.r, files)
+	if err != nil {
+		return err
+	}
+	for _, s := range res {
+		if s.path != "" {
+			t.setBase(s.path, s.st, s.dst, at)
+			m.index.record(s.path, s.st, s.src, at)
+		}
+	}
+	return nil
+}
+
+// reseed brings t's worktree up to date with the root: every path whose
+// root content differs from its base gets the root's version (or is
+// deleted) unless the node changed it too, in which case the node's
+// version is kept; the base then follows only if both now agree.
+func (m *Manager) reseed(ctx context.Context, t *tree) error {
+	if err := m.refresh(ctx, t); err != nil {
+		return err
+	}
+	inRoot, err := m.index.scan(ctx)
+	if err != nil {
+		return err
+	}
+	dirs, rdirs := newDirCheck(t.r), newDirCheck(m.index.r)
+	for p := range t.base { // deletions first: a file may become a directory
+		if _, ok := inRoot[p]; ok {
+			continue
+		}
+		fi, err := rdirs.lstat(p)
+		if err != nil {
+			return err
+		}
+		if fi != nil && (fi.Mode().IsRegular() || fi.Mode().Type() == os.ModeSymlink) {
+			t.untrack(p) // ignored now, but still there: neither seeded nor deleted
+			continue
+		}
+		if err := m.reseedPath(t, p, state{}, dirs); err != nil {
+			return err
+		}
+	}
+	files, err := sortedKeys(inRoot), ctx.Err()
+	for _, p := range files {
+		if err == nil {
+			err = m.reseedPath(t, p, inRoot[p], dirs)
+		}
+	}
+	m.settle(t)
+	return err
+}
+
+// reseedPath brings p up to date with rs, the root's state of it.
+func (m *Manager) reseedPath(t *tree, p string, rs state, dirs *dirCheck) error {
+	if t.baseState(p) == rs {
+		return nil
+	}
+	cur, changed, err := t.changed(p, dirs)
+	if err == nil && !changed { // make sure: the node's work is never overwritten
+		cur, err = t.current(p, dirs)
+		changed = cur != t.baseState(p)
+	}
+	if err != nil {
+		return err
+	}
+	if !changed {
+		err = m.adopt(t, p, dirs)
+		if inTheWay(err) {
+			return nil // something of the node's is in the way: the base stays
+		}
+		return err
+	}
+	if cur == rs { // both made the same change
+		if rs.present() {
+			t.setBase(p, rs, statKey{}, m.now())
+		} else {
+			t.untrack(p)
+		}
+	}
+	return nil
+}
+
+// adopt gives the worktree the root's current version of p (deleting p
+// if the root has none) and makes it p's base.
+func (m *Manager) adopt(t *tree, p string, dirs *dirCheck) error {
+	fi, err := newDirCheck(m.index.r).lstat(p)
+	if err != nil {
+		return err
+	}
+	if fi == nil || !(fi.Mode().IsRegular() || fi.Mode().Type() == os.ModeSymlink) {
+		t.untrack(p)
+		return removeFile(t.r, p, dirs)
+	}
+	if dir := parent(p); dir != "" {
+		if err := t.r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		dirs.made(dir)
+	}
+	at := m.now()
+	c, err := copyPath(m.index.r, t.r, p, fi, false)
+	if err != nil {
+		return fmt.Errorf("copy %q into the worktree: %w", p, err)
+	}
+	t.setBase(p, c.st, c.dst, at)
+	m.index.record(p, c.st, c.src, at)
+	return nil
+}
+
+// removeFile deletes the file or link p from the worktree, if it is there,
+// and then its parent directories that are left empty.
+func removeFile(r *os.Root, p string, dirs *dirCheck) error {
+	fi, err := dirs.lstat(p)
+	if err != nil || fi == nil || fi.IsDir() {
+		return err
+	}
+	if err := r.Remove(p); err != nil && !missing(err) {
+		return err
+	}
+	for dir := parent(p); dir != "" && r.Remove(dir) == nil; dir = parent(dir) {
+		dirs.forget(dir)
+	}
+	return nil
+}
+
+// inTheWay reports whether err says that something in the worktree (a
+// non-empty directory, or a file where a directory is needed) kept a copy
+// from being written.
+func inTheWay(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
+}

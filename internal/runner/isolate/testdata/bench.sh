@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench.sh measures isolate against its baselines, each in the same run:
+#
+#   1. BenchmarkSetupAndPublish10k: a cold worktree of a 10,000-file
+#      repository, a node changing 10 files and Publish, against
+#      `git worktree add --detach` of the same commit plus copying the 10
+#      files back by hand. Prints both and the ratio (goal: <= 1.0).
+#   2. BenchmarkPublish (watched worktrees): Publish of 1, 10 and 100 changed
+#      files in a 10,000-file repository against the same in a 1,000-file
+#      one. Prints both and the ratio, and the cost of each further changed
+#      file in both (goal: about 1: the cost follows the changed files, not
+#      the repository).
+#
+# Usage: internal/runner/isolate/testdata/bench.sh [setup-iterations [publish-iterations]]
+# File creation dominates the setup; it varies a lot between file systems
+# (and over time on some virtual machines), which is why both sides run
+# interleaved in the same benchmark.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+setup=${1:-5}
+publish=${2:-300}
+
+go test -run '^$' -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" . |
+	awk '/^BenchmarkSetupAndPublish10k/ {
+		for (i = 3; i < NF; i++) m[$(i + 1)] = $i
+		printf "setup+publish, 10k files: isolate %s ms, git worktree add %s ms, ratio %.2f (goal <= 1.0)\n",
+			m["isolate-ms/op"], m["git-ms/op"], m["isolate/git"]
+	}'
+
+go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" . |
+	awk '/^BenchmarkPublish\// {
+		split($1, p, "/"); sub(/-[0-9]+$/, "", p[4])
+		t[p[3] "/" p[4]] = $3
+	}
+	END {
+		n = split("changed=1 changed=10 changed=100", c, " ")
+		for (i = 1; i <= n; i++) {
+			k = c[i]
+			printf "publish %-11s 1k files %8.0f us, 10k files %8.0f us, ratio %.2f\n",
+				k, t["files=1000/" k] / 1000, t["files=10000/" k] / 1000, t["files=10000/" k] / t["files=1000/" k]
+		}
+		s1 = (t["files=1000/changed=100"] - t["files=1000/changed=1"]) / 99000
+		s10 = (t["files=10000/changed=100"] - t["files=10000/changed=1"]) / 99000
+		printf "publish cost per changed file: 1k files %.1f us, 10k files %.1f us, ratio %.2f\n", s1, s10, s10 / s1
+	}'

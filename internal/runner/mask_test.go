@@ -1,0 +1,280 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// hostileSecret has bytes that base64 encodes with + and /, and that URL
+// encoding escapes.
+const hostileSecret = "sk-live/+AbC=12&xy??>>~~"
+
+func tokenConfig(t testing.TB) *loop.Config {
+	t.Helper()
+	cfg, err := loop.Parse("loop.toml", []byte(strings.Replace(never, `command = ["a"]`, "command = [\"a\"]\nenv = [\"AGENT_TOKEN\"]", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestSecretFormsCoverEmbeddings encodes a secret inside larger data, at
+// every offset mod 3 and with every encoding the masker claims to catch,
+// and checks that the masker finds and masks it there.
+func TestSecretFormsCoverEmbeddings(t *testing.T) {
+	t.Parallel()
+	encodings := map[string]func([]byte) string{
+		"base64":          base64.StdEncoding.EncodeToString,
+		"base64 unpadded": base64.RawStdEncoding.EncodeToString,
+		"base64url":       base64.URLEncoding.EncodeToString,
+		"base64url nopad": base64.RawURLEncoding.EncodeToString,
+		"hex":             hex.EncodeToString,
+		"HEX":             func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) },
+		"query escaped":   func(b []byte) string { return url.QueryEscape(string(b)) },
+		"path escaped":    func(b []byte) string { return url.PathEscape(string(b)) },
+		"raw":             func(b []byte) string { return string(b) },
+		"JSON string":     func(b []byte) string { j, _ := json.Marshal(string(b)); return string(j) },
+	}
+	for _, secret := range []string{"abcd", "abcde", hostileSecret, "s3cr3t t0ken with spaces", strings.Repeat("\xff\x00", 20)} {
+		mask := Masker(tokenConfig(t), []string{"AGENT_TOKEN=" + secret})
+		for name, enc := range encodings {
+			for _, prefix := range []string{"", "p", "pq", "pqr", "pqrs"} {
+				for _, suffix := range []string{"", "z", "zy", "zyx"} {
+					text := "before " + enc([]byte(prefix+secret+suffix)) + " after"
+					if got := mask(text); recoverable(got, secret) != "" || !strings.Contains(got, "***") {
+						t.Errorf("%s of %q+%q+%q: masked to %q", name, prefix, secret, suffix, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMaskerMasksEveryForm(t *testing.T) {
+	t.Parallel()
+	mask := Masker(tokenConfig(t), []string{"AGENT_TOKEN=" + hostileSecret, "OTHER=" + hostileSecret + "x"})
+	in := strings.Join([]string{
+		"raw " + hostileSecret,
+		"hex 736b2d6c6976652f2b4162433d313226787933f3f3e3e7e7e",
+		"HEX " + strings.ToUpper(hex.EncodeToString([]byte(hostileSecret))),
+		"url https://example.com/?key=" + url.QueryEscape(hostileSecret),
+		"b64 " + base64.StdEncoding.EncodeToString([]byte(hostileSecret)),
+		"b64 in a blob eHNrLWxpdmUvK0FiQz0xMiZ4eT8/Pj5+fnRhaWwtYnl0ZXM=",
+		"short abc",
+	}, "\n")
+	want := strings.Join([]string{
+		"raw ***",
+		"hex 736b2d6c6976652f2b4162433d313226787933f3f3e3e7e7e", // not the hex of the secret (typo'd): left alone
+		"HEX ***",
+		"url https://example.com/?key=***",
+		"b64 ***",
+		"b64 in a blob eH***nRhaWwtYnl0ZXM=",
+		"short abc",
+	}, "\n")
+	if diff := cmp.Diff(want, mask(in)); diff != "" {
+		t.Errorf("masked (-want +got):\n%s", diff)
+	}
+	if got := Masker(tokenConfig(t), []string{"AGENT_TOKEN=abc"})("abc"); got != "abc" {
+		t.Errorf("a value under 4 bytes was masked: %q", got)
+	}
+}
+
+// recoverable says how secret can be read back from text: found raw, or
+// decoded from a run of base64, hex or URL-encoded characters at any
+// alignment; "" when it cannot. It shares no code with the masker.
+func recoverable(text, secret string) string {
+	if strings.Contains(text, secret) {
+		return "raw"
+	}
+	if strings.Contains(jsonUnescape(text), secret) {
+		return "JSON string"
+	}
+	if u, err := url.QueryUnescape(text); err == nil && strings.Contains(u, secret) {
+		return "url"
+	}
+	for _, run := range base64Run.FindAllString(text, -1) {
+		run = strings.TrimRight(run, "=")
+		for start := range min(4, len(run)) {
+			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				part := run[start:]
+				part = part[:len(part)/4*4]
+				if b, err := enc.DecodeString(part); err == nil && bytes.Contains(b, []byte(secret)) {
+					return "base64"
+				}
+			}
+		}
+	}
+	for _, run := range hexRun.FindAllString(text, -1) {
+		for start := range min(2, len(run)) {
+			part := run[start:]
+			if b, err := hex.DecodeString(part[:len(part)/2*2]); err == nil && bytes.Contains(b, []byte(secret)) {
+				return "hex"
+			}
+		}
+	}
+	return ""
+}
+
+// jsonUnescape undoes the escapes of JSON strings (which encoding/json
+// uses for <, > and &).
+func jsonUnescape(text string) string {
+	text = jsonEscape.ReplaceAllStringFunc(text, func(e string) string {
+		r, err := strconv.ParseUint(e[2:], 16, 32)
+		if err != nil {
+			return e
+		}
+		return string(rune(r))
+	})
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\/`, `/`).Replace(text)
+}
+
+var (
+	jsonEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}`)
+	base64Run  = regexp.MustCompile(`[A-Za-z0-9+/_=-]{4,}`)
+	hexRun     = regexp.MustCompile(`(?i)[0-9a-f]{8,}`)
+)
+
+// TestHostileAgentCannotExportItsSecret runs testdata/agents/exfiltrate.sh
+// to success. The agent writes its provider secret, raw and encoded, into
+// exported files and its output; no form of it may reach the export, the
+// evidence, the summaries, the ledger, the log or the checkpoint.
+func TestHostileAgentCannotExportItsSecret(t *testing.T) {
+	t.Parallel()
+	agent, err := filepath.Abs("../../testdata/agents/exfiltrate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, exfiltration(agent), nil)
+	h.opts.Env = []string{"PATH=" + os.Getenv("PATH"), "AGENT_TOKEN=" + hostileSecret}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out := h.run(ctx); out.Status != state.Success || out.ExportPath == "" {
+		t.Fatalf("run ended %s with export %q, want a success with an export", out.Status, out.ExportPath)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "out/blobs/b64-1.txt")); err != nil {
+		t.Fatalf("the agent did not write its files: %v", err)
+	}
+	err = filepath.WalkDir(filepath.Join(h.root, ".loop"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(h.root, p)
+		if how := recoverable(rel+"\n"+string(data), hostileSecret); how != "" {
+			t.Errorf("%s gives the secret away (%s)", rel, how)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWithheld(t, filepath.Join(h.root, ".loop", "export", "exfil-success"))
+}
+
+// checkWithheld checks what the export of exfiltration kept and left out.
+func checkWithheld(t *testing.T, dir string) {
+	t.Helper()
+	kept, err := filepath.Glob(filepath.Join(dir, "out", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range kept {
+		kept[i] = filepath.Base(kept[i])
+	}
+	if diff := cmp.Diff([]string{"clean.md"}, kept); diff != "" {
+		t.Errorf("out/ (-want +got):\n%s", diff)
+	}
+	evidence, err := os.ReadFile(filepath.Join(dir, "EVIDENCE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"out/raw.txt", "out/hex.txt", "out/HEX.txt", "out/url.txt", "out/report.md", "out/blobs/b64-0.txt", "out/blobs/b64-1.txt", "out/blobs/b64-2.txt", "out/blobs/b64url-2.txt"} {
+		line := "- `" + f + "` (the loop root's `" + f + "`): it holds the value of the provider variable \"AGENT_TOKEN\", or an encoding of it.\n"
+		if !strings.Contains(string(evidence), line) {
+			t.Errorf("EVIDENCE.md does not say %s was withheld:\n%s", f, evidence)
+		}
+	}
+	if !strings.Contains(string(evidence), "matches /^token: / at line 3: token: ***") {
+		t.Errorf("EVIDENCE.md lacks the masked regex evidence:\n%s", evidence)
+	}
+}
+
+func exfiltration(agent string) string {
+	return `name = "exfil"
+[stop]
+max_iterations = 1
+max_tokens = 1_000_000
+[providers.agent]
+command = ["sh", "` + agent + `"]
+env = ["AGENT_TOKEN"]
+timeout = "30s"
+[[node]]
+name = "thief"
+provider = "agent"
+goals = ["report"]
+[[goal]]
+name = "report"
+  [[goal.check]]
+  type = "regex"
+  path = "out/report.md"
+  pattern = "^token: "
+[[goal]]
+name = "noisy"
+blocking = false
+  [[goal.check]]
+  type = "test"
+  run = "cat out/raw.txt out/hex.txt out/url.txt out/blobs/*; exit 1"
+[protect]
+paths = ["locked/**"]
+[export]
+paths = ["out/**"]
+`
+}
+
+// BenchmarkMasker masks 1 MiB of agent output (a test log with a secret
+// in it every 64 KiB, raw and in base64) with the forms of three secrets.
+// "raw only" is the masker as it was, replacing only the raw values: the
+// baseline for "every form".
+func BenchmarkMasker(b *testing.B) {
+	cfg := tokenConfig(b)
+	cfg.Providers["a"] = loop.Provider{Env: []string{"AGENT_TOKEN", "OTHER_TOKEN", "THIRD_TOKEN"}}
+	values := []string{hostileSecret, "ghp_0123456789abcdefABCDEF0123456789abcd", "sk-ant-api03-" + strings.Repeat("Zx9_", 20)}
+	env := []string{"AGENT_TOKEN=" + values[0], "OTHER_TOKEN=" + values[1], "THIRD_TOKEN=" + values[2]}
+	var log strings.Builder
+	for log.Len() < 1<<20 {
+		log.WriteString("=== RUN   TestParse/trailing_comma\n--- PASS: TestParse/trailing_comma (0.00s)\n")
+		if log.Len()%(64<<10) < 80 {
+			log.WriteString("token " + values[1] + " " + base64.StdEncoding.EncodeToString([]byte("x"+values[2])) + "\n")
+		}
+	}
+	text := log.String()
+	rawOnly := strings.NewReplacer(values[0], "***", values[1], "***", values[2], "***").Replace
+	for _, m := range []struct {
+		name string
+		mask func(string) string
+	}{{"raw only", rawOnly}, {"every form", Masker(cfg, env)}} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				m.mask(text)
+			}
+		})
+	}
+}

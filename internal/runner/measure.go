@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/gate/evidence"
+	"github.com/loop-action/loop-action/internal/loop"
+)
+
+// CheckEnv is the environment checks and the metrics command run with,
+// inside a run or outside one: env without the job's file commands, and
+// with git's fsmonitor and hooks turned off (GitEnv).
+func CheckEnv(env []string) []string { return GitEnv(WithoutFileCommands(env)) }
+
+// Measure rules on the loop root as it is, outside any run: it collects the
+// evidence with the checks' environment (CheckEnv), masks the providers'
+// secrets in it, puts the job's file commands back (the checks ran the
+// workspace's code) and lets the gate rule. It is what `loop-action gate`
+// and the action's gate-only evaluation of a fork run; a run measures the
+// same way in each iteration.
+func Measure(ctx context.Context, cfg *loop.Config, root string, env []string) (gate.Evidence, []gate.Verdict, error) {
+	files, err := GuardFileCommands(env)
+	if err != nil {
+		return gate.Evidence{}, nil, err
+	}
+	col := &evidence.Collector{Root: root, Env: CheckEnv(env)}
+	ev := evidence.Masked(col.Collect(ctx, cfg), Masker(cfg, env))
+	if err := files.Restore(); err != nil {
+		return gate.Evidence{}, nil, err
+	}
+	return ev, gate.Evaluate(cfg, ev), nil
+}

@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/loop-action/loop-action/internal/process"
+)
+
+// maxDetail bounds the line of agent output quoted in an error.
+const maxDetail = 240
+
+// failure says why a call failed, or returns nil when it did not. The detail
+// it quotes is what the agent reported as its error, else the last line of
+// its output.
+func (c Command) failure(ctx context.Context, res process.Result, rep report) error {
+	took := roundDuration(res.Duration)
+	detail := rep.Failure
+	if detail == "" {
+		detail = lastLine(res.Tail)
+	}
+	switch {
+	case res.Canceled && res.StartErr != nil:
+		return fmt.Errorf("agent %q not started: %w", c.Name, causeOf(ctx))
+	case res.Canceled:
+		return fmt.Errorf("agent %q cancelled after %s: %w", c.Name, took, causeOf(ctx))
+	case res.TimedOut:
+		return fmt.Errorf("agent %q timed out after %s%s", c.Name, roundDuration(c.timeout()), suffix(detail))
+	case res.StartErr != nil:
+		return fmt.Errorf("agent %q could not start: %w", c.Name, res.StartErr)
+	case res.WaitErr != nil:
+		return fmt.Errorf("agent %q: %w", c.Name, res.WaitErr)
+	case res.SweepErr != nil:
+		return fmt.Errorf("agent %q left processes that could not be killed: %w", c.Name, res.SweepErr)
+	case res.Signal != "":
+		return fmt.Errorf("agent %q was killed by a signal (%s) after %s%s", c.Name, res.Signal, took, suffix(detail))
+	case res.ExitCode != 0:
+		return fmt.Errorf("agent %q exited %d after %s%s", c.Name, res.ExitCode, took, suffix(detail))
+	case rep.Failure != "":
+		return fmt.Errorf("agent %q reported an error after %s: %s", c.Name, took, rep.Failure)
+	}
+	return nil
+}
+
+// causeOf is why ctx is done; context.Canceled if, oddly, it is not.
+func causeOf(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// suffix renders an optional detail after an error message.
+func suffix(detail string) string {
+	if detail == "" {
+		return ""
+	}
+	return ": " + detail
+}
+
+// roundDuration rounds d for people: 300ms, 3.2s, 1m5s.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// lastLine is the last non-blank line of out, without control characters,
+// cut to maxDetail bytes.
+func lastLine(out []byte) string {
+	text := strings.TrimRightFunc(strings.ToValidUTF8(string(out), "\uFFFD"), unicode.IsSpace)
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, text)
+	text = strings.TrimSpace(text)
+	if len(text) <= maxDetail {
+		return text
+	}
+	cut := maxDetail
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "…"
+}
+
+// writePromptFile writes prompt to a new file (mode 0600) in dir and returns
+// its absolute path, so that it names the file from the agent's working
+// directory too.
+func writePromptFile(dir, prompt string) (string, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", fmt.Errorf("write prompt file in %q: %w", dir, err)
+		}
+		dir = abs
+	}
+	f, err := os.CreateTemp(dir, "prompt-*.txt")
+	if err != nil {
+		return "", fmt.Errorf("write prompt file: %w", err)
+	}
+	_, werr := f.WriteString(prompt)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		removeQuietly(f.Name())
+		return "", fmt.Errorf("write prompt file %q: %w", f.Name(), err)
+	}
+	return f.Name(), nil
+}
+
+// removeQuietly removes a file of ours; the caller removes the whole
+// directory later, so a failure here changes nothing.
+func removeQuietly(path string) {
+	_ = os.Remove(path)
+}

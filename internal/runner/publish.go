@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/runner/isolate"
+)
+
+// isolation returns the manager of the run's worktrees, or nil when no
+// node is isolated.
+func (r *run) isolation() *isolate.Manager {
+	for _, n := range r.cfg.Nodes {
+		if n.Isolate {
+			return isolate.New(r.opts.Root, isolate.Options{Protected: r.guarded().protected})
+		}
+	}
+	return nil
+}
+
+// worktree prepares an isolated node's worktree before it runs: seeded with
+// the loop root as it is now, never overwriting the node's own work.
+func (r *run) worktree(ctx context.Context, nr *nodeRun) error {
+	if !nr.node.Isolate || r.iso == nil {
+		return nil
+	}
+	dir, err := r.iso.Prepare(ctx, nr.node.Name)
+	nr.dir = dir
+	return err
+}
+
+// agentEnv is the environment of a node's agent. An isolated node's
+// worktree lies inside the loop root, so git there must not find the
+// root's repository.
+func (r *run) agentEnv(nr *nodeRun) []string {
+	if nr.dir == "" {
+		return r.opts.Env
+	}
+	env := append([]string(nil), r.opts.Env...)
+	return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(nr.dir))
+}
+
+// publish copies what the wave's isolated nodes changed into the loop
+// root, in wave order, and records every publication, conflict, refusal
+// and unpropagated deletion. Refusals count as one node failure.
+func (r *run) publish(ctx context.Context, it int, runs []*nodeRun) []string {
+	if r.iso == nil {
+		return nil
+	}
+	var names []string
+	for _, nr := range runs {
+		if nr.queued && nr.skip == "" && nr.dir != "" {
+			names = append(names, nr.node.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	rep, err := r.iso.Publish(ctx, names)
+	if err != nil {
+		r.logf("publish %v: %v", names, err)
+	}
+	var published []string
+	for _, c := range rep.Published {
+		r.rec.Record(ledger.Event{Type: ledger.Published, Iteration: it, Node: c.Node, Path: c.Path, Kind: c.Kind})
+		published = append(published, c.Path)
+	}
+	for _, c := range rep.Conflicts {
+		r.rec.Record(ledger.Event{Type: ledger.PublishConflict, Iteration: it, Node: c.Loser, Winner: c.Winner, Path: c.Path})
+	}
+	for _, c := range rep.Refused {
+		r.rec.Record(ledger.Event{Type: ledger.PublishRefused, Iteration: it, Node: c.Node, Path: c.Path, Reason: c.Reason})
+	}
+	for _, c := range rep.Deletions {
+		r.rec.Record(ledger.Event{Type: ledger.DeletionKept, Iteration: it, Node: c.Node, Path: c.Path})
+	}
+	if len(rep.Refused) > 0 {
+		r.nodeFailed("changes refused at publish (see publish_refused)")
+	}
+	return published
+}

@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// maxRootEvents bounds the root_path_reverted events of one wave; the
+// last one counts the rest.
+const maxRootEvents = 100
+
+// rootGuard holds the loop root as it was before a wave in which only
+// isolated nodes run: they work in their worktrees, so nothing but
+// publish may change the root until the wave is over.
+type rootGuard struct {
+	before workspace.Snapshot
+	nodes  []string
+	err    error // the root could not be stored before the wave
+}
+
+// guardRoot stores the loop root's content before a wave in which every
+// node that runs is isolated, and returns nil for any other wave: when a
+// node runs in the root itself, changes there cannot be told apart.
+//
+// The content goes into an object store in the runner's memory, out of
+// every agent's reach; only what changed since the last wave is added.
+func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
+	if r.iso == nil {
+		return nil
+	}
+	g := &rootGuard{}
+	for _, nr := range runs {
+		if !nr.queued {
+			continue
+		}
+		if !nr.node.Isolate {
+			return nil
+		}
+		g.nodes = append(g.nodes, nr.node.Name)
+	}
+	if len(g.nodes) == 0 {
+		return nil
+	}
+	if r.objects == nil {
+		r.objects = memory.NewStorage()
+	}
+	g.before, g.err = r.hasher.WriteObjects(r.objects)
+	return g
+}
+
+// revert puts the loop root back as it was before the wave if anything
+// changed it, and records every path it put back. It returns the paths,
+// and why the root could not be put back, if it could not.
+func (g *rootGuard) revert(r *run, it int) ([]string, string) {
+	if g == nil {
+		return nil, ""
+	}
+	now, err := r.hasher.Snapshot()
+	switch {
+	case err != nil:
+		return nil, "the loop root could not be read after a wave of isolated nodes: " + err.Error()
+	case now == g.before:
+		return nil, ""
+	case g.err != nil:
+		return nil, "the loop root changed during a wave of isolated nodes and could not be put back: " + g.err.Error()
+	}
+	changes, err := g.changes(r)
+	if err != nil {
+		return nil, "the loop root changed during a wave of isolated nodes: " + err.Error()
+	}
+	paths := g.record(r, it, changes)
+	if _, err := workspace.Restore(r.opts.Root, r.objects, g.before); err != nil {
+		return paths, "the loop root could not be put back after a wave of isolated nodes: " + err.Error()
+	}
+	if after, err := r.hasher.Snapshot(); err != nil || after != g.before {
+		return paths, fmt.Sprintf("the loop root is not as it was before the wave of isolated nodes (%s, want %s; %v)", after.Short(), g.before.Short(), err)
+	}
+	return paths, ""
+}
+
+// rootChange is a path that changed in the root.
+type rootChange struct{ path, kind string }
+
+// changes lists what differs between the root before the wave and now.
+func (g *rootGuard) changes(r *run) ([]rootChange, error) {
+	now, err := r.hasher.WriteObjects(r.objects)
+	if err != nil {
+		return nil, err
+	}
+	a, err := object.GetTree(r.objects, plumbing.NewHash(string(g.before)))
+	if err != nil {
+		return nil, err
+	}
+	b, err := object.GetTree(r.objects, plumbing.NewHash(string(now)))
+	if err != nil {
+		return nil, err
+	}
+	diff, err := object.DiffTree(a, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rootChange, 0, len(diff))
+	for _, c := range diff {
+		switch {
+		case c.From.Name == "":
+			out = append(out, rootChange{c.To.Name, "created"})
+		case c.To.Name == "":
+			out = append(out, rootChange{c.From.Name, "deleted"})
+		default:
+			out = append(out, rootChange{c.From.Name, "modified"})
+		}
+	}
+	return out, nil
+}
+
+// record writes one event per changed path, up to maxRootEvents.
+func (g *rootGuard) record(r *run, it int, changes []rootChange) []string {
+	var paths []string
+	for i, c := range changes {
+		paths = append(paths, c.path)
+		if i == maxRootEvents {
+			r.rec.Record(ledger.Event{Type: ledger.RootReverted, Iteration: it, Nodes: g.nodes,
+				Path: fmt.Sprintf("(%d more)", len(changes)-i), Reason: "changed"})
+		}
+		if i >= maxRootEvents {
+			continue
+		}
+		r.rec.Record(ledger.Event{Type: ledger.RootReverted, Iteration: it, Path: c.path, Nodes: g.nodes, Reason: c.kind})
+	}
+	return paths
+}
+
+// listed names up to 5 paths and counts the rest.
+func listed(paths []string) string {
+	if len(paths) <= 5 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:5], ", "), len(paths)-5)
+}

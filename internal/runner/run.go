@@ -1,0 +1,235 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/loop-action/loop-action/internal/gate/evidence"
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner/isolate"
+	"github.com/loop-action/loop-action/internal/runner/provider"
+	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// errWallClock is the cause a run's context ends with when the wall-clock
+// budget is spent.
+var errWallClock = errors.New("the run's wall-clock budget is spent")
+
+// run is one process's hold on a run.
+type run struct {
+	opts      Options
+	cfg       *loop.Config
+	cp        *state.Checkpoint
+	rec       *ledger.Recorder
+	now       func() time.Time
+	started   time.Time     // when this process took the run
+	baseWall  time.Duration // wall clock the run had used before
+	maxIter   int
+	providers map[string]Provider
+	collector Collector
+	hasher    *workspace.Hasher
+	history   string // the history file
+	tmp       string // prompt files
+	escalate  string // why the run escalates, once a reason arose
+	summary   string // the summary of the iteration not yet saved
+	iso       *isolate.Manager
+	mask      func(string) string
+	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
+	void      []string        // why the current iteration's measurement cannot count
+	files     *FileCommands   // the job's file commands, put back after each wave
+	finished  bool            // the run was over when this process took it: saves keep the stored workspace
+}
+
+// Run starts the run opts.RunID, or resumes it from its checkpoint, and
+// drives it until a stop rule fires, it pauses for review, or ctx is
+// cancelled (then the checkpoint is saved and the outcome is cancelled).
+// A run that is already over is reported without running anything.
+//
+// The job's file-command files that opts.Env names (GITHUB_ENV,
+// GITHUB_OUTPUT…) are recorded first and put back after every wave and
+// when Run returns; agents, checks and the metrics command never get those
+// variables. A file that cannot be put back makes Run fail.
+func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
+	r, err := prepare(opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if r.files, err = GuardFileCommands(opts.Env); err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		if ferr := r.files.Restore(); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+	}()
+	cp, err := opts.Store.Load(ctx, opts.RunID)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		cp = r.newCheckpoint()
+	case err != nil:
+		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
+	case opts.Generation != "":
+		last := cp.LastCommentID // commands already handled stay handled
+		cp = r.newCheckpoint()
+		cp.LastCommentID = last
+	}
+	r.cp = cp
+	initMaps(cp)
+	r.baseWall = cp.Spend.WallClock
+	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
+	r.mask = Masker(opts.Config, opts.Env)
+	r.rec.Mask(r.mask)
+	if err := r.verifyDecisions(ctx); err != nil {
+		return Outcome{}, err
+	}
+	r.maxIter = r.iterationCap()
+	if over := r.over(); over {
+		if cp.Status != state.Success {
+			return outcome(cp, false, ""), nil
+		}
+		path, err := r.ensureExport(ctx)
+		return outcome(cp, false, path), err
+	}
+	defer os.RemoveAll(r.tmp)
+	return r.drive(ctx)
+}
+
+func prepare(opts Options) (*run, error) {
+	if opts.Config == nil || opts.Store == nil || opts.Root == "" {
+		return nil, errors.New("runner: Config, Store and Root are required")
+	}
+	if err := state.ValidRunID(opts.RunID); err != nil {
+		return nil, err
+	}
+	opts.Env = WithoutFileCommands(opts.Env)
+	r := &run{opts: opts, cfg: opts.Config, now: opts.Now, providers: opts.Providers, collector: opts.Collector}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.started = r.now()
+	r.hasher = workspace.NewHasher(opts.Root)
+	if r.collector == nil {
+		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(opts.Env), Hasher: r.hasher}
+	}
+	if r.providers == nil {
+		r.providers = map[string]Provider{}
+		for name, p := range opts.Config.Providers {
+			r.providers[name] = provider.Command{Name: name, Spec: p}
+		}
+	}
+	r.iso = r.isolation()
+	r.history = filepath.Join(opts.Root, ".loop", "history", filepath.FromSlash(opts.RunID)+".md")
+	r.tmp = filepath.Join(opts.Root, ".loop", "tmp", strings.ReplaceAll(opts.RunID, "/", "_"))
+	return r, nil
+}
+
+func (r *run) newCheckpoint() *state.Checkpoint {
+	sum := sha256.Sum256(r.cfg.Source)
+	now := r.now().UTC()
+	return &state.Checkpoint{
+		Version: state.Version, RunID: r.opts.RunID, Loop: r.cfg.Name,
+		ConfigFile: r.cfg.File, ConfigHash: hex.EncodeToString(sum[:]), Commit: r.opts.Commit,
+		Status: state.Running, StartedAt: now, UpdatedAt: now,
+	}
+}
+
+// initMaps makes the checkpoint's maps writable: a loaded checkpoint has
+// nil maps where they were empty.
+func initMaps(cp *state.Checkpoint) {
+	if cp.Revisions == nil {
+		cp.Revisions = map[string]int{}
+	}
+	if cp.Tiers == nil {
+		cp.Tiers = map[string]string{}
+	}
+	if cp.Stages == nil {
+		cp.Stages = map[string]string{}
+	}
+}
+
+// iterationCap is the cap in force: --max-iterations, else the config's.
+func (r *run) iterationCap() int {
+	if r.opts.MaxIterations > 0 {
+		return r.opts.MaxIterations
+	}
+	return r.cfg.Stop.MaxIterations
+}
+
+// over reports whether the run has already ended for good. A run stopped
+// by a budget that has since been raised continues, and the ledger says
+// so.
+func (r *run) over() bool {
+	st := r.cp.Status
+	switch {
+	case !st.Terminal(), st.Resumable():
+		return false
+	case st.BudgetStop():
+		raised := r.raisedBudget(st)
+		if raised == "" {
+			return true
+		}
+		r.rec.Record(ledger.Event{Type: ledger.BudgetRaised, Iteration: r.cp.Iteration, Status: string(st), Reason: raised})
+		return false
+	}
+	return true
+}
+
+// raisedBudget says which budget now allows a run stopped by st to go on,
+// or "" when none does.
+func (r *run) raisedBudget(st state.Status) string {
+	s, sp := r.cfg.Stop, r.cp.Spend
+	switch {
+	case st == state.IterationCap && r.maxIter > r.cp.Iteration:
+		return fmt.Sprintf("iteration cap %d → %d", r.cp.MaxIterations, r.maxIter)
+	case st == state.WallClock && s.MaxWallClock.IsSet() && s.MaxWallClock.Duration > sp.WallClock:
+		return fmt.Sprintf("max_wall_clock %s (used %s)", s.MaxWallClock, sp.WallClock.Round(time.Second))
+	case st == state.TokenBudget && s.MaxTokens > sp.Tokens:
+		return fmt.Sprintf("max_tokens %d (used %d)", s.MaxTokens, sp.Tokens)
+	case st == state.CostBudget && s.MaxCostUSD > sp.CostUSD:
+		return fmt.Sprintf("max_cost_usd %.2f (used %.4f)", s.MaxCostUSD, sp.CostUSD)
+	}
+	return ""
+}
+
+// wallUsed is the wall clock the run has used, this process included.
+func (r *run) wallUsed() time.Duration { return r.baseWall + r.now().Sub(r.started) }
+
+// budgetContext bounds ctx by the wall-clock budget left.
+func (r *run) budgetContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if !r.cfg.Stop.MaxWallClock.IsSet() {
+		return ctx, func() { cancel(nil) }
+	}
+	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
+	dctx, dcancel := context.WithDeadlineCause(ctx, r.now().Add(left), errWallClock)
+	return dctx, func() { dcancel(); cancel(nil) }
+}
+
+// logf reports a problem that is not an event, such as a history file that
+// could not be written.
+func (r *run) logf(format string, args ...any) {
+	if r.opts.Log != nil {
+		fmt.Fprintf(r.opts.Log, "loop-action: "+format+"\n", args...)
+	}
+}
+
+// relative names a path inside the loop root relative to it, so that the
+// ledger does not carry machine paths.
+func (r *run) relative(path string) string {
+	rel, err := filepath.Rel(r.opts.Root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}

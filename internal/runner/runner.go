@@ -1,0 +1,118 @@
+// Package runner owns the loop: it dispatches the waves of agent nodes,
+// has the gate rule on what the runner itself measured, writes the
+// deterministic summary, applies the stop ladder and budgets, and
+// checkpoints every iteration so that a later process resumes it.
+//
+// Control flow belongs to the runner, never to an agent. Worker goroutines
+// run nodes and nothing else: they never touch the store, and outcomes are
+// recorded after each wave in a deterministic order. No text an agent
+// prints reaches the gate, except a judge's answer, which only
+// gate.ParseVerdict reads.
+//
+// What no node and no check may change is guarded: the protected paths and
+// the executable configuration of the root's repository (.git's config,
+// hooks, info) around every wave and every measurement, and the whole root
+// around a wave of isolated nodes. Changes are put back through
+// workspace.Writer, never through a symbolic link, and a measurement
+// during which a guarded path changed is void: it satisfies no goal.
+// Checks run git with no fsmonitor and no hooks (GitEnv).
+package runner
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner/provider"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// Store keeps checkpoints between processes.
+type Store interface {
+	Load(ctx context.Context, runID string) (*state.Checkpoint, error)
+	Save(ctx context.Context, cp *state.Checkpoint, c state.Commit) error
+}
+
+// Restorer is a store that keeps each checkpoint's workspace and can put
+// it back in the loop root, so a run resumes on another machine with the
+// builders' work (the branch: store).
+type Restorer interface {
+	Restore(ctx context.Context, runID string) (changed int, err error)
+}
+
+// Provider calls one agent.
+type Provider interface {
+	Dispatch(ctx context.Context, req provider.Request) provider.Response
+}
+
+// Collector measures the evidence the gate rules on.
+type Collector interface {
+	Collect(ctx context.Context, cfg *loop.Config) gate.Evidence
+}
+
+// Options are a run's dependencies and settings.
+type Options struct {
+	Config    *loop.Config
+	Root      string              // the loop root, absolute
+	RunID     string              // see state.ValidRunID
+	Store     Store               // required
+	Providers map[string]Provider // by provider name; nil builds command providers from the config
+	Collector Collector           // nil collects in Root with gate/evidence
+	Env       []string            // of agents and checks, less the file commands (GuardFileCommands); nil is empty
+	Progress  ledger.Progress     // live events; nil shows nothing
+	Now       func() time.Time    // nil is time.Now
+	Commit    string              // the git commit the run starts from, if known
+	Version   string              // loop-action's version, for the export
+	ExportDir string              // where the success export goes; "" is .loop/export in Root
+
+	// MaxIterations, when positive, replaces stop.max_iterations: it can
+	// raise the cap of a run stopped by it.
+	MaxIterations int
+	// Generation, when not empty, starts the run afresh even if it has a
+	// checkpoint (its reason is recorded): the action starts a new
+	// generation when a pull request's head moved to a commit the loop did
+	// not write.
+	Generation string
+	// Log receives diagnostics that are not events (for example a failed
+	// export); nil discards them.
+	Log io.Writer
+	// VerifyDecisions, when set, checks the review decisions of a
+	// checkpoint loaded from the store before the run uses any: whoever can
+	// write to the store can put a decision there. It returns the decisions
+	// that hold and, for each of the others, why not; those are dropped from
+	// the run, each with a ledger event. An error (a decision could not be
+	// checked) ends Run before anything runs, with the checkpoint as it was.
+	// nil trusts the store (the CLI: there the user is the authority).
+	VerifyDecisions func(ctx context.Context, ds []gate.Decision) (kept []gate.Decision, dropped []DroppedDecision, err error)
+}
+
+// DroppedDecision is a review decision VerifyDecisions did not let stand.
+type DroppedDecision struct {
+	Decision gate.Decision
+	Why      string
+}
+
+// Outcome is how a run stands when Run returns.
+type Outcome struct {
+	RunID         string         `json:"run_id"`
+	Status        state.Status   `json:"status"`
+	Success       bool           `json:"success"`
+	Detail        string         `json:"detail,omitempty"`
+	Iteration     int            `json:"iterations"`
+	MaxIterations int            `json:"max_iterations"`
+	Spend         state.Spend    `json:"spend"`
+	Verdicts      []gate.Verdict `json:"verdicts"`
+	ExportPath    string         `json:"export_path,omitempty"`
+	Ran           bool           `json:"ran"` // false when the run was already over and nothing ran
+}
+
+func outcome(cp *state.Checkpoint, ran bool, export string) Outcome {
+	return Outcome{
+		RunID: cp.RunID, Status: cp.Status, Success: cp.Status == state.Success, Detail: cp.StopDetail,
+		Iteration: cp.Iteration, MaxIterations: cp.MaxIterations, Spend: cp.Spend,
+		Verdicts: cp.Verdicts, ExportPath: export, Ran: ran,
+	}
+}

@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/gate"
+)
+
+// TestVoidedSatisfiesNothing: a void measurement fails every check, even
+// one that passed or waits for a review, keeps what was measured in the
+// evidence, and leaves the verdicts it was given alone.
+func TestVoidedSatisfiesNothing(t *testing.T) {
+	t.Parallel()
+	in := []gate.Verdict{
+		{Goal: "tests", Blocking: true, Satisfied: true, Passed: 1, Total: 1,
+			Checks: []gate.CheckVerdict{{Index: 0, Type: "test", Status: gate.Pass, Evidence: "`sh test.sh` exited 0"}}},
+		{Goal: "ui", Blocking: true, Passed: 1, Total: 2, Checks: []gate.CheckVerdict{
+			{Index: 0, Type: "file_exists", Status: gate.Pass, Evidence: "ui.html exists"},
+			{Index: 1, Type: "manual", Status: gate.Pending, Evidence: "awaiting review", ReviewRequested: true}}},
+	}
+	orig := cloneVerdicts(in)
+	const why = "test.sh changed while the evidence was collected (put back)"
+	want := []gate.Verdict{
+		{Goal: "tests", Blocking: true, Total: 1, Checks: []gate.CheckVerdict{
+			{Index: 0, Type: "test", Status: gate.Fail, Evidence: "measurement void: " + why + "; measured: `sh test.sh` exited 0"}}},
+		{Goal: "ui", Blocking: true, Total: 2, Checks: []gate.CheckVerdict{
+			{Index: 0, Type: "file_exists", Status: gate.Fail, Evidence: "measurement void: " + why + "; measured: ui.html exists"},
+			{Index: 1, Type: "manual", Status: gate.Fail, Evidence: "measurement void: " + why + "; measured: awaiting review"}}},
+	}
+	got := voided(in, why)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("voided (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(orig, in); diff != "" {
+		t.Errorf("voided changed its input (-before +after):\n%s", diff)
+	}
+}
+
+func cloneVerdicts(vs []gate.Verdict) []gate.Verdict {
+	out := make([]gate.Verdict, len(vs))
+	for i, v := range vs {
+		v.Checks = append([]gate.CheckVerdict(nil), v.Checks...)
+		out[i] = v
+	}
+	return out
+}

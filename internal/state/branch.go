@@ -1,0 +1,262 @@
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// BranchOptions configure a branch: store.
+type BranchOptions struct {
+	Root   string // the loop root: its workspace is snapshotted into each checkpoint and restored on resume
+	Branch string // e.g. "loop-state"; see ErrRefusedBranch for the names refused
+	// Remote is a URL (file:///path, https://host/owner/repo.git), an
+	// absolute path, or the name of a remote of the git repository holding
+	// Root ("" is "origin"), read from its configuration; a shallow clone
+	// will do.
+	Remote string
+	Token  string // for http(s): basic auth as x-access-token; never logged, never in errors
+	Author string // "name <email>"; "" is DefaultAuthor
+	Cache  string // the local state repository (bare); "" is <Root>/.loop/state-git
+}
+
+// DefaultAuthor signs the checkpoint commits when BranchOptions.Author is empty.
+const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+// Branch keeps runs on a git branch of a remote repository, an orphan
+// branch with one commit per checkpoint:
+//
+//	runs/<run-id>/checkpoint.json   the checkpoint
+//	runs/<run-id>/ledger/NNNN.jsonl one chunk per save, as in the dir: store
+//	runs/<run-id>/summaries/NNNN.md the summary of iteration NNNN
+//	runs/<run-id>/reviews.json      the checkpoint's Decisions
+//	runs/<run-id>/log/NNNN.log      the run log, one chunk per save that logs
+//	runs/<run-id>/workspace         the loop root's tree (see package workspace)
+//
+// Each commit is the commit point: readers see whole checkpoints only, and
+// the branch holds nothing a checkpoint does not count (a save from an
+// older checkpoint drops the chunks beyond it). A save pushes one commit
+// whose parent is the head it last saw, with compare-and-swap on that
+// head; when another writer moved the branch, it fetches the new head,
+// re-applies this run's files on it and pushes again, so concurrent runs
+// never lose each other's checkpoints. A save sends only the objects that
+// are new along the paths it changed, through its own receive-pack
+// exchange (go-git's Push would walk everything reachable from the
+// remote's refs), so its cost does not grow with the run or the branch.
+//
+// Objects live in a local bare repository (BranchOptions.Cache): the first
+// fetch takes the branch head at depth 1, later ones what was pushed since.
+// Load always fetches; the other readers use the head last seen (fetched
+// once if none was). A Branch is safe for concurrent use; it serialises
+// its saves and reads. Across processes on one machine, hold a run with
+// [Branch.Lock]; across machines, a second writer of one run is detected
+// and refused with ErrLocked.
+//
+// Only a state branch is ever written: "HEAD", "refs/…" and names git
+// refuses fail at open, and an existing branch that is not a state branch
+// (the default branch, say) fails at the first fetch, both with an error
+// wrapping ErrRefusedBranch; the remote is left as it was.
+type Branch struct {
+	opts   BranchOptions
+	author object.Signature
+	remote *remote
+	store  storage.Storer
+	objs   *objects
+	hasher *workspace.Hasher
+	locks  *Dir
+	now    func() time.Time
+
+	mu      sync.Mutex // held by every operation: guards what follows and the store
+	fetched bool
+	head    plumbing.Hash // the branch's commit as last seen; zero when it has none
+	tree    plumbing.Hash // head's tree
+	haves   []plumbing.Hash
+	mine    map[string][]string // per run, the states of its files this Branch pushed
+}
+
+// OpenBranch opens the branch: store o describes. It reads the remote's
+// URL from git configuration if it has to, and creates the local state
+// repository; it does not reach the remote, whose errors surface at the
+// first Load, Save or read.
+func OpenBranch(ctx context.Context, o BranchOptions) (*Branch, error) {
+	b, err := openBranch(o)
+	if err != nil {
+		return nil, fmt.Errorf("open state branch %q: %w", o.Branch, err)
+	}
+	return b, nil
+}
+
+func openBranch(o BranchOptions) (*Branch, error) {
+	if err := checkBranchOptions(&o); err != nil {
+		return nil, err
+	}
+	author, err := parseAuthor(o.Author)
+	if err != nil {
+		return nil, err
+	}
+	rem, err := newRemote(o)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := openCache(o.Cache)
+	if err != nil {
+		return nil, err
+	}
+	locks, err := OpenDir(filepath.Join(o.Cache, "locks"))
+	if err != nil {
+		return nil, err
+	}
+	b := &Branch{
+		opts: o, author: author, remote: rem, store: repo.Storer, objs: newObjects(repo.Storer),
+		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, mine: map[string][]string{},
+	}
+	b.haves = b.readHint()
+	return b, nil
+}
+
+// checkBranchOptions validates o and fills in its defaults.
+func checkBranchOptions(o *BranchOptions) error {
+	if o.Root == "" {
+		return errors.New("no loop root")
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return err
+	}
+	o.Root = root
+	if err := checkBranchName(o.Branch); err != nil {
+		return err
+	}
+	if o.Author == "" {
+		o.Author = DefaultAuthor
+	}
+	if o.Cache == "" {
+		o.Cache = filepath.Join(root, ".loop", "state-git")
+	}
+	o.Cache, err = filepath.Abs(o.Cache)
+	return err
+}
+
+// parseAuthor parses "name <email>".
+func parseAuthor(s string) (object.Signature, error) {
+	name, email, ok := strings.Cut(strings.TrimSuffix(strings.TrimSpace(s), ">"), "<")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || email == "" || !strings.HasSuffix(strings.TrimSpace(s), ">") ||
+		strings.ContainsAny(name+email, "<>\n\x00") {
+		return object.Signature{}, fmt.Errorf("author %q: want \"name <email>\"", s)
+	}
+	return object.Signature{Name: name, Email: email}, nil
+}
+
+// openCache opens the bare repository at path, creating it if needed.
+func openCache(path string) (*git.Repository, error) {
+	repo, err := git.PlainOpen(path)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, err
+		}
+		repo, err = git.PlainInit(path, true)
+		if errors.Is(err, git.ErrRepositoryAlreadyExists) {
+			repo, err = git.PlainOpen(path) // another process created it
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("local state repository %q: %w", path, err)
+	}
+	return repo, nil
+}
+
+// Path is the local state repository: the bare repository that caches
+// the branch.
+func (b *Branch) Path() string { return b.opts.Cache }
+
+// Close releases the local state repository. Locks taken with Lock stay
+// held until their unlock functions are called.
+func (b *Branch) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	err := b.locks.Close()
+	if c, ok := b.store.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Lock holds the run for this process on this machine, as [Dir.Lock] does,
+// with a lock file in the local state repository. Writers on other
+// machines are kept apart by the branch itself: a save that finds another
+// writer's checkpoint of its run fails with ErrLocked.
+func (b *Branch) Lock(runID string) (unlock func() error, err error) {
+	return b.locks.Lock(runID)
+}
+
+// hintFile keeps the head of the branch on this remote that the cache
+// last saw, so that the next process fetches only what changed since.
+func (b *Branch) hintFile() string {
+	sum := sha256.Sum256([]byte(b.remote.url + "\x00" + b.opts.Branch))
+	return filepath.Join(b.opts.Cache, "loop-heads", hex.EncodeToString(sum[:8]))
+}
+
+// readHint returns the head this cache last saw, if the store has it.
+func (b *Branch) readHint() []plumbing.Hash {
+	data, err := readHintFile(b.hintFile())
+	if err != nil {
+		return nil
+	}
+	h := plumbing.NewHash(strings.TrimSpace(string(data)))
+	if h.IsZero() || b.store.HasEncodedObject(h) != nil {
+		return nil
+	}
+	return []plumbing.Hash{h}
+}
+
+// saw records that the remote has commit h and the store holds it whole.
+func (b *Branch) saw(h plumbing.Hash) {
+	if h.IsZero() || (len(b.haves) > 0 && b.haves[0] == h) {
+		return
+	}
+	b.haves = append([]plumbing.Hash{h}, b.haves...)
+	if len(b.haves) > maxHaves {
+		b.haves = b.haves[:maxHaves]
+	}
+	// The hint is an optimisation: a failure to write it costs a fuller fetch.
+	file := b.hintFile()
+	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
+		tmp := fmt.Sprintf("%s.%d.tmp", file, os.Getpid())
+		if os.WriteFile(tmp, []byte(h.String()+"\n"), 0o644) == nil && os.Rename(tmp, file) != nil {
+			os.Remove(tmp)
+		}
+	}
+}
+
+// maxHaves bounds the commits offered to the remote as already present.
+const maxHaves = 4
+
+// readHintFile reads a hint without blocking on a FIFO in its place: the
+// cache lies in the loop root by default, within agents' reach.
+func readHintFile(path string) ([]byte, error) {
+	dir, name := filepath.Split(path)
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return workspace.ReadFile(r, name, 1<<10)
+}

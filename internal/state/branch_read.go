@@ -1,0 +1,287 @@
+package state
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// refresh fetches the branch head, refusing a branch that is not a
+// state branch (see checkStateTip). Callers hold b.mu.
+func (b *Branch) refresh(ctx context.Context) error {
+	head, err := b.remote.fetch(ctx, b.store, b.haves)
+	if err != nil {
+		return err
+	}
+	tree := plumbing.ZeroHash
+	if !head.IsZero() {
+		c, err := object.GetCommit(b.store, head)
+		if err != nil {
+			return fmt.Errorf("head of %q: %w", b.opts.Branch, err)
+		}
+		if err := b.checkStateTip(c); err != nil {
+			return err
+		}
+		tree = c.TreeHash
+	}
+	b.head, b.tree, b.fetched = head, tree, true
+	b.saw(head)
+	return nil
+}
+
+// view fetches the branch head unless this Branch has seen it already.
+// Callers hold b.mu.
+func (b *Branch) view(ctx context.Context) error {
+	if b.fetched {
+		return nil
+	}
+	return b.refresh(ctx)
+}
+
+// Load fetches the branch and returns the run's checkpoint at its head, or
+// an error wrapping ErrNotFound when the run has none.
+func (b *Branch) Load(ctx context.Context, runID string) (*Checkpoint, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cp, err := b.loadFresh(ctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %q: %w", runID, err)
+	}
+	return cp, nil
+}
+
+func (b *Branch) loadFresh(ctx context.Context, runID string) (*Checkpoint, error) {
+	if err := ValidRunID(runID); err != nil {
+		return nil, err
+	}
+	if err := b.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return b.load(ctx, runID)
+}
+
+// load reads and validates the run's checkpoint.json at the head last
+// seen, fetching first if this Branch has seen none. Callers hold b.mu.
+func (b *Branch) load(ctx context.Context, runID string) (*Checkpoint, error) {
+	if err := ValidRunID(runID); err != nil {
+		return nil, err
+	}
+	if err := b.view(ctx); err != nil {
+		return nil, err
+	}
+	rel := path.Join(append(runPath(runID), checkpointFile)...)
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), checkpointFile))
+	if err != nil {
+		return nil, err
+	}
+	if !ok || e.Mode == filemode.Dir {
+		return nil, ErrNotFound
+	}
+	var cp Checkpoint
+	if err := b.decode(e.Hash, rel, &cp); err != nil {
+		return nil, err
+	}
+	if err := checkLoaded(&cp, runID); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.where(rel), err)
+	}
+	return &cp, nil
+}
+
+// Runs lists every run with a checkpoint at the head last seen (fetched
+// if none was), the most recently updated first (ties by id).
+func (b *Branch) Runs(ctx context.Context) ([]RunInfo, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	runs, err := b.runs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list runs on branch %q: %w", b.opts.Branch, err)
+	}
+	return runs, nil
+}
+
+func (b *Branch) runs(ctx context.Context) ([]RunInfo, error) {
+	if err := b.view(ctx); err != nil {
+		return nil, err
+	}
+	runsTree, err := b.objs.entries(b.tree, runsDir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	if err := b.runIDs(runsTree, "", &ids); err != nil {
+		return nil, err
+	}
+	runs := make([]RunInfo, 0, len(ids))
+	for _, id := range ids {
+		cp, err := b.load(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("run %q: %w", id, err)
+		}
+		runs = append(runs, RunInfo{ID: id, Status: cp.Status, Iteration: cp.Iteration, UpdatedAt: cp.UpdatedAt})
+	}
+	slices.SortFunc(runs, func(a, b RunInfo) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return runs, nil
+}
+
+// runIDs appends the ids of the runs in the tree es, found at run id
+// prefix: directories holding a checkpoint.json. It does not descend into
+// a run's own directories, so listing costs the number of runs.
+func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) error {
+	for _, e := range es {
+		switch {
+		case e.Name == checkpointFile && e.Mode != filemode.Dir && prefix != "":
+			if ValidRunID(prefix) == nil {
+				*ids = append(*ids, prefix)
+			}
+		case e.Mode == filemode.Dir && !slices.Contains(ownNames, e.Name):
+			sub, err := b.objs.tree(e.Hash)
+			if err != nil {
+				return err
+			}
+			if err := b.runIDs(sub, path.Join(prefix, e.Name), ids); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Latest returns the id of the most recently updated run, or an error
+// wrapping ErrNotFound when the branch has none.
+func (b *Branch) Latest(ctx context.Context) (string, error) {
+	runs, err := b.Runs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(runs) == 0 {
+		return "", fmt.Errorf("latest run on branch %q: %w", b.opts.Branch, ErrNotFound)
+	}
+	return runs[0].ID, nil
+}
+
+// Ledger returns the run's committed ledger: chunks 0 to cp.LedgerChunks-1
+// at the head last seen, concatenated.
+func (b *Branch) Ledger(ctx context.Context, runID string) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out, err := b.chunks(ctx, runID, ledgerDir, chunkName, func(cp *Checkpoint) (int, int64) { return cp.LedgerChunks, -1 })
+	if err != nil {
+		return nil, fmt.Errorf("read ledger %q: %w", runID, err)
+	}
+	return out, nil
+}
+
+// Log returns the run's committed log: its chunks at the head last seen,
+// concatenated, which hold exactly cp.LogBytes bytes.
+func (b *Branch) Log(ctx context.Context, runID string) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out, err := b.chunks(ctx, runID, logDir, logChunkName, func(cp *Checkpoint) (int, int64) { return -1, cp.LogBytes })
+	if err != nil {
+		return nil, fmt.Errorf("read log %q: %w", runID, err)
+	}
+	return out, nil
+}
+
+// chunks concatenates the chunks of the run's directory dir, named by name
+// from 0: as many as count says, or (count -1) as many as it takes to
+// hold the bytes it says, which must end on a chunk's end.
+func (b *Branch) chunks(ctx context.Context, runID, dir string, name func(int) string, count func(*Checkpoint) (int, int64)) ([]byte, error) {
+	cp, err := b.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	n, size := count(cp)
+	es, err := b.objs.entries(b.tree, append(runPath(runID), dir)...)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]plumbing.Hash, len(es))
+	for _, e := range es {
+		byName[e.Name] = e.Hash
+	}
+	out := []byte{}
+	for i := 0; i < n || (n < 0 && int64(len(out)) < size); i++ {
+		h, ok := byName[name(i)]
+		if !ok {
+			return nil, fmt.Errorf("committed chunk %s is missing", b.where(path.Join(append(runPath(runID), dir, name(i))...)))
+		}
+		data, err := b.objs.blob(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data...)
+	}
+	if n < 0 && int64(len(out)) != size {
+		return nil, fmt.Errorf("the log's chunks hold %d bytes, the checkpoint %d", len(out), size)
+	}
+	return out, nil
+}
+
+// Summary returns the summary of one iteration at the head last seen, or
+// an error wrapping ErrNotFound when the run has none for it.
+func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cp, err := b.load(ctx, runID)
+	if err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
+	}
+	if iteration < 0 || iteration > cp.Iteration {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
+			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
+	}
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), summariesDir, summaryName(iteration)))
+	if err == nil && !ok {
+		err = notFound("the run has no summary for it")
+	}
+	if err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
+	}
+	data, err := b.objs.blob(e.Hash)
+	if err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
+	}
+	return string(data), nil
+}
+
+// Restore makes the loop root's content equal the run's checkpointed
+// workspace at the head last seen (fetched if none was; Load fetches), as
+// [workspace.Restore] does: it writes and deletes files but never touches
+// .git, .loop or ignored files. It returns how many paths changed.
+func (b *Branch) Restore(ctx context.Context, runID string) (files int, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, err := b.restore(ctx, runID)
+	if err != nil {
+		return n, fmt.Errorf("restore workspace of run %q: %w", runID, err)
+	}
+	return n, nil
+}
+
+func (b *Branch) restore(ctx context.Context, runID string) (int, error) {
+	if _, err := b.load(ctx, runID); err != nil {
+		return 0, err
+	}
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), workspaceDir))
+	if err != nil {
+		return 0, err
+	}
+	if !ok || e.Mode != filemode.Dir {
+		return 0, notFound("the checkpoint has no workspace")
+	}
+	return workspace.Restore(b.opts.Root, b.store, workspace.Snapshot(e.Hash.String()))
+}
