@@ -116,7 +116,7 @@ func judgeRuling(cfg *loop.Config, g loop.Goal, ch loop.Check, judges map[string
 	}
 	v, err := ParseVerdict(r.Answers[len(r.Answers)-1])
 	if err != nil {
-		return Fail, fmt.Sprintf("%s gave no parseable verdict in %s: %v", who, attempts(len(r.Answers)), err)
+		return Fail, fmt.Sprintf("%s gave no parseable verdict in %s: %v", who, phrase.Plural(len(r.Answers), "attempt", "attempts"), err)
 	}
 	return verdictRuling(who, v, ch.MinScore)
 }
@@ -137,11 +137,4 @@ func verdictRuling(who string, v JudgeVerdict, minScore float64) (Status, string
 		return Fail, fmt.Sprintf("%s ruled pass with score %g, below min_score %g: %s", who, *v.Score, minScore, phrase.Line(cmp.Or(v.Reason, v.Evidence), 200))
 	}
 	return Pass, fmt.Sprintf("%s ruled pass%s: %s", who, score, phrase.Line(v.Evidence, 200))
-}
-
-func attempts(n int) string {
-	if n == 1 {
-		return "1 attempt"
-	}
-	return fmt.Sprintf("%d attempts", n)
 }
