@@ -15,6 +15,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sethvargo/go-githubactions v1.3.0
+	github.com/sethvargo/go-retry v0.5.0
 	golang.org/x/sys v0.47.0
 )
 

@@ -9,179 +9,18 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestRunScripts drives real loops end to end with the scripts in
-// testdata/script/run: scripted agents (testdata/agents, copied into each
-// script's $WORK/agents) do the work, the real binary runs, resumes,
-// reports and exports, and the scripts check what it measured, recorded
-// and left behind.
-//
-// Besides testscript's own commands the scripts have:
-//
-//	exits N PROG ARGS...      run PROG like exec and require exit code N
-//	cmpout FILE GOLDEN        compare (stdout, stderr or a file) with a golden file
-//	                          under $GOLDEN after normalize and normalizeRun; -update rewrites it
-//	events TYPE [K=V|K~RE]... N
-//	                          the last stdout (ledger --json) holds exactly N events of TYPE
-//	                          whose field K is V (or matches RE)
-//	before TYPE[,K=V] TYPE[,K=V]
-//	                          the first event matching the first comes before the first matching the second
-//	ledgerok [-restarts] [CAP]
-//	                          the last stdout is a well-formed ledger: JSON lines, seq 1..N,
-//	                          each iteration started once (with -restarts: again after an
-//	                          interruption), in order, and (with CAP) none above CAP
-//	manifest DIR              DIR/manifest.json lists every other file of DIR with its size and sha256
-//	crlf FILE                 FILE ends every line with CRLF and its last line is its only exit /b
-//	timeline FILE overlap|serial A B
-//	                          nodes A and B ran at once, or one ended before the other started
-//	gone FILE                 no process whose pid FILE lists is alive (zombies count as gone)
-//	waitfile FILE             wait (up to a minute) until FILE exists and is not empty
-//	stopwatch                 start a stopwatch
-//	elapsed MAX               less than MAX (a Go duration) has passed since stopwatch
-func TestRunScripts(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the scripted agents are POSIX sh")
-	}
-	abs := func(rel string) string {
-		p, err := filepath.Abs(rel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	agents, golden, quickstart := abs("../../testdata/agents"), abs("../../testdata/script/golden"), abs("../../examples/quickstart")
-	testscript.Run(t, testscript.Params{
-		Dir:           "../../testdata/script/run",
-		UpdateScripts: *update,
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exits":     cmdExits,
-			"cmpout":    cmpOut,
-			"events":    cmdEvents,
-			"before":    cmdBefore,
-			"ledgerok":  cmdLedgerOK,
-			"manifest":  cmdManifest,
-			"crlf":      cmdCRLF,
-			"timeline":  cmdTimeline,
-			"gone":      cmdGone,
-			"waitfile":  cmdWaitFile,
-			"stopwatch": cmdStopwatch,
-			"elapsed":   cmdElapsed,
-		},
-		Setup: func(e *testscript.Env) error {
-			e.Setenv("NO_COLOR", "1")
-			e.Setenv("GOLDEN", golden)
-			e.Setenv("QUICKSTART", quickstart)
-			return copyDir(agents, filepath.Join(e.WorkDir, "agents"))
-		},
-	})
-}
-
-// copyDir copies the regular files of src (not its subdirectories) into
-// dst, keeping their modes.
-func copyDir(src, dst string) error {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, info.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// What differs from run to run in a run's output besides durations:
-// where $WORK is, wall clock rounded to seconds, snapshot hashes, clock
-// times, and token counts estimated from prompts that name $WORK.
-var runNoise = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:s|ms|µs|ns) wall clock`), "N wall clock"},
-	{regexp.MustCompile(`\b[0-9a-f]{40}\b`), "SNAPSHOT"},
-	{regexp.MustCompile(`\b(snapshot|now) [0-9a-f]{7}\b`), "$1 SNAP"},
-	{regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?`), "TIME"},
-	{regexp.MustCompile(`\b\d+ tokens \(some estimated\)`), "N tokens (some estimated)"},
-	{regexp.MustCompile(`\b\d+ tokens \(estimated\)`), "N tokens (estimated)"},
-}
-
-func normalizeRun(s, work string) string {
-	s = normalize(s)
-	if work != "" {
-		s = strings.ReplaceAll(s, work, "$WORK")
-	}
-	for _, n := range runNoise {
-		s = n.re.ReplaceAllString(s, n.with)
-	}
-	return s
-}
-
-// cmpOut is cmpnorm for run output: cmpout stdout $GOLDEN/run_x.txt.
-func cmpOut(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: cmpout stdout|stderr|file golden")
-	}
-	got := normalizeRun(ts.ReadFile(args[0]), ts.Getenv("WORK"))
-	golden := ts.MkAbs(args[1])
-	if *update {
-		ts.Check(os.WriteFile(golden, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(golden)
-	ts.Check(err)
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		ts.Fatalf("%s differs from %s (-want +got):\n%s", args[0], args[1], diff)
-	}
-}
-
-// cmdExits runs a program as exec does and checks its exit code, which
-// exec cannot: exits 4 loop-action run.
-func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits N PROG ARGS...")
-	}
-	want, err := strconv.Atoi(args[0])
-	ts.Check(err)
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			ts.Fatalf("%s: %v", args[1], err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
-}
+// The commands of the run scripts that check what a run recorded and left
+// behind (see scriptParams for them all).
 
 // ledgerEvent is an event of ledger --json, read generically so that the
 // scripts can match any field.

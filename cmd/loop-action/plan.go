@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/process"
 )
 
@@ -157,7 +158,7 @@ func concurrency(n int) string {
 	if n == 0 {
 		return "a whole wave"
 	}
-	return count(n, "node")
+	return phrase.Plural(n, "node", "nodes")
 }
 
 func nodeDetails(n plannedNode) string {

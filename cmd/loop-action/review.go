@@ -7,6 +7,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -81,7 +82,7 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 		return err
 	}
 	if now, err := workspace.NewHasher(cl.root(d)).Snapshot(); err == nil && string(now) != cp.Snapshot {
-		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", cp.Snapshot[:7])
+		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", phrase.Short(cp.Snapshot))
 	}
 	return nil
 }
@@ -120,6 +121,6 @@ func record(d *deps, store state.Store, cp *state.Checkpoint, dec gate.Decision)
 		verdict = "approved"
 	}
 	_, err := fmt.Fprintf(d.stdout, "goal %s %s by %s for snapshot %s; run loop-action resume --run-id %s\n",
-		dec.Goal, verdict, dec.By, dec.Snapshot[:7], cp.RunID)
+		dec.Goal, verdict, dec.By, phrase.Short(dec.Snapshot), cp.RunID)
 	return err
 }

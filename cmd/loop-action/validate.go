@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 type validateCmd struct {
@@ -48,7 +49,7 @@ func (v *validateCmd) Run(c *cli, d *deps) error {
 	}
 	if !v.JSON {
 		fmt.Fprintf(d.stdout, "%s: valid: loop %q, %s, %s, %s\n", cfg.File, cfg.Name,
-			count(len(cfg.Goals), "goal"), count(len(cfg.Nodes), "node"), count(len(ds), "warning"))
+			phrase.Plural(len(cfg.Goals), "goal", "goals"), phrase.Plural(len(cfg.Nodes), "node", "nodes"), phrase.Plural(len(ds), "warning", "warnings"))
 	}
 	return nil
 }
@@ -58,14 +59,6 @@ func nonNil(ds loop.Diagnostics) loop.Diagnostics {
 		return loop.Diagnostics{}
 	}
 	return ds
-}
-
-// count renders "1 goal", "3 goals".
-func count(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func writeJSON(d *deps, v any) error {

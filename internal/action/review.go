@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // A review request is the comment the bot posts when a run pauses for a
@@ -77,7 +78,7 @@ func requestedEver(reqs []reviewRequest, goal, snapshot string) bool {
 // its own (so people are notified), and returns the request.
 func (j *job) postReviewRequest(ctx context.Context, s *session, goal, snapshot, question string) (reviewRequest, error) {
 	body := fmt.Sprintf("%s\n⏸ **Review wanted** for goal `%s` of loop `%s`, snapshot `%s` of %s:\n\n> %s\n\nApprove with `/loop approve %s`, or reject with `/loop reject %s <reason>`.",
-		reviewMarker(s.cfg.Name, goal, snapshot), goal, s.cfg.Name, short(snapshot), short(s.head), escape(question), goal, goal)
+		reviewMarker(s.cfg.Name, goal, snapshot), goal, s.cfg.Name, phrase.Short(snapshot), phrase.Short(s.head), escape(question), goal, goal)
 	id, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, body)
 	if err != nil {
 		return reviewRequest{}, fmt.Errorf("request review of goal %s: %w", goal, err)

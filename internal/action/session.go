@@ -9,6 +9,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -104,7 +105,7 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, []ledger.Eve
 	}
 	generation := ""
 	if cp != nil && cp.Commit != "" && s.head != "" && cp.Commit != s.head {
-		generation = fmt.Sprintf("a new generation: the head moved from %s to %s", short(cp.Commit), short(s.head))
+		generation = fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head))
 	}
 	unlock, err := s.store.Lock(s.runID)
 	if err != nil {
@@ -177,11 +178,4 @@ func lookup(environ []string) func(string) (string, bool) {
 		}
 	}
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

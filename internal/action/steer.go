@@ -10,6 +10,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -195,7 +196,7 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 		return errors.New("the loop has not run on this pull request yet")
 	}
 	if cp.Commit != pr.HeadSHA {
-		return fmt.Errorf("the pull request's head moved to %s since the loop last ran on %s; the loop runs on the new head with the next pull_request event, and asks again", short(pr.HeadSHA), short(cp.Commit))
+		return fmt.Errorf("the pull request's head moved to %s since the loop last ran on %s; the loop runs on the new head with the next pull_request event, and asks again", phrase.Short(pr.HeadSHA), phrase.Short(cp.Commit))
 	}
 	switch cmd.Verb {
 	case Approve, Reject:
@@ -241,15 +242,15 @@ func (j *job) answers(ctx context.Context, cu *catchup, goal string, verb Verb, 
 	noun := map[Verb]string{Approve: "approval", Reject: "rejection"}[verb]
 	if requestedEver(cu.reqs, goal, snap) {
 		return fmt.Errorf("your %s predates the review request for snapshot %s of goal %s; look at that snapshot, then %s again",
-			noun, Verbatim(short(snap)), Verbatim(goal), verb)
+			noun, Verbatim(phrase.Short(snap)), Verbatim(goal), verb)
 	}
 	r, err := j.postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
 	if err != nil {
-		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(short(snap)), j.mask(err.Error()))
+		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(phrase.Short(snap)), j.mask(err.Error()))
 	}
 	cu.reqs = append(cu.reqs, r)
 	return fmt.Errorf("no review of snapshot %s of goal %s had been requested; the request is posted now: look at it, then %s again",
-		Verbatim(short(snap)), Verbatim(goal), verb)
+		Verbatim(phrase.Short(snap)), Verbatim(goal), verb)
 }
 
 // reviewQuestion is the evidence line of goal's check awaiting review.

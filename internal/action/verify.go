@@ -7,6 +7,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 )
 
@@ -88,7 +89,7 @@ func (v decisionCheck) check(ctx context.Context, d gate.Decision) (string, erro
 	case !ok:
 		return fmt.Sprintf("no review of goal %s was requested before comment %d", d.Goal, c.ID), nil
 	case snap != d.Snapshot:
-		return fmt.Sprintf("comment %d answers the review request for snapshot %s, not %s", c.ID, short(snap), short(d.Snapshot)), nil
+		return fmt.Sprintf("comment %d answers the review request for snapshot %s, not %s", c.ID, phrase.Short(snap), phrase.Short(d.Snapshot)), nil
 	}
 	return "", nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // measured is the statement EVIDENCE.md makes about every line in it.
@@ -34,7 +35,7 @@ func evidenceMarkdown(in Input, withheld []Withheld) []byte {
 
 func writeVerdicts(b *strings.Builder, vs []gate.Verdict) {
 	satisfied, blocking := gate.Blocking(vs)
-	fmt.Fprintf(b, "## Final verdicts\n\nOverall: success, with %d of %s satisfied.\n\n", satisfied, plural(blocking, "blocking goal", "blocking goals"))
+	fmt.Fprintf(b, "## Final verdicts\n\nOverall: success, with %d of %s satisfied.\n\n", satisfied, phrase.Plural(blocking, "blocking goal", "blocking goals"))
 	for _, v := range vs {
 		kind := "blocking"
 		if !v.Blocking {

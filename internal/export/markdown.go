@@ -5,22 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
-
-// oneLine collapses every run of white space, newlines included, to one
-// space and makes s valid UTF-8.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
-}
-
-// cut shortens s to at most n runes, marking the cut with "…".
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
 
 // yamlString quotes s as a YAML double-quoted scalar. Go's escapes (\",
 // \\, \n, \t, \xXX, \uXXXX, \UXXXXXXXX…) are all valid YAML escapes.
@@ -30,7 +17,7 @@ func yamlString(s string) string {
 
 // code renders s as a markdown code span, whatever backticks it holds.
 func code(s string) string {
-	s = oneLine(s)
+	s = phrase.OneLine(s)
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -101,14 +88,6 @@ func clock(d time.Duration) string { return d.Round(time.Second).String() }
 
 // number renders a config number as written: 80, 0.5, 1e+06.
 func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-// plural renders "1 goal", "2 goals".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
 
 // orUnknown renders a value in a code span, or "unknown" when it is empty.
 func orUnknown(s string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // maxDescription is the longest description the Agent Skills format allows.
@@ -27,7 +28,7 @@ func skillMarkdown(in Input, outFiles, withheld int) []byte {
 	fmt.Fprintf(&b, "This is the success export of the loop %s. Run %s, from commit %s, succeeded at %s after %s: "+
 		"loop-action's deterministic gate ruled it a success from evidence the runner measured itself.\n\n",
 		code(cfg.Name), orUnknown(in.RunID), orUnknown(in.Commit), in.Finished.UTC().Format(time.RFC3339),
-		plural(len(in.History), "iteration", "iterations"))
+		phrase.Plural(len(in.History), "iteration", "iterations"))
 	if strings.TrimSpace(cfg.Objective) != "" {
 		b.WriteString("The loop's objective:\n\n" + quoteBlock(cfg.Objective) + "\n")
 	}
@@ -39,10 +40,10 @@ func skillMarkdown(in Input, outFiles, withheld int) []byte {
 
 // description is the frontmatter description: the objective on one line.
 func description(cfg *loop.Config) string {
-	if d := oneLine(cfg.Objective); d != "" {
-		return cut(d, maxDescription)
+	if d := phrase.Line(cfg.Objective, maxDescription); d != "" {
+		return d
 	}
-	return cut(fmt.Sprintf("The loop %s, as it converged, with the evidence of its success.", oneLine(cfg.Name)), maxDescription)
+	return phrase.Line(fmt.Sprintf("The loop %s, as it converged, with the evidence of its success.", cfg.Name), maxDescription)
 }
 
 func writeProved(b *strings.Builder, in Input) {
@@ -77,7 +78,7 @@ func writeGoalHeading(b *strings.Builder, g loop.Goal, v gate.Verdict, ok bool) 
 		st = v.Status()
 	}
 	fmt.Fprintf(b, "### %s %s", st.Icon(), code(g.Name))
-	if d := oneLine(g.Description); d != "" {
+	if d := phrase.OneLine(g.Description); d != "" {
 		b.WriteString(": " + d)
 	}
 	b.WriteString("\n\n")
@@ -117,7 +118,7 @@ func describeCheck(ch loop.Check) string {
 	case ch.Type == loop.CheckJudge:
 		return fmt.Sprintf("judge node %s rules pass", code(ch.Node))
 	case ch.Type == loop.CheckManual:
-		return fmt.Sprintf("an authorised person approved the reviewed snapshot: %s", strconv.Quote(oneLine(ch.Prompt)))
+		return fmt.Sprintf("an authorised person approved the reviewed snapshot: %s", strconv.Quote(phrase.OneLine(ch.Prompt)))
 	}
 	return "unknown check type"
 }
@@ -172,14 +173,14 @@ func writeReuse(b *strings.Builder, in Input, outFiles, withheld int) {
 	} else {
 		b.WriteString(listItem("no environment variables: its providers require none."))
 	}
-	fmt.Fprintf(b, "\n`out/` holds the %s of the loop root that matched `[export] paths`", plural(outFiles, "file", "files"))
+	fmt.Fprintf(b, "\n`out/` holds the %s of the loop root that matched `[export] paths`", phrase.Plural(outFiles, "file", "files"))
 	if paths := in.Config.Export.Paths; len(paths) > 0 {
 		fmt.Fprintf(b, " (%s)", codeList(paths))
 	}
 	b.WriteString("; `manifest.json` lists the size and sha256 of every file here.")
 	if withheld > 0 {
 		fmt.Fprintf(b, " %s left out; [EVIDENCE.md](EVIDENCE.md) says which and why.",
-			plural(withheld, "file was", "files were"))
+			phrase.Plural(withheld, "file was", "files were"))
 	}
 	b.WriteString("\n\n")
 }

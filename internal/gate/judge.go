@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // JudgeVerdict is the JSON object a judge ends its answer with.
@@ -60,11 +61,11 @@ func ParseVerdict(answer string) (JudgeVerdict, error) {
 func decodeVerdict(f map[string]json.RawMessage) (JudgeVerdict, error) {
 	var v JudgeVerdict
 	if err := json.Unmarshal(f["verdict"], &v.Verdict); err != nil {
-		return v, fmt.Errorf(`"verdict" must be a string: %s`, shorten(string(f["verdict"]), 40))
+		return v, fmt.Errorf(`"verdict" must be a string: %s`, phrase.Line(string(f["verdict"]), 40))
 	}
 	v.Verdict = strings.ToLower(strings.TrimSpace(v.Verdict))
 	if v.Verdict != "pass" && v.Verdict != "fail" {
-		return v, fmt.Errorf(`"verdict" must be "pass" or "fail", not %q`, shorten(v.Verdict, 40))
+		return v, fmt.Errorf(`"verdict" must be "pass" or "fail", not %q`, phrase.Line(v.Verdict, 40))
 	}
 	v.Reason = textField(f["reason"])
 	v.Evidence = textField(f["evidence"])
@@ -72,7 +73,7 @@ func decodeVerdict(f map[string]json.RawMessage) (JudgeVerdict, error) {
 	if raw, ok := f["score"]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		var score float64
 		if err := json.Unmarshal(raw, &score); err != nil || score < 0 || score > 10 {
-			return v, fmt.Errorf(`"score" must be a number from 0 to 10, not %s`, shorten(string(raw), 40))
+			return v, fmt.Errorf(`"score" must be a number from 0 to 10, not %s`, phrase.Line(string(raw), 40))
 		}
 		v.Score = &score
 	}
@@ -102,7 +103,7 @@ func judgeRuling(cfg *loop.Config, g loop.Goal, ch loop.Check, judges map[string
 	case !ok:
 		return Fail, who + " gave no verdict this iteration"
 	case r.Err != "":
-		return Fail, fmt.Sprintf("%s could not run: %s", who, shorten(r.Err, 200))
+		return Fail, fmt.Sprintf("%s could not run: %s", who, phrase.Line(r.Err, 200))
 	}
 	for _, b := range cfg.Builders(g.Name) {
 		if b.Provider == r.Provider {
@@ -115,7 +116,7 @@ func judgeRuling(cfg *loop.Config, g loop.Goal, ch loop.Check, judges map[string
 	}
 	v, err := ParseVerdict(r.Answers[len(r.Answers)-1])
 	if err != nil {
-		return Fail, fmt.Sprintf("%s gave no parseable verdict in %s: %v", who, attempts(len(r.Answers)), err)
+		return Fail, fmt.Sprintf("%s gave no parseable verdict in %s: %v", who, phrase.Plural(len(r.Answers), "attempt", "attempts"), err)
 	}
 	return verdictRuling(who, v, ch.MinScore)
 }
@@ -127,20 +128,13 @@ func verdictRuling(who string, v JudgeVerdict, minScore float64) (Status, string
 	}
 	switch {
 	case v.Verdict == "fail":
-		return Fail, fmt.Sprintf("%s ruled fail%s: %s", who, score, shorten(cmp.Or(v.Reason, "no reason given"), 200))
+		return Fail, fmt.Sprintf("%s ruled fail%s: %s", who, score, phrase.Line(cmp.Or(v.Reason, "no reason given"), 200))
 	case v.Evidence == "":
 		return Fail, fmt.Sprintf("%s ruled pass without evidence, which counts as a fail", who)
 	case minScore > 0 && v.Score == nil:
 		return Fail, fmt.Sprintf("%s ruled pass without a score; min_score is %g", who, minScore)
 	case minScore > 0 && *v.Score < minScore:
-		return Fail, fmt.Sprintf("%s ruled pass with score %g, below min_score %g: %s", who, *v.Score, minScore, shorten(cmp.Or(v.Reason, v.Evidence), 200))
+		return Fail, fmt.Sprintf("%s ruled pass with score %g, below min_score %g: %s", who, *v.Score, minScore, phrase.Line(cmp.Or(v.Reason, v.Evidence), 200))
 	}
-	return Pass, fmt.Sprintf("%s ruled pass%s: %s", who, score, shorten(v.Evidence, 200))
-}
-
-func attempts(n int) string {
-	if n == 1 {
-		return "1 attempt"
-	}
-	return fmt.Sprintf("%d attempts", n)
+	return Pass, fmt.Sprintf("%s ruled pass%s: %s", who, score, phrase.Line(v.Evidence, 200))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // evalManual rules on a manual check. A review is only requested once every
@@ -22,7 +23,7 @@ func evalManual(g loop.Goal, i int, ch loop.Check, others []CheckVerdict, ev Evi
 		cv.Status, cv.Evidence = Fail, "the workspace snapshot could not be taken, so no review can be bound to it"
 		return cv
 	}
-	snap := short(ev.Snapshot)
+	snap := phrase.Short(ev.Snapshot)
 	question := ch.Prompt
 	if question == "" {
 		question = fmt.Sprintf("approve goal %q?", g.Name)
@@ -36,7 +37,7 @@ func evalManual(g loop.Goal, i int, ch loop.Check, others []CheckVerdict, ev Evi
 			cv.Status, cv.Evidence = Pass, fmt.Sprintf("approved by %s for snapshot %s", d.By, snap)
 			return cv
 		case d.Snapshot == ev.Snapshot:
-			cv.Status, cv.Evidence = Fail, fmt.Sprintf("rejected by %s for snapshot %s: %s", d.By, snap, cmp.Or(shorten(d.Reason, 200), "no reason given"))
+			cv.Status, cv.Evidence = Fail, fmt.Sprintf("rejected by %s for snapshot %s: %s", d.By, snap, cmp.Or(phrase.Line(d.Reason, 200), "no reason given"))
 			return cv
 		case stale == nil:
 			stale = &d
@@ -49,16 +50,9 @@ func evalManual(g loop.Goal, i int, ch loop.Check, others []CheckVerdict, ev Evi
 			verb = "rejection"
 		}
 		cv.Evidence = fmt.Sprintf("review re-opened: the %s by %s was for snapshot %s, the workspace is now %s: %s",
-			verb, stale.By, short(stale.Snapshot), snap, question)
+			verb, stale.By, phrase.Short(stale.Snapshot), snap, question)
 		return cv
 	}
 	cv.Evidence = fmt.Sprintf("awaiting review of snapshot %s: %s", snap, question)
 	return cv
-}
-
-func short(snapshot string) string {
-	if len(snapshot) > 7 {
-		return snapshot[:7]
-	}
-	return snapshot
 }

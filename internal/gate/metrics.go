@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // metricValues is the metrics command's output, parsed once per evaluation.
@@ -40,7 +41,7 @@ func parseMetrics(m *MetricsResult, limit time.Duration) metricValues {
 			return metricValues{values: vals}
 		}
 	}
-	return metricValues{problem: fmt.Sprintf("the metrics command printed no JSON object: %q", shorten(string(out), 80))}
+	return metricValues{problem: fmt.Sprintf("the metrics command printed no JSON object: %q", phrase.Line(string(out), 80))}
 }
 
 // OKRun reports whether the command ran and exited 0.
@@ -59,7 +60,7 @@ func metricRuling(m metricValues, ch loop.Check) (Status, string) {
 	}
 	var num json.Number
 	if err := json.Unmarshal(raw, &num); err != nil || !isNumber(raw) {
-		return Fail, fmt.Sprintf("metric %q is %s, not a number", ch.Name, shorten(string(raw), 40))
+		return Fail, fmt.Sprintf("metric %q is %s, not a number", ch.Name, phrase.Line(string(raw), 40))
 	}
 	v, err := num.Float64()
 	if err != nil {

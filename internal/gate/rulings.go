@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // commandRuling rules on a command check:
@@ -27,7 +27,7 @@ func commandRuling(r CommandResult, ok bool, ch loop.Check) (Status, string) {
 // CommandLine is the evidence line of a command's run, for example
 // "`go test ./...` exited 1 (expected 0) after 4.2s: --- FAIL: TestParse (0.00s)".
 func CommandLine(r CommandResult, expect int, limit time.Duration) string {
-	cmd := "`" + shorten(r.Command, 80) + "`"
+	cmd := "`" + phrase.Line(r.Command, 80) + "`"
 	var head string
 	switch {
 	case r.StartErr != "":
@@ -70,23 +70,11 @@ func Excerpt(tail string) string {
 			continue
 		}
 		if failLineRE.MatchString(line) {
-			return shorten(line, 200)
+			return phrase.Line(line, 200)
 		}
 		last = line
 	}
-	return shorten(last, 200)
-}
-
-// shorten cuts s to at most n runes, marking the cut with "…", and makes it
-// one line of valid UTF-8.
-func shorten(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return phrase.Line(last, 200)
 }
 
 // seconds renders a duration for an evidence line: "4.2s", "2m5s".
@@ -135,7 +123,7 @@ func fileRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 	case r.Dir && ch.NonEmpty && r.Entries == 0:
 		return Fail, fmt.Sprintf("`%s` is an empty directory (non_empty = true)", r.Path)
 	case r.Dir:
-		return Pass, fmt.Sprintf("`%s` exists (directory, %s)", r.Path, plural(r.Entries, "entry", "entries"))
+		return Pass, fmt.Sprintf("`%s` exists (directory, %s)", r.Path, phrase.Plural(r.Entries, "entry", "entries"))
 	case ch.NonEmpty && r.Size == 0:
 		return Fail, fmt.Sprintf("`%s` exists but is empty (non_empty = true)", r.Path)
 	}
@@ -170,13 +158,5 @@ func regexRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 		end = loc[0] + i
 	}
 	line := 1 + bytes.Count(before, []byte("\n"))
-	return Pass, fmt.Sprintf("`%s` matches /%s/ at line %d: %s", r.Path, ch.Pattern, line, shorten(string(r.Content[start:end]), 120))
-}
-
-// plural renders "1 entry", "2 entries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return Pass, fmt.Sprintf("`%s` matches /%s/ at line %d: %s", r.Path, ch.Pattern, line, phrase.Line(string(r.Content[start:end]), 120))
 }

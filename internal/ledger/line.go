@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // Line renders the event for the run log: one line, no timestamp.
@@ -18,7 +20,7 @@ func (e Event) Line() string {
 	case BudgetRaised:
 		return "budget raised: " + e.Reason
 	case WorkspaceRestored:
-		return fmt.Sprintf("workspace restored from the checkpoint's snapshot %s: %s", short(e.Snapshot), e.Reason)
+		return fmt.Sprintf("workspace restored from the checkpoint's snapshot %s: %s", phrase.Short(e.Snapshot), e.Reason)
 	case IterationStarted:
 		return fmt.Sprintf("iteration %d/%d started", e.Iteration, e.MaxIterations)
 	case Perturbed:
@@ -56,9 +58,9 @@ func (e Event) outcomeLine() string {
 	case GoalRevoked:
 		return fmt.Sprintf("goal %s REVOKED: %s", e.Goal, e.Reason)
 	case ReviewRequested:
-		return fmt.Sprintf("review requested for goal %s (snapshot %s): %s", e.Goal, short(e.Snapshot), e.Reason)
+		return fmt.Sprintf("review requested for goal %s (snapshot %s): %s", e.Goal, phrase.Short(e.Snapshot), e.Reason)
 	case ReviewDecided:
-		return fmt.Sprintf("goal %s %s by %s for snapshot %s%s", e.Goal, e.Verdict, e.By, short(e.Snapshot), suffix(e.Reason))
+		return fmt.Sprintf("goal %s %s by %s for snapshot %s%s", e.Goal, e.Verdict, e.By, phrase.Short(e.Snapshot), suffix(e.Reason))
 	case StageOpened:
 		return fmt.Sprintf("stage %s opened", e.Stage)
 	case StageClosed:
@@ -98,11 +100,4 @@ func dur(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return d.Round(time.Second).String()
-}
-
-func short(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
 }

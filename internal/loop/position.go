@@ -3,8 +3,6 @@ package loop
 import (
 	"bytes"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -224,242 +222,32 @@ func (s *keyScanner) value(n keyNode, depth int) {
 }
 
 func (s *keyScanner) inlineTable(n keyNode, depth int) {
-	s.advance()
-	for s.pos < len(s.src) {
-		s.skipBlank() // newlines and comments: TOML 1.1, accepted by toml v1.6
-		switch s.peek() {
-		case '}':
-			s.advance()
-			return
-		case ',':
-			s.advance()
-		default:
-			start := s.pos
-			s.keyValue(n, depth)
-			s.unstick(start)
-		}
-	}
+	s.items('}', func(int) { s.keyValue(n, depth) })
 }
 
 func (s *keyScanner) array(n keyNode, depth int) {
+	s.items(']', func(i int) { s.value(n.index(i), depth) })
+}
+
+// items reads the comma-separated items of an inline table or an array,
+// from its opening bracket to end, calling item with each one's index.
+// Newlines and comments may come between them (in an inline table: TOML
+// 1.1, accepted by toml v1.6).
+func (s *keyScanner) items(end byte, item func(i int)) {
 	s.advance()
 	for i := 0; s.pos < len(s.src); {
 		s.skipBlank()
 		switch s.peek() {
-		case ']':
+		case end:
 			s.advance()
 			return
 		case ',':
 			s.advance()
 		default:
 			start := s.pos
-			s.value(n.index(i), depth)
+			item(i)
 			s.unstick(start)
 			i++
 		}
 	}
-}
-
-// skipNested skips a bracketed value without recursion.
-func (s *keyScanner) skipNested() {
-	depth := 0
-	for s.pos < len(s.src) {
-		switch s.peek() {
-		case '"', '\'':
-			s.skipString()
-			continue
-		case '#':
-			s.skipComment()
-			continue
-		case '[', '{':
-			depth++
-		case ']', '}':
-			depth--
-		}
-		s.advance()
-		if depth <= 0 {
-			return
-		}
-	}
-}
-
-// skipScalar skips a number, bool or date-time. Those may contain spaces
-// ("1979-05-27 07:32:00") but never a delimiter.
-func (s *keyScanner) skipScalar() {
-	for {
-		switch s.peek() {
-		case 0, ',', ']', '}', '#', '\n':
-			return
-		}
-		s.advance()
-	}
-}
-
-func (s *keyScanner) skipString() {
-	q := s.peek()
-	if s.run(q) >= 3 {
-		s.skipMultiline(q)
-		return
-	}
-	s.quoted(q)
-}
-
-// quoted reads a single-line string starting at its quote q and returns
-// its raw (still escaped) contents.
-func (s *keyScanner) quoted(q byte) string {
-	s.advance()
-	start := s.pos
-	for {
-		switch c := s.peek(); {
-		case c == 0 && s.pos >= len(s.src), c == '\n':
-			return string(s.src[start:s.pos])
-		case c == q:
-			raw := string(s.src[start:s.pos])
-			s.advance()
-			return raw
-		case c == '\\' && q == '"':
-			s.advance()
-		}
-		s.advance()
-	}
-}
-
-// skipMultiline skips a string opened by three quotes q. It ends at the
-// first run of three or more q; up to two of them belong to the contents.
-func (s *keyScanner) skipMultiline(q byte) {
-	s.advanceN(3)
-	for s.pos < len(s.src) {
-		switch c := s.src[s.pos]; {
-		case c == '\\' && q == '"':
-			s.advanceN(2)
-		case c == q:
-			n := s.run(q)
-			s.advanceN(n)
-			if n >= 3 {
-				return
-			}
-		default:
-			s.advance()
-		}
-	}
-}
-
-// run counts the bytes equal to c from the current position.
-func (s *keyScanner) run(c byte) int {
-	n := 0
-	for s.pos+n < len(s.src) && s.src[s.pos+n] == c {
-		n++
-	}
-	return n
-}
-
-// peek returns the next byte, or 0 at the end of the input.
-func (s *keyScanner) peek() byte {
-	if s.pos >= len(s.src) {
-		return 0
-	}
-	return s.src[s.pos]
-}
-
-func (s *keyScanner) advance() {
-	if s.pos >= len(s.src) {
-		return
-	}
-	if s.src[s.pos] == '\n' {
-		s.line++
-		s.lineStart = s.pos + 1
-	}
-	s.pos++
-}
-
-// unstick skips a byte if nothing was consumed since start, so that every
-// loop ends, whatever the input.
-func (s *keyScanner) unstick(start int) {
-	if s.pos == start {
-		s.advance()
-	}
-}
-
-func (s *keyScanner) advanceN(n int) {
-	for ; n > 0; n-- {
-		s.advance()
-	}
-}
-
-func (s *keyScanner) skipSpace() {
-	for c := s.peek(); c == ' ' || c == '\t'; c = s.peek() {
-		s.advance()
-	}
-}
-
-// skipBlank skips whitespace, newlines and comments.
-func (s *keyScanner) skipBlank() {
-	for {
-		switch s.peek() {
-		case ' ', '\t', '\r', '\n':
-			s.advance()
-		case '#':
-			s.skipComment()
-		default:
-			return
-		}
-	}
-}
-
-func (s *keyScanner) skipComment() {
-	for c := s.peek(); s.pos < len(s.src) && c != '\n'; c = s.peek() {
-		s.advance()
-	}
-}
-
-// skipLine skips the rest of the line, including its newline.
-func (s *keyScanner) skipLine() {
-	s.skipComment()
-	s.advance()
-}
-
-func isBareKeyByte(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// unescapeKey decodes the escapes of a basic string, as toml v1.6 does
-// (including TOML 1.1's \e and \xHH).
-func unescapeKey(raw string) string {
-	if !strings.Contains(raw, `\`) {
-		return raw
-	}
-	var b strings.Builder
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			b.WriteByte(raw[i])
-			continue
-		}
-		i++
-		if j := strings.IndexByte(keyEscapeNames, raw[i]); j >= 0 {
-			b.WriteByte(keyEscapeValues[j])
-			continue
-		}
-		if n := keyHexDigits[raw[i]]; n > 0 && i+n < len(raw) {
-			b.WriteRune(keyHexRune(raw[i+1 : i+1+n]))
-			i += n
-			continue
-		}
-		b.WriteByte('\\')
-		b.WriteByte(raw[i])
-	}
-	return b.String()
-}
-
-// The one-letter escapes and what they stand for.
-const keyEscapeNames, keyEscapeValues = "btnfre\"\\", "\b\t\n\f\r\x1b\"\\"
-
-// keyHexDigits maps an escape letter to its number of hex digits.
-var keyHexDigits = map[byte]int{'x': 2, 'u': 4, 'U': 8}
-
-func keyHexRune(digits string) rune {
-	v, err := strconv.ParseUint(digits, 16, 32)
-	if err != nil || !utf8.ValidRune(rune(v)) {
-		return utf8.RuneError
-	}
-	return rune(v)
 }

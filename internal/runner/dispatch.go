@@ -11,6 +11,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner/provider"
 )
 
@@ -338,7 +339,7 @@ func (r *run) countFailure(ctx context.Context, nr *nodeRun) {
 	case res.StartErr != nil && r.escalate == "":
 		r.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
 	case max > 0 && r.cp.NodeFailures >= max && r.escalate == "":
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", plural(r.cp.NodeFailures, "node failure"), max, nr.node.Name, nr.resp.Err)
+		r.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, nr.node.Name, nr.resp.Err)
 	}
 }
 
@@ -351,12 +352,4 @@ func ranNames(runs []*nodeRun) []string {
 		}
 	}
 	return out
-}
-
-// plural renders "1 node failure", "2 node failures".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -70,7 +71,7 @@ func (r *run) restore(ctx context.Context) error {
 		return fmt.Errorf("restore the workspace of run %q: %w", r.cp.RunID, err)
 	}
 	r.rec.Record(ledger.Event{Type: ledger.WorkspaceRestored, Iteration: r.cp.Iteration, Snapshot: r.cp.Snapshot,
-		Reason: plural(n, "path") + " changed"})
+		Reason: phrase.Plural(n, "path", "paths") + " changed"})
 	return nil
 }
 

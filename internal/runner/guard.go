@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -162,6 +163,6 @@ func sortedKeys(a, b map[string]workspace.Entry) []string {
 func (r *run) nodeFailed(why string) {
 	r.cp.NodeFailures++
 	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", plural(r.cp.NodeFailures, "node failure"), max, why)
+		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
 	}
 }

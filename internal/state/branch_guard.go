@@ -57,7 +57,7 @@ func (b *Branch) checkStateTip(c *object.Commit) error {
 		return nil
 	}
 	return fmt.Errorf("branch %q %w: its tip %s (%q) holds %s, not only runs/; a state branch holds loop-action's checkpoints and nothing else: name another branch, and a new one is created",
-		b.opts.Branch, ErrRefusedBranch, short(c.Hash), firstLine(c.Message), names(es))
+		b.opts.Branch, ErrRefusedBranch, commitName(c.Hash), firstLine(c.Message), names(es))
 }
 
 func firstLine(s string) string {

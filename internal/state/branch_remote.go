@@ -21,6 +21,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // remote is the state branch of one remote repository, spoken to with
@@ -215,7 +217,7 @@ func (r *remote) sendPack(ctx context.Context, s storage.Storer, old, next plumb
 		return err
 	}
 	if at := ar.References[r.ref.String()]; at != old {
-		return fmt.Errorf("%w: the branch is at %s, not %s", errRace, short(at), short(old))
+		return fmt.Errorf("%w: the branch is at %s, not %s", errRace, commitName(at), commitName(old))
 	}
 	var pack bytes.Buffer
 	enc := packfile.NewEncoder(&pack, s, !ar.Capabilities.Supports(capability.OFSDelta))
@@ -237,11 +239,13 @@ func (r *remote) sendPack(ctx context.Context, s storage.Storer, old, next plumb
 	return nil
 }
 
-func short(h plumbing.Hash) string {
+// commitName names a commit in an error: its short id, or "nothing" when
+// there is none (the branch does not exist).
+func commitName(h plumbing.Hash) string {
 	if h.IsZero() {
 		return "nothing"
 	}
-	return h.String()[:12]
+	return phrase.Short(h.String())
 }
 
 // closeInto closes c, keeping the first error in *err.

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 // Names of the branch store's own entries in a run's tree, beside
@@ -27,15 +28,17 @@ var ownNames = []string{checkpointFile, ledgerDir, logDir, reviewsFile, summarie
 
 func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 
-// Push retries: attempts, how many refusals that leave the branch where
-// it was end them (a hook or a protected branch, not a race), and the
-// bounds of the jittered exponential backoff.
-const (
-	maxPushAttempts = 32
-	maxRefusals     = 3
-	minBackoff      = 20 * time.Millisecond
-	maxBackoff      = time.Second
-)
+// pushRetry is the push race's backoff: up to 32 pushes, waiting 20 ms
+// doubling to 1 s between them, each wait spread over its upper half so
+// that writers racing for the branch part. maxRefusals is how many
+// refusals that leave the branch where it was end the retries (a hook or
+// a protected branch, not a race).
+var pushRetry = backoff.Policy{
+	Tries: 32, First: 20 * time.Millisecond, Growth: 2, Cap: time.Second,
+	Budget: backoff.Unbounded, Jitter: backoff.UpperHalf,
+}
+
+const maxRefusals = 3
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
 // the log and the summaries, as one commit on the branch:
@@ -52,7 +55,8 @@ const (
 // If another writer moved the branch, Save fetches what it added, checks
 // that nobody else wrote this run (else it fails with an error wrapping
 // ErrLocked), rebuilds the run's files on the new head and pushes again,
-// up to 32 times with jittered exponential backoff (20 ms doubling to 1 s).
+// up to 32 times with jittered exponential backoff (20 ms doubling to 1 s);
+// when they run out, the error says "gave up after 32 attempts".
 // A push this Branch believed failed but that landed is recognised as its
 // own. When the push succeeds Save updates cp as [Dir.Save] does; on error
 // cp is unchanged and the same Save can be retried.
@@ -159,52 +163,62 @@ func (b *Branch) putBlobs(blobs map[*plumbing.Hash][]byte) error {
 // commitAndPush commits the save on the head last seen and pushes it,
 // retrying on races. On success the head is the new commit.
 func (b *Branch) commitAndPush(ctx context.Context, cp, next *Checkpoint, f saveFiles) error {
-	r := retry{id: cp.RunID}
-	for attempt := 1; ; attempt++ {
-		r.base, r.head = ownKey(b.runEntries(r.id)), b.head
-		root, own, err := b.build(cp, f)
-		if err != nil {
-			return err
+	r := race{id: cp.RunID}
+	_, err := backoff.Do(ctx, pushRetry, func(ctx context.Context) (struct{}, error) {
+		if r.lost != nil {
+			if done, err := b.afterRace(ctx, &r); done || err != nil {
+				return struct{}{}, err
+			}
 		}
-		r.tried = append(r.tried, ownKey(own))
-		b.remember(r.id, ownKey(own))
-		commit, err := b.push(ctx, root, next)
-		if err == nil {
-			b.head, b.tree = commit, root
-			b.saw(commit)
-			return nil
+		err := b.pushOnce(ctx, cp, next, f, &r)
+		if errors.Is(err, errRace) {
+			r.lost = err
+			return struct{}{}, backoff.Again(err)
 		}
-		if !errors.Is(err, errRace) || attempt == maxPushAttempts {
-			return err
-		}
-		if done, err := b.afterRace(ctx, &r, attempt, err); done || err != nil {
-			return err
-		}
-	}
+		return struct{}{}, err
+	})
+	return err
 }
 
-// retry is what commitAndPush remembers across its attempts.
-type retry struct {
+// pushOnce commits the save on the head last seen and pushes it.
+func (b *Branch) pushOnce(ctx context.Context, cp, next *Checkpoint, f saveFiles, r *race) error {
+	r.base, r.head = ownKey(b.runEntries(r.id)), b.head
+	root, own, err := b.build(cp, f)
+	if err != nil {
+		return err
+	}
+	r.tried = append(r.tried, ownKey(own))
+	b.remember(r.id, ownKey(own))
+	commit, err := b.push(ctx, root, next)
+	if err != nil {
+		return err
+	}
+	b.head, b.tree = commit, root
+	b.saw(commit)
+	return nil
+}
+
+// race is what commitAndPush remembers across its attempts.
+type race struct {
 	id       string
+	lost     error         // why the last push failed; nil before the first
 	base     string        // the state of the run's files the attempt built on
 	head     plumbing.Hash // the head it built on
 	tried    []string      // states of the run's files this save pushed
 	refusals int
 }
 
-// afterRace waits, fetches the branch and decides: done when an earlier
-// attempt landed after all, an error when the push cannot succeed (someone
-// else wrote this run, or the remote keeps refusing without a race).
-func (b *Branch) afterRace(ctx context.Context, r *retry, attempt int, pushErr error) (done bool, err error) {
-	if err := b.backoff(ctx, attempt); err != nil {
-		return false, err
-	}
+// afterRace, after the backoff's wait, fetches the branch and decides:
+// done when an earlier attempt landed after all, an error when the push
+// cannot succeed (someone else wrote this run, or the remote keeps
+// refusing without a race).
+func (b *Branch) afterRace(ctx context.Context, r *race) (done bool, err error) {
 	if err := b.refresh(ctx); err != nil {
 		return false, err
 	}
-	if errors.Is(pushErr, errRefused) && b.head == r.head {
+	if errors.Is(r.lost, errRefused) && b.head == r.head {
 		if r.refusals++; r.refusals == maxRefusals {
-			return false, pushErr
+			return false, r.lost
 		}
 	}
 	now := ownKey(b.runEntries(r.id))
@@ -215,21 +229,6 @@ func (b *Branch) afterRace(ctx context.Context, r *retry, attempt int, pushErr e
 		return false, fmt.Errorf("%w: another process saved run %q on branch %q meanwhile", ErrLocked, r.id, b.opts.Branch)
 	}
 	return false, nil
-}
-
-// backoff sleeps before attempt+1: exponential, with full jitter over its
-// upper half.
-func (b *Branch) backoff(ctx context.Context, attempt int) error {
-	d := min(maxBackoff, minBackoff<<(attempt-1))
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // remember records a state of a run's files this Branch pushed, so that a

@@ -7,18 +7,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // Snapshot is a git tree id (40 hex chars) naming the content of a loop root.
 type Snapshot string
 
 // Short returns the first 7 characters of s, or all of s if it is shorter.
-func (s Snapshot) Short() string {
-	if len(s) < 7 {
-		return string(s)
-	}
-	return string(s[:7])
-}
+func (s Snapshot) Short() string { return phrase.Short(string(s)) }
 
 // Hasher computes snapshots of one loop root.
 //

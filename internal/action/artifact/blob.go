@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 const (
@@ -28,7 +30,7 @@ const (
 type blob struct {
 	client *http.Client
 	url    *url.URL
-	retry  retry
+	policy backoff.Policy
 }
 
 func newBlob(cfg Config, signed string) (*blob, error) {
@@ -36,7 +38,7 @@ func newBlob(cfg Config, signed string) (*blob, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("the signed upload URL is not an absolute http(s) URL")
 	}
-	return &blob{client: cfg.HTTPClient, url: u, retry: cfg.retry()}, nil
+	return &blob{client: cfg.HTTPClient, url: u, policy: cfg.policy()}, nil
 }
 
 // putBlock stages one block (Azure Put Block).
@@ -61,7 +63,7 @@ func (b *blob) putBlockList(ctx context.Context, ids []string) error {
 
 func (b *blob) put(ctx context.Context, query string, body []byte, h http.Header) error {
 	target := withQuery(b.url, query)
-	return b.retry.do(ctx, func() (bool, error) {
+	return retry(ctx, b.policy, func() (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
 		if err != nil {
 			return false, hideURL(err)

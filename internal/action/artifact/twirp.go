@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 // servicePath is the twirp route of the results service's artifact API.
@@ -21,7 +23,7 @@ type service struct {
 	client *http.Client
 	base   string // origin of ACTIONS_RESULTS_URL
 	token  string
-	retry  retry
+	policy backoff.Policy
 }
 
 func newService(cfg Config) (*service, error) {
@@ -29,7 +31,7 @@ func newService(cfg Config) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &service{client: cfg.HTTPClient, base: base, token: cfg.RuntimeToken, retry: cfg.retry()}, nil
+	return &service{client: cfg.HTTPClient, base: base, token: cfg.RuntimeToken, policy: cfg.policy()}, nil
 }
 
 type backendIDs struct {
@@ -101,7 +103,7 @@ func (s *service) call(ctx context.Context, method string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	return s.retry.do(ctx, func() (bool, error) {
+	return retry(ctx, s.policy, func() (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+servicePath+method, bytes.NewReader(body))
 		if err != nil {
 			return false, err

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 // Config is what an upload needs from the runner's environment.
@@ -129,8 +131,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func (c Config) retry() retry {
-	return retry{attempts: attempts, first: c.Backoff}
+// policy is the toolkit's retry policy: a few attempts, waiting Backoff first,
+// then ×1.5 with jitter between them.
+func (c Config) policy() backoff.Policy {
+	return backoff.Policy{Tries: attempts, First: c.Backoff, Growth: 1.5, Budget: backoff.Unbounded, Jitter: backoff.HalfAgain}
 }
 
 // expiry is the expires_at to request, or "" for the repository default.

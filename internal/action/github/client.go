@@ -18,6 +18,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 // DefaultAPIURL is github.com's API root.
@@ -34,7 +36,7 @@ type Option func(*options)
 type options struct {
 	httpClient *http.Client
 	userAgent  string
-	retry      retryPolicy
+	retry      backoff.Policy
 }
 
 // WithHTTPClient sends requests through hc's transport (default: a clone of
@@ -50,8 +52,8 @@ func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = u
 // would go past maxWait is not begun; the last answer is returned instead.
 func WithRetry(attempts int, maxWait time.Duration) Option {
 	return func(o *options) {
-		o.retry.attempts = max(1, attempts)
-		o.retry.maxWait = maxWait
+		o.retry.Tries = max(1, attempts)
+		o.retry.Budget = maxWait
 	}
 }
 
@@ -59,7 +61,7 @@ func WithRetry(attempts int, maxWait time.Duration) Option {
 // function that records d and returns at once; the default sleeps for d or
 // until ctx is done.
 func WithWait(wait func(ctx context.Context, d time.Duration) error) Option {
-	return func(o *options) { o.retry.wait = wait }
+	return func(o *options) { o.retry.Sleep = wait }
 }
 
 // New makes a client for the API root apiURL ("" means github.com) acting

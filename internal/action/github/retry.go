@@ -4,34 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/backoff"
 )
 
-// retryPolicy bounds how often and how long one request is retried.
-type retryPolicy struct {
-	attempts int           // tries in all
-	maxWait  time.Duration // total time spent waiting between tries
-	backoff  time.Duration // first wait for a 5xx; doubles each time
-	wait     func(ctx context.Context, d time.Duration) error
-}
-
-func defaultRetry() retryPolicy {
-	return retryPolicy{attempts: 4, maxWait: 2 * time.Minute, backoff: time.Second, wait: sleep}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// defaultRetry is the client's backoff: four tries of a request, waiting
+// 1s, 2s, 4s… (at most 1024s) unless GitHub names the wait, and never
+// more than two minutes in all.
+func defaultRetry() backoff.Policy {
+	return backoff.Policy{Tries: 4, First: time.Second, Growth: 2, Cap: time.Second << 10, Budget: 2 * time.Minute}
 }
 
 // retrier retries, below go-github, the answers GitHub asks to be retried:
@@ -43,12 +31,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 // for go-github to turn into its usual error.
 type retrier struct {
 	next   http.RoundTripper
-	policy retryPolicy
+	policy backoff.Policy
 }
 
 func (t *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
-	var waited time.Duration
-	for try := 1; ; try++ {
+	p := t.policy
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		p.Tries = 1 // the body cannot be sent again
+	}
+	try := 0
+	resp, err := backoff.Do(req.Context(), p, func(context.Context) (*http.Response, error) {
+		try++
 		attempt, err := rewind(req, try)
 		if err != nil {
 			return nil, err
@@ -57,18 +50,15 @@ func (t *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, again := t.policy.delay(resp, try)
-		if !again || try >= t.policy.attempts || waited+d > t.policy.maxWait ||
-			(req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
-			return resp, nil
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return resp, again(resp)
+	})
+	switch {
+	case err == nil || errors.Is(err, backoff.ErrGaveUp):
+		return resp, nil
+	case resp != nil: // the context ended with an answer to retry in hand
 		resp.Body.Close()
-		if err := t.policy.wait(req.Context(), d); err != nil {
-			return nil, err
-		}
-		waited += d
 	}
+	return nil, err
 }
 
 // rewind is the request for try: the original first, then clones with a
@@ -86,41 +76,54 @@ func rewind(req *http.Request, try int) (*http.Request, error) {
 	return clone, nil
 }
 
-// delay says whether resp is worth another try and how long to wait first.
-func (p retryPolicy) delay(resp *http.Response, try int) (time.Duration, bool) {
+// again is nil when resp is not worth another try, else an error that
+// says so and how long GitHub asks to wait. The body of such an answer is
+// read into memory (up to 1 MiB), freeing the connection during the wait
+// and keeping the body for go-github if it is the last answer.
+func again(resp *http.Response) error {
+	err := fmt.Errorf("github answered %s", resp.Status)
 	switch code := resp.StatusCode; {
-	case code == http.StatusTooManyRequests:
-		return waitFor(resp, p.backoffFor(try)), true
 	case code == http.StatusForbidden && secondaryLimit(resp):
-		return waitFor(resp, time.Minute), true // GitHub: wait at least a minute when it does not say
-	case code >= 500:
-		return waitFor(resp, p.backoffFor(try)), true
+		if d, ok := asked(resp); ok {
+			return backoff.After(d, err)
+		}
+		return backoff.After(time.Minute, err) // GitHub: wait at least a minute when it does not say
+	case code != http.StatusTooManyRequests && code < 500:
+		return nil
 	}
-	return 0, false
+	_, _ = buffer(resp) // a body cut short is still the answer
+	if d, ok := asked(resp); ok {
+		return backoff.After(d, err)
+	}
+	return backoff.Again(err)
 }
 
-// backoffFor is the wait after try when GitHub does not name one: 1s, 2s, 4s…
-func (p retryPolicy) backoffFor(try int) time.Duration {
-	return p.backoff << min(try-1, 10)
-}
-
-// waitFor is what GitHub asks for: Retry-After (seconds or an HTTP date),
-// else the rate limit reset when none remain, else def.
-func waitFor(resp *http.Response, def time.Duration) time.Duration {
+// asked is the wait GitHub asks for, if it does: Retry-After (seconds or
+// an HTTP date), else the rate limit's reset when none remain.
+func asked(resp *http.Response) (time.Duration, bool) {
 	if v := strings.TrimSpace(resp.Header.Get("Retry-After")); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second
+			return time.Duration(n) * time.Second, true
 		}
 		if t, err := http.ParseTime(v); err == nil {
-			return max(0, time.Until(t))
+			return max(0, time.Until(t)), true
 		}
 	}
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			return max(0, time.Until(time.Unix(n, 0)))
+			return max(0, time.Until(time.Unix(n, 0))), true
 		}
 	}
-	return def
+	return 0, false
+}
+
+// buffer reads resp's body into memory, at most 1 MiB of it, closes the
+// connection's and puts what it read back for go-github.
+func buffer(resp *http.Response) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return data, err
 }
 
 // secondaryLimit says whether a 403 is a secondary rate limit, by the rule
@@ -131,9 +134,7 @@ func secondaryLimit(resp *http.Response) bool {
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		return false // the primary limit: resets within the hour, not worth waiting for here
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
+	data, err := buffer(resp)
 	if err != nil {
 		return false
 	}

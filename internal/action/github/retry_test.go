@@ -3,6 +3,7 @@ package github_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,23 @@ func TestWithRetryOne(t *testing.T) {
 	srv.FailNext("GET", "/repos/o/r/pulls/1", 500, nil, "")
 	if _, err := c.PullRequest(context.Background(), "o", "r", 1); err == nil || len(w.got()) != 0 {
 		t.Errorf("err %v, waits %v: want one try", err, w.got())
+	}
+}
+
+// TestRetryKeepsTheLastAnswer: when the tries run out, go-github gets the
+// last answer whole, its message included, after the earlier ones were
+// read and dropped before each wait.
+func TestRetryKeepsTheLastAnswer(t *testing.T) {
+	t.Parallel()
+	srv, c, w := setup(t)
+	for i := range 4 {
+		srv.FailNext("GET", "/repos/o/r/pulls/1", 503, nil, fmt.Sprintf(`{"message":"unavailable, answer %d"}`, i+1))
+	}
+	_, err := c.PullRequest(context.Background(), "o", "r", 1)
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "unavailable, answer 4") {
+		t.Errorf("err = %v, want the fourth answer's 503 and message", err)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, w.got()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,48 @@
+// Package phrase owns the wording that loop-action's messages share: a
+// count with its noun, an id cut to its short form, and text made one
+// bounded line. Evidence lines (package gate), log lines (ledger), run
+// notes (runner), the export, the state branch's errors and the pull
+// request comments (action) all word these the same way through it.
+//
+// It is a leaf: it imports nothing of loop-action's, so that the gate,
+// which must import no I/O, and the ledger can both use it. It formats
+// strings and nothing else: it never reads, writes or decides anything.
+package phrase
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Plural renders a count with its noun: "1 entry", "2 entries", "0 entries".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// Short is the short form of a snapshot or commit id: its first 7
+// characters, as git abbreviates, or all of id when it is shorter.
+func Short(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
+}
+
+// OneLine makes s one line of valid UTF-8: every run of white space,
+// newlines included, becomes one space, and invalid bytes become U+FFFD.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+}
+
+// Line is OneLine(s) cut to at most n runes (n ≥ 1), the cut marked "…".
+func Line(s string, n int) string {
+	s = OneLine(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
