@@ -14,6 +14,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -62,7 +63,7 @@ type cli struct {
 	Run      runCmd      `cmd:"" help:"Run the loop (or resume it) until success, a stop rule, or a pause for review."`
 	Resume   resumeCmd   `cmd:"" help:"Continue a run from its checkpoint (the latest when no --run-id)."`
 	Status   statusCmd   `cmd:"" help:"Show where a run stands: status, iterations, spend, goals, pending reviews."`
-	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's manual review, bound to the current workspace."`
+	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's pending review, bound to the snapshot under review."`
 	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
@@ -184,6 +185,17 @@ func (c *cli) store(d *deps) (state.Store, error) {
 		return nil, &usageError{fmt.Errorf("--state: %w", err)}
 	}
 	return s, nil
+}
+
+// openSession holds a run through a runner session: the CLI's one way to
+// lock, load, amend or run it. A run another process holds is a usage
+// error.
+func openSession(d *deps, opts runner.Options) (*runner.Session, error) {
+	s, err := runner.Open(d.ctx, opts)
+	if errors.Is(err, runner.ErrInUse) {
+		return nil, &usageError{err}
+	}
+	return s, err
 }
 
 // load finds and loads the loop config. Diagnostics name the file as the

@@ -57,8 +57,8 @@ func (c *resumeCmd) Run(cl *cli, d *deps) error {
 	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, true)
 }
 
-// runLoop is run and resume: load, check the environment, lock the run,
-// drive it and report.
+// runLoop is run and resume: load, check the environment, open a session
+// on the run (which locks and loads it), drive it and report.
 func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) error {
 	cfg, err := cl.load(d)
 	if err != nil {
@@ -74,19 +74,22 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 	defer store.Close()
 	root := cl.root(d)
 	branch, commit := gitHead(root)
-	if id, err = cl.runID(d, store, cfg, id, branch, resume); err != nil {
+	if id, err = runID(d, store, cfg, id, branch, resume); err != nil {
 		return err
 	}
-	unlock, err := store.Lock(id)
-	if err != nil {
-		return lockError(id, err)
-	}
-	defer unlock()
-	out, err := runner.Run(d.ctx, runner.Options{
+	s, err := openSession(d, runner.Options{
 		Config: cfg, Root: root, RunID: id, Store: store, Env: d.env.vars, Commit: commit,
 		Progress: newProgress(d.stderr, d.color(), d.now), Version: buildVersion(),
 		MaxIterations: maxIter, Log: d.stderr,
 	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if resume && s.Checkpoint() == nil {
+		return &usageError{fmt.Errorf("no run %q to resume", id)}
+	}
+	out, err := s.Run(d.ctx)
 	if err != nil {
 		return err
 	}
@@ -103,7 +106,7 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 
 // runID picks the run: --run-id, else for resume the latest run, else the
 // id derived from the loop and branch.
-func (cl *cli) runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
+func runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
 	switch {
 	case id != "":
 	case resume:
@@ -121,19 +124,7 @@ func (cl *cli) runID(d *deps, store state.Store, cfg *loop.Config, id, branch st
 	if err := state.ValidRunID(id); err != nil {
 		return "", &usageError{err}
 	}
-	if resume {
-		if _, err := store.Load(d.ctx, id); errors.Is(err, state.ErrNotFound) {
-			return "", &usageError{fmt.Errorf("no run %q to resume", id)}
-		}
-	}
 	return id, nil
-}
-
-func lockError(id string, err error) error {
-	if errors.Is(err, state.ErrLocked) {
-		return &usageError{fmt.Errorf("run %q is in use by another loop-action process; wait for it or cancel it", id)}
-	}
-	return fmt.Errorf("lock run %q: %w", id, err)
 }
 
 // statusCode maps a run's status to the exit code.
