@@ -52,7 +52,7 @@ func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
 
 func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
 	r := Report{
-		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Detail: out.Detail,
+		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Success: out.Success, Detail: out.Detail,
 		Iteration: out.Iteration, MaxIterations: out.MaxIterations, Spend: out.Spend, Verdicts: out.Verdicts,
 		History: history(ctx, s), SummaryURL: j.runURL(),
 	}
