@@ -49,13 +49,11 @@ type deps struct {
 	now    func() time.Time
 }
 
-// cli is the command line. Each command is a struct with a Run method.
+// cli is the command line. Each command is a struct with a Run method;
+// the commands that open a run's store embed storeFlags.
 type cli struct {
 	Config string `short:"c" placeholder:"FILE" help:"Loop config (default: .github/loop.toml, then loop.toml, in the loop root)."`
 	Root   string `short:"C" placeholder:"DIR" default:"." help:"Loop root: run as if started in DIR. Relative --config paths are read from it."`
-	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root) or branch:NAME (a git branch of --remote)."`
-	Remote string `placeholder:"REMOTE" default:"origin" help:"For --state branch:NAME: a git remote of the loop root's repository, or a URL."`
-	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
 
 	Validate validateCmd `cmd:"" help:"Check a loop config and report every problem with file:line:col."`
 	Plan     planCmd     `cmd:"" help:"Show what a run would do: waves, stages, providers, budgets and a cost ceiling. Runs nothing."`
@@ -99,7 +97,6 @@ func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, std
 		kong.Description("Run agent loops on a repository: agents work, the runner measures, a deterministic gate decides, hard budgets stop."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
@@ -174,13 +171,21 @@ func (c *cli) root(d *deps) string {
 	return filepath.Join(d.env.wd, c.Root)
 }
 
+// storeFlags say where runs are checkpointed: the flags of exactly the
+// commands that open a run's store.
+type storeFlags struct {
+	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root) or branch:NAME (a git branch of --remote)."`
+	Remote string `placeholder:"REMOTE" default:"origin" help:"For --state branch:NAME: a git remote of the loop root's repository, or a URL."`
+	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
+}
+
 // store opens the --state store.
-func (c *cli) store(d *deps) (state.Store, error) {
-	token := c.Token
+func (f *storeFlags) store(cl *cli, d *deps) (state.Store, error) {
+	token := f.Token
 	if token == "" {
 		token, _ = d.env.lookup("GITHUB_TOKEN")
 	}
-	s, err := state.OpenStore(d.ctx, c.State, c.root(d), state.RemoteOptions{Remote: c.Remote, Token: token})
+	s, err := state.OpenStore(d.ctx, f.State, cl.root(d), state.RemoteOptions{Remote: f.Remote, Token: token})
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--state: %w", err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/action"
@@ -40,20 +41,28 @@ func TestExitCode(t *testing.T) {
 
 func TestRunHelpAndUsage(t *testing.T) {
 	t.Parallel()
+	const hint = "run 'loop-action --help' for usage"
 	tests := []struct {
-		args []string
-		want int
+		args       []string
+		want       int
+		wantStderr string
 	}{
-		{[]string{"--help"}, exitSuccess},
-		{[]string{"validate", "--help"}, exitSuccess},
-		{[]string{"nope"}, exitUsage},
-		{[]string{}, exitUsage},
+		{[]string{"--help"}, exitSuccess, ""},
+		{[]string{"validate", "--help"}, exitSuccess, ""},
+		{[]string{"nope"}, exitUsage, hint},
+		{[]string{}, exitUsage, hint},
+		// The store flags belong to the commands that open a store.
+		{[]string{"version", "--state=nonsense"}, exitUsage, "unknown flag --state"},
+		{[]string{"--state", "dir:x", "version"}, exitUsage, "unknown flag --state"},
+		{[]string{"gate", "--remote", "origin"}, exitUsage, "unknown flag --remote"},
+		{[]string{"plan", "--token", "t"}, exitUsage, hint},
+		{[]string{"status", "--state=nonsense"}, exitUsage, `--state: state store "nonsense": want dir:PATH or branch:NAME`},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
 		got := run(context.Background(), tt.args, env{lookup: noEnv, wd: t.TempDir()}, nil, &out, &errOut)
-		if got != tt.want {
-			t.Errorf("run %q = %d, want %d\nstdout: %s\nstderr: %s", tt.args, got, tt.want, &out, &errOut)
+		if got != tt.want || !strings.Contains(errOut.String(), tt.wantStderr) {
+			t.Errorf("run %q = %d, want %d with %q\nstdout: %s\nstderr: %s", tt.args, got, tt.want, tt.wantStderr, &out, &errOut)
 		}
 	}
 }

@@ -29,10 +29,11 @@ type rejectCmd struct {
 func (c *rejectCmd) Run(cl *cli, d *deps) error { return c.decide(cl, d, false) }
 
 type reviewDecision struct {
-	Goal   string `arg:"" help:"The goal whose pending review is decided."`
-	RunID  string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	Reason string `placeholder:"TEXT" help:"Why (required to reject)."`
-	By     string `placeholder:"NAME" help:"Who decides (default: $USER)."`
+	storeFlags `embed:""`
+	Goal       string `arg:"" help:"The goal whose pending review is decided."`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	Reason     string `placeholder:"TEXT" help:"Why (required to reject)."`
+	By         string `placeholder:"NAME" help:"Who decides (default: $USER)."`
 }
 
 func (reviewDecision) Help() string {
@@ -61,7 +62,7 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err := hasManual(cfg, r.Goal); err != nil {
 		return &usageError{err}
 	}
-	store, err := cl.store(d)
+	store, err := r.store(cl, d)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 )
 
 type runCmd struct {
+	storeFlags    `embed:""`
 	RunID         string `name:"run-id" placeholder:"ID" help:"Run id (default: <loop>/<git branch>, or <loop>/local)."`
 	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Iteration cap for this run, instead of stop.max_iterations; raising it continues a run stopped by the cap."`
 	JSON          bool   `help:"Print the outcome as JSON on stdout."`
@@ -36,10 +37,11 @@ Example:
 }
 
 func (c *runCmd) Run(cl *cli, d *deps) error {
-	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, false)
+	return cl.runLoop(d, &c.storeFlags, c.RunID, c.MaxIterations, c.JSON, false)
 }
 
 type resumeCmd struct {
+	storeFlags    `embed:""`
 	RunID         string `name:"run-id" placeholder:"ID" help:"Run to resume (default: the most recently updated run)."`
 	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
 	JSON          bool   `help:"Print the outcome as JSON on stdout."`
@@ -54,12 +56,12 @@ Example:
 }
 
 func (c *resumeCmd) Run(cl *cli, d *deps) error {
-	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, true)
+	return cl.runLoop(d, &c.storeFlags, c.RunID, c.MaxIterations, c.JSON, true)
 }
 
 // runLoop is run and resume: load, check the environment, open a session
 // on the run (which locks and loads it), drive it and report.
-func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) error {
+func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, resume bool) error {
 	cfg, err := cl.load(d)
 	if err != nil {
 		return err
@@ -67,7 +69,7 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 	if ds := cfg.CheckEnv(d.env.lookup, loop.Error); ds.HasErrors() {
 		return &loop.ConfigError{Diagnostics: ds}
 	}
-	store, err := cl.store(d)
+	store, err := sf.store(cl, d)
 	if err != nil {
 		return err
 	}

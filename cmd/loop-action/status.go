@@ -9,8 +9,9 @@ import (
 )
 
 type statusCmd struct {
-	RunID string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
-	JSON  bool   `help:"Print the checkpoint as JSON."`
+	storeFlags `embed:""`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
+	JSON       bool   `help:"Print the checkpoint as JSON."`
 }
 
 func (statusCmd) Help() string {
@@ -27,7 +28,7 @@ Example:
 // Run shows the run by its last checkpoint, without holding it: a run in
 // progress in another process can be looked at.
 func (c *statusCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := cl.openRun(d, c.RunID)
+	store, cp, err := c.openRun(cl, d, c.RunID)
 	if err != nil {
 		return err
 	}
@@ -46,8 +47,8 @@ func (c *statusCmd) Run(cl *cli, d *deps) error {
 
 // openRun opens the store and loads the run named, or the latest one, for
 // the commands that read a run without holding it (status, ledger, export).
-func (cl *cli) openRun(d *deps, id string) (state.Store, *state.Checkpoint, error) {
-	store, err := cl.store(d)
+func (f *storeFlags) openRun(cl *cli, d *deps, id string) (state.Store, *state.Checkpoint, error) {
+	store, err := f.store(cl, d)
 	if err != nil {
 		return nil, nil, err
 	}
