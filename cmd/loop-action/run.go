@@ -95,6 +95,12 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 	if err != nil {
 		return err
 	}
+	return printOutcome(d, cfg, out, asJSON)
+}
+
+// printOutcome prints how the run stands and returns its exit code.
+func printOutcome(d *deps, cfg *loop.Config, out runner.Outcome, asJSON bool) error {
+	var err error
 	if asJSON {
 		err = writeJSON(d, out)
 	} else {
