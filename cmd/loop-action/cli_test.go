@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,33 @@ func TestRunHelpAndUsage(t *testing.T) {
 		if got != tt.want || !strings.Contains(errOut.String(), tt.wantStderr) {
 			t.Errorf("run %q = %d, want %d with %q\nstdout: %s\nstderr: %s", tt.args, got, tt.want, tt.wantStderr, &out, &errOut)
 		}
+	}
+}
+
+// TestReviewWaitsForTheLock: review decides under the run's lock, as run
+// and resume do: while another process holds the run it fails with exit 2
+// and records nothing.
+func TestReviewWaitsForTheLock(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	config := "name = \"reviewed\"\n[stop]\nmax_iterations = 1\n[providers.a]\ncommand = [\"true\"]\n" +
+		"[[node]]\nname = \"fixer\"\nprovider = \"a\"\ngoals = [\"ship\"]\n" +
+		"[[goal]]\nname = \"ship\"\n  [[goal.check]]\n  type = \"manual\"\n"
+	if err := os.WriteFile(filepath.Join(root, "loop.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.OpenDir(filepath.Join(root, ".loop", "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := store.Lock("reviewed/local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"review", "approve", "ship", "--run-id", "reviewed/local"}, env{lookup: noEnv, wd: root}, nil, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), `run "reviewed/local" is in use by another loop-action process`) {
+		t.Errorf("review of a held run = %d, want %d\nstdout: %s\nstderr: %s", code, exitUsage, &out, &errOut)
 	}
 }
