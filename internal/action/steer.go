@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/gate"
@@ -47,13 +46,6 @@ func (j *job) catchUp(ctx context.Context, s *session, pr github.PR) (steer, err
 		s.run.HandledComment(c.ID)
 	}
 	return cu.st, s.run.Commit(ctx)
-}
-
-func (j *job) now() time.Time {
-	if j.env.Now != nil {
-		return j.env.Now()
-	}
-	return time.Now()
 }
 
 // errEdited refuses an edited comment: what it says now is not what was
