@@ -23,6 +23,8 @@ import (
 // not the one the loop root holds now. r.By says who decided.
 func (s *Session) Decide(r Review) (gate.Decision, error) {
 	switch {
+	case s.ran:
+		return gate.Decision{}, s.afterRun()
 	case s.cp == nil:
 		return gate.Decision{}, fmt.Errorf("run %q has not measured anything yet: there is no review to decide", s.opts.RunID)
 	case r.By == "":
@@ -52,6 +54,8 @@ func (s *Session) Decide(r Review) (gate.Decision, error) {
 // Stop cancels a run that is not over: a quiet stop, resumable later.
 func (s *Session) Stop(why string) error {
 	switch {
+	case s.ran:
+		return s.afterRun()
 	case s.cp == nil:
 		return fmt.Errorf("run %q has not started: there is nothing to stop", s.opts.RunID)
 	case s.cp.Status.Terminal():
@@ -65,13 +69,19 @@ func (s *Session) Stop(why string) error {
 
 // HandledComment records that the action has handled the pull-request
 // comments up to id, so that the next job starts after it. A run without
-// a checkpoint keeps no such mark.
+// a checkpoint keeps no such mark, and neither does a session that has run.
 func (s *Session) HandledComment(id int64) {
-	if s.cp == nil || id <= s.cp.LastCommentID {
+	if s.ran || s.cp == nil || id <= s.cp.LastCommentID {
 		return
 	}
 	s.cp.LastCommentID = id
 	s.changed = true
+}
+
+// afterRun refuses an amendment once the session has run: amendments
+// come before the run, which saves its own checkpoints.
+func (s *Session) afterRun() error {
+	return fmt.Errorf("runner: run %q was run in this session: amend it before running it", s.opts.RunID)
 }
 
 // NewGeneration has Run start the run afresh even though it has a

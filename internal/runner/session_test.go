@@ -101,6 +101,9 @@ func TestSessionLoadsOnce(t *testing.T) {
 	if _, err := s.Run(context.Background()); err == nil {
 		t.Error("a session ran its run twice")
 	}
+	if _, err := s.Decide(Review{Approve: true, By: "alice"}); err == nil {
+		t.Error("a session amended its run after running it")
+	}
 }
 
 // TestSessionReleasesTheRun: Close lets the next process take the run, and
