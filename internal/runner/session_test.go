@@ -101,9 +101,7 @@ func TestSessionLoadsOnce(t *testing.T) {
 	if _, err := s.Run(context.Background()); err == nil {
 		t.Error("a session ran its run twice")
 	}
-	if _, err := s.Decide(Review{Approve: true, By: "alice"}); err == nil {
-		t.Error("a session amended its run after running it")
-	}
+
 }
 
 // TestSessionReleasesTheRun: Close lets the next process take the run, and
@@ -256,5 +254,27 @@ func TestAmendmentsWithoutARun(t *testing.T) {
 	}
 	if out := OutcomeOf(cp); out.Ran || out.Status != state.Cancelled || out.RunID != h.opts.RunID {
 		t.Errorf("OutcomeOf: %+v", out)
+	}
+}
+
+// TestNoAmendmentAfterRun: once a session has run, its run saves its own
+// checkpoints; a decision then is refused, even on a review the run has
+// just asked for.
+func TestNoAmendmentAfterRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, reviewed, map[string]Provider{"a": touch("page.html", 10)})
+	s, err := Open(context.Background(), h.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if out, err := s.Run(context.Background()); err != nil || out.Status != state.AwaitingReview {
+		t.Fatalf("run: %v, %s", err, out.Status)
+	}
+	if _, err := s.Decide(Review{Approve: true, By: "alice"}); err == nil || !strings.Contains(err.Error(), "amend it before running it") {
+		t.Errorf("a decision after the run: %v", err)
+	}
+	if err := s.Stop("late"); err == nil {
+		t.Error("a stop after the run was taken")
 	}
 }
