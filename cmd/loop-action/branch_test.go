@@ -127,14 +127,14 @@ func TestBranchResumeAfterTheCap(t *testing.T) {
 	bin := buildLoopAction(t)
 	origin := originRepo(t)
 	a := shallowClone(t, origin)
-	if code := runLoopAction(t, bin, a, "--state", "branch:loop-state", "run", "--max-iterations", "2"); code != exitUnsuccessful {
+	if code := runLoopAction(t, bin, a, "run", "--state", "branch:loop-state", "--max-iterations", "2"); code != exitUnsuccessful {
 		t.Fatalf("run in clone A exited %d, want 1 (iteration-cap)", code)
 	}
 	b := shallowClone(t, origin)
 	if _, err := os.Stat(filepath.Join(b, "early.txt")); err == nil {
 		t.Fatal("clone B has early.txt before the resume")
 	}
-	if code := runLoopAction(t, bin, b, "--state", "branch:loop-state", "run", "--max-iterations", "5"); code != exitSuccess {
+	if code := runLoopAction(t, bin, b, "run", "--state", "branch:loop-state", "--max-iterations", "5"); code != exitSuccess {
 		t.Fatalf("run in clone B exited %d, want 0", code)
 	}
 	if got := readFile(t, filepath.Join(b, "early.txt")); got != "written by iteration 1\n" {
@@ -156,7 +156,7 @@ func TestBranchResumeAfterAKill(t *testing.T) {
 	bin := buildLoopAction(t)
 	origin := originRepo(t)
 	a := shallowClone(t, origin)
-	cmd := loopActionCmd(bin, a, "--state", "branch:loop-state", "run")
+	cmd := loopActionCmd(bin, a, "run", "--state", "branch:loop-state")
 	cmd.Env = append(cmd.Env, "AGENT_SLEEP=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -176,7 +176,7 @@ func TestBranchResumeAfterAKill(t *testing.T) {
 	waitForOrphans(t, a)
 
 	b := shallowClone(t, origin)
-	if code := runLoopAction(t, bin, b, "--state", "branch:loop-state", "resume"); code != exitSuccess {
+	if code := runLoopAction(t, bin, b, "resume", "--state", "branch:loop-state"); code != exitSuccess {
 		t.Fatalf("resume in clone B exited %d, want 0\n%s", code, &out)
 	}
 	if got := readFile(t, filepath.Join(b, "early.txt")); got != "written by iteration 1\n" {

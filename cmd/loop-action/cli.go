@@ -14,6 +14,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -48,13 +49,11 @@ type deps struct {
 	now    func() time.Time
 }
 
-// cli is the command line. Each command is a struct with a Run method.
+// cli is the command line. Each command is a struct with a Run method;
+// the commands that open a run's store embed storeFlags.
 type cli struct {
 	Config string `short:"c" placeholder:"FILE" help:"Loop config (default: .github/loop.toml, then loop.toml, in the loop root)."`
 	Root   string `short:"C" placeholder:"DIR" default:"." help:"Loop root: run as if started in DIR. Relative --config paths are read from it."`
-	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root) or branch:NAME (a git branch of --remote)."`
-	Remote string `placeholder:"REMOTE" default:"origin" help:"For --state branch:NAME: a git remote of the loop root's repository, or a URL."`
-	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
 
 	Validate validateCmd `cmd:"" help:"Check a loop config and report every problem with file:line:col."`
 	Plan     planCmd     `cmd:"" help:"Show what a run would do: waves, stages, providers, budgets and a cost ceiling. Runs nothing."`
@@ -62,7 +61,7 @@ type cli struct {
 	Run      runCmd      `cmd:"" help:"Run the loop (or resume it) until success, a stop rule, or a pause for review."`
 	Resume   resumeCmd   `cmd:"" help:"Continue a run from its checkpoint (the latest when no --run-id)."`
 	Status   statusCmd   `cmd:"" help:"Show where a run stands: status, iterations, spend, goals, pending reviews."`
-	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's manual review, bound to the current workspace."`
+	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's pending review, bound to the snapshot under review."`
 	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
@@ -98,7 +97,6 @@ func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, std
 		kong.Description("Run agent loops on a repository: agents work, the runner measures, a deterministic gate decides, hard budgets stop."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
@@ -173,17 +171,36 @@ func (c *cli) root(d *deps) string {
 	return filepath.Join(d.env.wd, c.Root)
 }
 
+// storeFlags say where runs are checkpointed: the flags of exactly the
+// commands that open a run's store.
+type storeFlags struct {
+	State  string `placeholder:"STORE" default:"dir:.loop/state" help:"Where runs are checkpointed: dir:PATH (relative to the loop root) or branch:NAME (a git branch of --remote)."`
+	Remote string `placeholder:"REMOTE" default:"origin" help:"For --state branch:NAME: a git remote of the loop root's repository, or a URL."`
+	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
+}
+
 // store opens the --state store.
-func (c *cli) store(d *deps) (state.Store, error) {
-	token := c.Token
+func (f *storeFlags) store(cl *cli, d *deps) (state.Store, error) {
+	token := f.Token
 	if token == "" {
 		token, _ = d.env.lookup("GITHUB_TOKEN")
 	}
-	s, err := state.OpenStore(d.ctx, c.State, c.root(d), state.RemoteOptions{Remote: c.Remote, Token: token})
+	s, err := state.OpenStore(d.ctx, f.State, cl.root(d), state.RemoteOptions{Remote: f.Remote, Token: token})
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--state: %w", err)}
 	}
 	return s, nil
+}
+
+// openSession holds a run through a runner session: the CLI's one way to
+// lock, load, amend or run it. A run another process holds is a usage
+// error.
+func openSession(d *deps, opts runner.Options) (*runner.Session, error) {
+	s, err := runner.Open(d.ctx, opts)
+	if errors.Is(err, runner.ErrInUse) {
+		return nil, &usageError{err}
+	}
+	return s, err
 }
 
 // load finds and loads the loop config. Diagnostics name the file as the

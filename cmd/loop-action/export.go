@@ -8,8 +8,9 @@ import (
 )
 
 type exportCmd struct {
-	RunID string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	Out   string `placeholder:"DIR" help:"Parent directory of the export (default: .loop/export in the loop root)."`
+	storeFlags `embed:""`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	Out        string `placeholder:"DIR" help:"Parent directory of the export (default: .loop/export in the loop root)."`
 }
 
 func (exportCmd) Help() string {
@@ -26,7 +27,7 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
-	store, cp, err := cl.openRun(d, c.RunID)
+	store, cp, err := c.openRun(cl, d, c.RunID)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
 package main
 
 type ledgerCmd struct {
-	RunID string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	JSON  bool   `help:"Print the typed events, one JSON object per line."`
+	storeFlags `embed:""`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	JSON       bool   `help:"Print the typed events, one JSON object per line."`
 }
 
 func (ledgerCmd) Help() string {
@@ -15,7 +16,7 @@ Example:
 }
 
 func (c *ledgerCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := cl.openRun(d, c.RunID)
+	store, cp, err := c.openRun(cl, d, c.RunID)
 	if err != nil {
 		return err
 	}

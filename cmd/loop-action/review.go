@@ -9,13 +9,12 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
-	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 type reviewCmd struct {
-	Approve approveCmd `cmd:"" help:"Approve a goal's manual review for the workspace as it is now."`
-	Reject  rejectCmd  `cmd:"" help:"Reject a goal's manual review, with a reason the builders will see."`
+	Approve approveCmd `cmd:"" help:"Approve a goal's pending review: binds to the snapshot under review, the workspace the run paused on."`
+	Reject  rejectCmd  `cmd:"" help:"Reject a goal's pending review, with a reason the builders will see; binds to the snapshot under review."`
 }
 
 type approveCmd struct {
@@ -31,22 +30,28 @@ type rejectCmd struct {
 func (c *rejectCmd) Run(cl *cli, d *deps) error { return c.decide(cl, d, false) }
 
 type reviewDecision struct {
-	Goal   string `arg:"" help:"The goal whose manual checks are decided."`
-	RunID  string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	Reason string `placeholder:"TEXT" help:"Why (required to reject)."`
-	By     string `placeholder:"NAME" help:"Who decides (default: $USER)."`
+	storeFlags `embed:""`
+	Goal       string `arg:"" help:"The goal whose pending review is decided."`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	Reason     string `placeholder:"TEXT" help:"Why (required to reject)."`
+	By         string `placeholder:"NAME" help:"Who decides (default: $USER)."`
 }
 
 func (reviewDecision) Help() string {
-	return `Records a decision bound to the current workspace snapshot: any later change
-to the workspace re-opens the review. Then resume the run.
+	return `Decides the review the run is waiting for: the goal must have a review
+pending (loop-action status lists them). The decision binds to the snapshot
+under review — the workspace the run measured when it paused, not the files
+as they are now — so a workspace changed since re-opens the review when the
+run resumes. Then resume the run. Without a pending review of the goal it
+fails with exit 2.
 
 Example:
   loop-action review approve ui-approved
   loop-action review reject ui-approved --reason "the header overlaps on mobile"`
 }
 
-// decide records the decision on the run's checkpoint.
+// decide records the decision in a session on the run, under the review
+// rule the action applies too (runner.Session.Decide).
 func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if !approve && r.Reason == "" {
 		return &usageError{errors.New("a rejection needs --reason: the builders are told why")}
@@ -58,33 +63,31 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err := hasManual(cfg, r.Goal); err != nil {
 		return &usageError{err}
 	}
-	store, cp, err := cl.openRun(d, r.RunID)
+	store, err := r.store(cl, d)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	unlock, err := store.Lock(cp.RunID)
+	id, err := namedRun(d, store, r.RunID)
 	if err != nil {
-		return lockError(cp.RunID, err)
-	}
-	defer unlock()
-	if cp, err = store.Load(d.ctx, cp.RunID); err != nil { // again, under the lock
 		return err
 	}
-	if cp.Snapshot == "" {
-		return &usageError{fmt.Errorf("run %q has measured no workspace yet: there is nothing to review", cp.RunID)}
-	}
-	// The decision binds to the snapshot under review: the one the run
-	// measured when it paused. If the workspace has changed since, resume
-	// re-opens the review for the new one.
-	dec := gate.Decision{Goal: r.Goal, Approved: approve, By: r.by(d), Reason: r.Reason, Snapshot: cp.Snapshot}
-	if err := record(d, store, cp, dec); err != nil {
+	s, err := openSession(d, runner.Options{Config: cfg, Root: cl.root(d), RunID: id, Store: store, Env: d.env.vars, Now: d.now})
+	if err != nil {
 		return err
 	}
-	if now, err := workspace.NewHasher(cl.root(d)).Snapshot(); err == nil && string(now) != cp.Snapshot {
-		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", phrase.Short(cp.Snapshot))
+	defer s.Close()
+	if s.Checkpoint() == nil {
+		return &usageError{fmt.Errorf("no run %q", id)}
 	}
-	return nil
+	dec, err := s.Decide(runner.Review{Goal: r.Goal, Approve: approve, By: r.by(d), Reason: r.Reason})
+	if err != nil {
+		return &usageError{fmt.Errorf("run %q: %w", id, err)}
+	}
+	if err := s.Commit(d.ctx); err != nil {
+		return err
+	}
+	return r.report(cl, d, id, dec)
 }
 
 func (r *reviewDecision) by(d *deps) string {
@@ -109,18 +112,19 @@ func hasManual(cfg *loop.Config, goal string) error {
 	return nil
 }
 
-// record appends the decision to the run and commits it with its event.
-func record(d *deps, store state.Store, cp *state.Checkpoint, dec gate.Decision) error {
-	a := runner.Amend(cp, d.now)
-	a.Decide(dec)
-	if err := a.Commit(d.ctx, store); err != nil {
-		return err
-	}
+// report says what was recorded, and whether the workspace has moved on
+// from the snapshot the decision binds to.
+func (r *reviewDecision) report(cl *cli, d *deps, id string, dec gate.Decision) error {
 	verdict := "rejected"
 	if dec.Approved {
 		verdict = "approved"
 	}
-	_, err := fmt.Fprintf(d.stdout, "goal %s %s by %s for snapshot %s; run loop-action resume --run-id %s\n",
-		dec.Goal, verdict, dec.By, phrase.Short(dec.Snapshot), cp.RunID)
-	return err
+	if _, err := fmt.Fprintf(d.stdout, "goal %s %s by %s for snapshot %s; run loop-action resume --run-id %s\n",
+		dec.Goal, verdict, dec.By, phrase.Short(dec.Snapshot), id); err != nil {
+		return err
+	}
+	if now, err := workspace.NewHasher(cl.root(d)).Snapshot(); err == nil && string(now) != dec.Snapshot {
+		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", phrase.Short(dec.Snapshot))
+	}
+	return nil
 }

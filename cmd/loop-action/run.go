@@ -16,6 +16,7 @@ import (
 )
 
 type runCmd struct {
+	storeFlags    `embed:""`
 	RunID         string `name:"run-id" placeholder:"ID" help:"Run id (default: <loop>/<git branch>, or <loop>/local)."`
 	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Iteration cap for this run, instead of stop.max_iterations; raising it continues a run stopped by the cap."`
 	JSON          bool   `help:"Print the outcome as JSON on stdout."`
@@ -36,10 +37,11 @@ Example:
 }
 
 func (c *runCmd) Run(cl *cli, d *deps) error {
-	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, false)
+	return cl.runLoop(d, &c.storeFlags, c.RunID, c.MaxIterations, c.JSON, false)
 }
 
 type resumeCmd struct {
+	storeFlags    `embed:""`
 	RunID         string `name:"run-id" placeholder:"ID" help:"Run to resume (default: the most recently updated run)."`
 	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
 	JSON          bool   `help:"Print the outcome as JSON on stdout."`
@@ -54,12 +56,12 @@ Example:
 }
 
 func (c *resumeCmd) Run(cl *cli, d *deps) error {
-	return cl.runLoop(d, c.RunID, c.MaxIterations, c.JSON, true)
+	return cl.runLoop(d, &c.storeFlags, c.RunID, c.MaxIterations, c.JSON, true)
 }
 
-// runLoop is run and resume: load, check the environment, lock the run,
-// drive it and report.
-func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) error {
+// runLoop is run and resume: load, check the environment, open a session
+// on the run (which locks and loads it), drive it and report.
+func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, resume bool) error {
 	cfg, err := cl.load(d)
 	if err != nil {
 		return err
@@ -67,22 +69,17 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 	if ds := cfg.CheckEnv(d.env.lookup, loop.Error); ds.HasErrors() {
 		return &loop.ConfigError{Diagnostics: ds}
 	}
-	store, err := cl.store(d)
+	store, err := sf.store(cl, d)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	root := cl.root(d)
 	branch, commit := gitHead(root)
-	if id, err = cl.runID(d, store, cfg, id, branch, resume); err != nil {
+	if id, err = runID(d, store, cfg, id, branch, resume); err != nil {
 		return err
 	}
-	unlock, err := store.Lock(id)
-	if err != nil {
-		return lockError(id, err)
-	}
-	defer unlock()
-	out, err := runner.Run(d.ctx, runner.Options{
+	s, err := openSession(d, runner.Options{
 		Config: cfg, Root: root, RunID: id, Store: store, Env: d.env.vars, Commit: commit,
 		Progress: newProgress(d.stderr, d.color(), d.now), Version: buildVersion(),
 		MaxIterations: maxIter, Log: d.stderr,
@@ -90,6 +87,20 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 	if err != nil {
 		return err
 	}
+	defer s.Close()
+	if resume && s.Checkpoint() == nil {
+		return &usageError{fmt.Errorf("no run %q to resume", id)}
+	}
+	out, err := s.Run(d.ctx)
+	if err != nil {
+		return err
+	}
+	return printOutcome(d, cfg, out, asJSON)
+}
+
+// printOutcome prints how the run stands and returns its exit code.
+func printOutcome(d *deps, cfg *loop.Config, out runner.Outcome, asJSON bool) error {
+	var err error
 	if asJSON {
 		err = writeJSON(d, out)
 	} else {
@@ -103,7 +114,7 @@ func (cl *cli) runLoop(d *deps, id string, maxIter int, asJSON, resume bool) err
 
 // runID picks the run: --run-id, else for resume the latest run, else the
 // id derived from the loop and branch.
-func (cl *cli) runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
+func runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
 	switch {
 	case id != "":
 	case resume:
@@ -121,19 +132,7 @@ func (cl *cli) runID(d *deps, store state.Store, cfg *loop.Config, id, branch st
 	if err := state.ValidRunID(id); err != nil {
 		return "", &usageError{err}
 	}
-	if resume {
-		if _, err := store.Load(d.ctx, id); errors.Is(err, state.ErrNotFound) {
-			return "", &usageError{fmt.Errorf("no run %q to resume", id)}
-		}
-	}
 	return id, nil
-}
-
-func lockError(id string, err error) error {
-	if errors.Is(err, state.ErrLocked) {
-		return &usageError{fmt.Errorf("run %q is in use by another loop-action process; wait for it or cancel it", id)}
-	}
-	return fmt.Errorf("lock run %q: %w", id, err)
 }
 
 // statusCode maps a run's status to the exit code.

@@ -30,7 +30,7 @@ func TestStateBranchRefused(t *testing.T) {
 			clone := shallowClone(t, origin)
 			var stdout, stderr bytes.Buffer
 			e := env{lookup: func(string) (string, bool) { return "", false }, vars: []string{"PATH=" + os.Getenv("PATH")}, wd: clone}
-			code := run(context.Background(), []string{"--state", tt.spec, "run"}, e, nil, &stdout, &stderr)
+			code := run(context.Background(), []string{"run", "--state", tt.spec}, e, nil, &stdout, &stderr)
 			if code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
 				t.Errorf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, exitUsage, tt.want, &stdout, &stderr)
 			}

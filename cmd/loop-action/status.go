@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
 type statusCmd struct {
-	RunID string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
-	JSON  bool   `help:"Print the checkpoint as JSON."`
+	storeFlags `embed:""`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
+	JSON       bool   `help:"Print the checkpoint as JSON."`
 }
 
 func (statusCmd) Help() string {
@@ -23,30 +25,34 @@ Example:
   loop-action status --run-id quickstart/local --json`
 }
 
+// Run shows the run by its last checkpoint, without holding it: a run in
+// progress in another process can be looked at.
 func (c *statusCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := cl.openRun(d, c.RunID)
+	store, cp, err := c.openRun(cl, d, c.RunID)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	out := runner.OutcomeOf(cp)
 	if c.JSON {
 		err = writeJSON(d, cp)
 	} else {
-		err = writeStatus(d, cp)
+		err = writeStatus(d, cp, out)
 	}
 	if err != nil {
 		return err
 	}
-	return exitCodeError(statusCode(cp.Status))
+	return exitCodeError(statusCode(out.Status))
 }
 
-// openRun opens the store and loads the run named, or the latest one.
-func (cl *cli) openRun(d *deps, id string) (state.Store, *state.Checkpoint, error) {
-	store, err := cl.store(d)
+// openRun opens the store and loads the run named, or the latest one, for
+// the commands that read a run without holding it (status, ledger, export).
+func (f *storeFlags) openRun(cl *cli, d *deps, id string) (state.Store, *state.Checkpoint, error) {
+	store, err := f.store(cl, d)
 	if err != nil {
 		return nil, nil, err
 	}
-	cp, err := cl.checkpoint(d, store, id)
+	cp, err := loadRun(d, store, id)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -54,20 +60,11 @@ func (cl *cli) openRun(d *deps, id string) (state.Store, *state.Checkpoint, erro
 	return store, cp, nil
 }
 
-// checkpoint loads the run named, or the latest one.
-func (cl *cli) checkpoint(d *deps, store state.Store, id string) (*state.Checkpoint, error) {
-	if id == "" {
-		latest, err := store.Latest(d.ctx)
-		if errors.Is(err, state.ErrNotFound) {
-			return nil, &usageError{errors.New("no runs yet: start one with loop-action run")}
-		}
-		if err != nil {
-			return nil, err
-		}
-		id = latest
-	}
-	if err := state.ValidRunID(id); err != nil {
-		return nil, &usageError{err}
+// loadRun loads the run named, or the latest one.
+func loadRun(d *deps, store state.Store, id string) (*state.Checkpoint, error) {
+	id, err := namedRun(d, store, id)
+	if err != nil {
+		return nil, err
 	}
 	cp, err := store.Load(d.ctx, id)
 	if errors.Is(err, state.ErrNotFound) {
@@ -76,7 +73,25 @@ func (cl *cli) checkpoint(d *deps, store state.Store, id string) (*state.Checkpo
 	return cp, err
 }
 
-func writeStatus(d *deps, cp *state.Checkpoint) error {
+// namedRun is the run id given, or else the latest run's.
+func namedRun(d *deps, store state.Store, id string) (string, error) {
+	if id == "" {
+		latest, err := store.Latest(d.ctx)
+		if errors.Is(err, state.ErrNotFound) {
+			return "", &usageError{errors.New("no runs yet: start one with loop-action run")}
+		}
+		if err != nil {
+			return "", err
+		}
+		id = latest
+	}
+	if err := state.ValidRunID(id); err != nil {
+		return "", &usageError{err}
+	}
+	return id, nil
+}
+
+func writeStatus(d *deps, cp *state.Checkpoint, out runner.Outcome) error {
 	p := &printer{w: d.stdout}
 	p.f("run %s (loop %q, %s)\n", cp.RunID, cp.Loop, cp.ConfigFile)
 	p.f("  status: %s after %d of %d iterations\n", cp.Status, cp.Iteration, cp.MaxIterations)
@@ -87,7 +102,7 @@ func writeStatus(d *deps, cp *state.Checkpoint) error {
 	p.f("  stale iterations: %d; node failures: %d\n", cp.Stale, cp.NodeFailures)
 	p.f("  started %s, updated %s\n\n", cp.StartedAt.Format("2006-01-02 15:04:05Z07:00"), cp.UpdatedAt.Format("2006-01-02 15:04:05Z07:00"))
 	if p.err == nil {
-		p.err = gateView{Success: cp.Status == state.Success, AwaitingReview: cp.Status == state.AwaitingReview, Goals: cp.Verdicts}.write(d.stdout)
+		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(d.stdout)
 	}
 	writeReviews(p, cp.RunID, cp.Verdicts)
 	return p.err

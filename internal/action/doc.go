@@ -4,6 +4,10 @@
 // reports through PR comments, commit statuses, the job summary,
 // annotations, outputs and the artifact service.
 //
+// It holds a run only through a runner.Session — one lock and one load of
+// the checkpoint per job, under which comments are handled and the loop
+// runs — and decides reviews by the runner's review rule.
+//
 // It never decides whether a goal is met — the gate does — and never treats
 // a comment's text as anything but data: a command counts only where people
 // reading the comment see it, unedited, from someone allowed, answering the

@@ -69,7 +69,7 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.store.Close()
+	defer s.close()
 	pr := github.PR{Number: n, HeadSHA: head}
 	if _, err := j.catchUp(ctx, s, pr); err != nil {
 		return err
@@ -131,7 +131,7 @@ func (j *job) issueComment(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.store.Close()
+	defer s.close()
 	st, err := j.catchUp(ctx, s, pr)
 	switch {
 	case err != nil:
@@ -170,6 +170,6 @@ func (j *job) branch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.store.Close()
+	defer s.close()
 	return j.runAndReport(ctx, s)
 }

@@ -3,10 +3,8 @@ package action
 import (
 	"context"
 
-	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
-	"github.com/loop-action/loop-action/internal/state"
 )
 
 // forkNotice is what a fork's pull request is told.
@@ -14,7 +12,9 @@ const forkNotice = "This pull request comes from a fork: it runs with a read-onl
 	"so loop-action evaluated the gate on its code only. No agent ran and no state was saved."
 
 // gateOnly evaluates the gate on a fork's code: no agent, no state, no
-// comment (the token is read-only); the job summary and outputs say so.
+// comment (the token is read-only). The outcome is runner.GateOnly, whose
+// success says whether the gate holds; the job summary and the outputs
+// (stop-reason gate-only, no run id) say so.
 //
 // The checks run the fork's code: like the runner's, they never see the
 // job's file commands, which are put back before anything is reported.
@@ -23,12 +23,9 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
 	if err != nil {
 		return err
 	}
-	out := runner.Outcome{RunID: "gate-only", Status: state.Status("gate-only: not successful"), Verdicts: verdicts}
-	if gate.OverallSuccess(cfg, verdicts) {
-		out.Status, out.Success = state.Status("gate-only: success"), true
-	}
+	out := runner.GateOnlyOutcome(cfg, verdicts)
 	s := &session{cfg: cfg}
-	r := Report{Loop: cfg.Name, RunID: "gate-only", Status: out.Status, Verdicts: verdicts, Notice: forkNotice, SummaryURL: j.runURL()}
+	r := Report{Loop: cfg.Name, Status: out.Status, Success: out.Success, Verdicts: verdicts, Notice: forkNotice, SummaryURL: j.runURL()}
 	j.a.Noticef("%s", forkNotice)
 	j.summary(r)
 	j.annotate(s, verdicts)

@@ -56,6 +56,11 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report) {
 			export = filepath.ToSlash(rel)
 		}
 	}
+	summary := fmt.Sprintf("loop %s: %s after %d of %d iterations; %d of %d blocking goals satisfied",
+		s.cfg.Name, out.Status, out.Iteration, out.MaxIterations, satisfied, blocking)
+	if out.Status == runner.GateOnly {
+		summary = fmt.Sprintf("loop %s: %s; %d of %d blocking goals satisfied", s.cfg.Name, r.title(), satisfied, blocking)
+	}
 	for _, o := range [][2]string{
 		{"success", fmt.Sprint(out.Success)},
 		{"stop-reason", string(out.Status)},
@@ -65,8 +70,7 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report) {
 		{"cost-usd", fmt.Sprintf("%.4f", out.Spend.CostUSD)},
 		{"export-path", export},
 		{"artifact-url", r.ArtifactURL},
-		{"summary", fmt.Sprintf("loop %s: %s after %d of %d iterations; %d of %d blocking goals satisfied",
-			s.cfg.Name, out.Status, out.Iteration, out.MaxIterations, satisfied, blocking)},
+		{"summary", summary},
 	} {
 		j.output(o[0], o[1])
 	}

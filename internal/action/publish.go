@@ -40,20 +40,19 @@ func (j *job) report(ctx context.Context, s *session, out runner.Outcome, evs []
 	return nil
 }
 
-// reportCheckpoint reports a run from its checkpoint (/loop status, stop).
+// reportCheckpoint reports a run from the session's checkpoint, amendments
+// included (/loop status, stop), without running it.
 func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
-	cp, err := s.checkpoint(ctx)
-	if err != nil || cp == nil {
-		return err
+	cp := s.run.Checkpoint()
+	if cp == nil {
+		return nil
 	}
-	out := runner.Outcome{RunID: cp.RunID, Status: cp.Status, Success: cp.Status == state.Success, Detail: cp.StopDetail,
-		Iteration: cp.Iteration, MaxIterations: cp.MaxIterations, Spend: cp.Spend, Verdicts: cp.Verdicts}
-	return j.report(ctx, s, out, nil, true)
+	return j.report(ctx, s, runner.OutcomeOf(cp), nil, true)
 }
 
 func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
 	r := Report{
-		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Detail: out.Detail,
+		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Success: out.Success, Detail: out.Detail,
 		Iteration: out.Iteration, MaxIterations: out.MaxIterations, Spend: out.Spend, Verdicts: out.Verdicts,
 		History: history(ctx, s), SummaryURL: j.runURL(),
 	}

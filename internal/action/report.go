@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -21,6 +22,7 @@ type Report struct {
 	Loop          string
 	RunID         string
 	Status        state.Status
+	Success       bool // the gate's overall success; what a gate-only report shows
 	Detail        string
 	Iteration     int
 	MaxIterations int
@@ -57,9 +59,12 @@ func (r Report) Markdown(limit int) string {
 }
 
 func (r Report) header(b *strings.Builder) {
-	fmt.Fprintf(b, "## %s loop `%s`: %s\n\n", statusIcon(r.Status), r.Loop, r.Status)
+	fmt.Fprintf(b, "## %s loop `%s`: %s\n\n", r.icon(), r.Loop, r.title())
 	if r.Notice != "" {
 		fmt.Fprintf(b, "> [!NOTE]\n> %s\n\n", r.Notice)
+	}
+	if r.Status == runner.GateOnly { // no run: no iterations, no spend
+		return
 	}
 	if r.Detail != "" {
 		fmt.Fprintf(b, "%s\n\n", codeSpan(r.Detail, maxEvidence))
@@ -72,13 +77,32 @@ func (r Report) header(b *strings.Builder) {
 		r.RunID, r.Iteration, r.MaxIterations, r.Spend.Tokens, est, r.Spend.CostUSD, r.Spend.WallClock.Round(1e9))
 }
 
-func statusIcon(s state.Status) string {
+// title is how the run stands: its status, or for a gate-only evaluation
+// whether the gate holds.
+func (r Report) title() string {
 	switch {
-	case s == state.Success, strings.HasSuffix(string(s), ": success"):
+	case r.Status != runner.GateOnly:
+		return string(r.Status)
+	case r.Success:
+		return "gate-only, the gate holds"
+	}
+	return "gate-only, the gate does not hold"
+}
+
+func (r Report) icon() string {
+	if r.Status == runner.GateOnly && r.Success {
 		return "✅"
-	case s == state.AwaitingReview:
+	}
+	return statusIcon(r.Status)
+}
+
+func statusIcon(s state.Status) string {
+	switch s {
+	case state.Success:
+		return "✅"
+	case state.AwaitingReview:
 		return "⏸"
-	case s == state.Running:
+	case state.Running:
 		return "🔄"
 	}
 	return "❌"

@@ -14,14 +14,18 @@ import (
 	"github.com/loop-action/loop-action/internal/state"
 )
 
-// session is the run a job works on.
+// session is the run a job works on, held through a runner session from
+// open to close: the run's lock is taken and its checkpoint loaded (and
+// its decisions verified) once, before any comment is handled.
 type session struct {
 	cfg   *loop.Config
 	store state.Store
+	run   *runner.Session
 	runID string
 	pr    int               // 0 for a branch's run
 	head  string            // the commit the run is about
 	perms map[string]string // permission by lower-case login, asked once a job
+	evs   *events
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
@@ -32,7 +36,7 @@ func (j *job) runID(cfg *loop.Config, suffix string) string {
 	return cfg.Name + "/" + strings.Trim(suffix, "/")
 }
 
-// open opens the state branch for the run.
+// open opens the state branch and a session on the run; close it.
 func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, head string) (*session, error) {
 	if err := state.ValidRunID(runID); err != nil {
 		return nil, err
@@ -45,17 +49,24 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	if err != nil {
 		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
 	}
-	return &session{cfg: cfg, store: store, runID: runID, pr: pr, head: head}, nil
+	s := &session{cfg: cfg, store: store, runID: runID, pr: pr, head: head, evs: &events{j: j}}
+	if pr > 0 {
+		s.evs.started = func() { j.status(ctx, s, "pending", "the loop is running") }
+	}
+	maxIter, _ := maxIterations(j.in.MaxIterations, cfg)
+	s.run, err = runner.Open(ctx, runner.Options{
+		Config: cfg, Root: j.workspace, RunID: runID, Store: store, Env: j.env.Environ,
+		Progress: s.evs, Commit: head, Version: j.env.Version, MaxIterations: maxIter,
+		Log: j.env.Stdout, Now: j.env.Now, VerifyDecisions: j.verifier(s),
+	})
+	if err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	return s, nil
 }
 
-// checkpoint loads the run's checkpoint, or nil when it has none yet.
-func (s *session) checkpoint(ctx context.Context) (*state.Checkpoint, error) {
-	cp, err := s.store.Load(ctx, s.runID)
-	if errors.Is(err, state.ErrNotFound) {
-		return nil, nil
-	}
-	return cp, err
-}
+// close releases the run, then the state branch.
+func (s *session) close() error { return errors.Join(s.run.Close(), s.store.Close()) }
 
 // events shows a run's events in the job log and keeps them. When the run
 // starts (or resumes) on a pull request, the status turns pending.
@@ -87,59 +98,38 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 			}
 		}
 	}
-	out, evs, err := j.run(ctx, s)
+	out, err := j.run(ctx, s)
 	if err != nil {
 		return err
 	}
-	if err := j.report(ctx, s, out, evs, false); err != nil {
+	if err := j.report(ctx, s, out, s.evs.all, false); err != nil {
 		return err
 	}
 	return j.unsuccessful(out)
 }
 
-// run drives the loop under the run's lock.
-func (j *job) run(ctx context.Context, s *session) (runner.Outcome, []ledger.Event, error) {
-	cp, err := s.checkpoint(ctx)
-	if err != nil {
-		return runner.Outcome{}, nil, err
+// run drives the loop in the session, as a new generation when the head
+// moved to a commit the loop did not write.
+func (j *job) run(ctx context.Context, s *session) (runner.Outcome, error) {
+	if cp := s.run.Checkpoint(); cp != nil && cp.Commit != "" && s.head != "" && cp.Commit != s.head {
+		s.run.NewGeneration(fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head)))
 	}
-	generation := ""
-	if cp != nil && cp.Commit != "" && s.head != "" && cp.Commit != s.head {
-		generation = fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head))
-	}
-	unlock, err := s.store.Lock(s.runID)
-	if err != nil {
-		return runner.Outcome{}, nil, fmt.Errorf("lock run %q: %w", s.runID, err)
-	}
-	defer unlock()
-	evs := &events{j: j}
-	if s.pr > 0 {
-		evs.started = func() { j.status(ctx, s, "pending", "the loop is running") }
+	if _, over := maxIterations(j.in.MaxIterations, s.cfg); over {
+		j.a.Warningf("input max-iterations %d is above stop.max_iterations %d; inputs can only lower budgets, so %d holds", j.in.MaxIterations, s.cfg.Stop.MaxIterations, s.cfg.Stop.MaxIterations)
 	}
 	var out runner.Outcome
-	j.untrusted(func() {
-		out, err = runner.Run(ctx, runner.Options{
-			Config: s.cfg, Root: j.workspace, RunID: s.runID, Store: s.store, Env: j.env.Environ,
-			Progress: evs, Commit: s.head, Version: j.env.Version, MaxIterations: j.maxIterations(s.cfg),
-			Generation: generation, Log: j.env.Stdout, Now: j.env.Now,
-			VerifyDecisions: j.verifier(s),
-		})
-	})
-	return out, evs.all, err
+	var err error
+	j.untrusted(func() { out, err = s.run.Run(ctx) })
+	return out, err
 }
 
-// maxIterations applies the max-iterations input, which can only lower
-// the config's cap.
-func (j *job) maxIterations(cfg *loop.Config) int {
-	n := j.in.MaxIterations
-	switch {
-	case n == 0:
-		return 0
-	case n > cfg.Stop.MaxIterations:
-		j.a.Warningf("input max-iterations %d is above stop.max_iterations %d; inputs can only lower budgets, so %d holds", n, cfg.Stop.MaxIterations, cfg.Stop.MaxIterations)
-		return 0
+// maxIterations applies the max-iterations input n, which can only lower
+// the config's cap; over says it asked to raise it (and was ignored).
+func maxIterations(n int, cfg *loop.Config) (limit int, over bool) {
+	if n > cfg.Stop.MaxIterations {
+		return 0, true
 	}
-	return n
+	return n, false
 }
 
 // history reads the checks passing after each iteration from the ledger.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/gate"
@@ -23,51 +22,31 @@ type steer struct {
 
 // catchup is one pass over a pull request's new comments.
 type catchup struct {
-	s     *session
-	pr    github.PR
-	cp    *state.Checkpoint // nil before the loop first ran
-	amend *runner.Amendment // nil with cp
-	reqs  []reviewRequest   // the review requests on the pull request
-	st    steer
+	s    *session
+	pr   github.PR
+	cp   *state.Checkpoint // the session's; nil before the loop first ran
+	reqs []reviewRequest   // the review requests on the pull request
+	st   steer
 }
 
 // catchUp handles every /loop command in the pull request's comments newer
 // than the last one handled, oldest first, so that commands a concurrency
-// group dropped are not lost; then it commits the run's changes.
+// group dropped are not lost; then it commits the run's changes. It works
+// on the session's checkpoint, under the run's lock.
 func (j *job) catchUp(ctx context.Context, s *session, pr github.PR) (steer, error) {
-	cp, err := s.checkpoint(ctx)
-	if err != nil {
-		return steer{}, err
-	}
 	all, err := j.client.Comments(ctx, j.owner, j.repo, pr.Number)
 	if err != nil {
 		return steer{}, err
 	}
-	cu := &catchup{s: s, pr: pr, cp: cp, reqs: j.reviewRequests(all, s.cfg.Name)}
-	if cp != nil {
-		cu.amend = runner.Amend(cp, j.now)
-	}
+	cu := &catchup{s: s, pr: pr, cp: s.run.Checkpoint(), reqs: j.reviewRequests(all, s.cfg.Name)}
 	for _, c := range all {
-		if cp != nil && c.ID <= cp.LastCommentID {
+		if cu.cp != nil && c.ID <= cu.cp.LastCommentID {
 			continue
 		}
 		j.handleComment(ctx, cu, c)
-		if cp != nil {
-			cp.LastCommentID = c.ID
-			cu.amend.Touch()
-		}
+		s.run.HandledComment(c.ID)
 	}
-	if cu.amend != nil {
-		return cu.st, cu.amend.Commit(ctx, s.store)
-	}
-	return cu.st, nil
-}
-
-func (j *job) now() time.Time {
-	if j.env.Now != nil {
-		return j.env.Now()
-	}
-	return time.Now()
+	return cu.st, s.run.Commit(ctx)
 }
 
 // errEdited refuses an edited comment: what it says now is not what was
@@ -202,10 +181,9 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 	case Approve, Reject:
 		return j.decide(ctx, cu, cmd, c)
 	case Stop:
-		if cp.Status.Terminal() {
-			return fmt.Errorf("the run is already over (%s)", cp.Status)
+		if err := cu.s.run.Stop(fmt.Sprintf("stopped by @%s with /loop stop", c.Author)); err != nil {
+			return err
 		}
-		cu.amend.Stop(fmt.Sprintf("stopped by @%s with /loop stop", c.Author))
 		cu.st.status = true
 	case RunLoop:
 		cu.st.run = true
@@ -213,21 +191,39 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 	return nil
 }
 
-// decide records an approval or a rejection of a pending review, bound to
-// the snapshot under review, when the comment answers the request for that
-// snapshot; the loop then resumes in this job.
+// decide records an approval or a rejection of a pending review under the
+// runner's review rule (bound to the snapshot under review), when the
+// comment answers the request for that snapshot; the loop then resumes in
+// this job.
 func (j *job) decide(ctx context.Context, cu *catchup, cmd Command, c github.Comment) error {
-	goal, err := pendingGoal(cu.cp.Verdicts, cmd.Goal)
+	goal, err := runner.PendingReview(cu.cp.Verdicts, cmd.Goal)
 	if err != nil {
-		return err
+		return reviewRefusal(err)
 	}
 	if err := j.answers(ctx, cu, goal, cmd.Verb, c); err != nil {
 		return err
 	}
-	cu.amend.Decide(gate.Decision{Goal: goal, Approved: cmd.Verb == Approve, By: c.Author, Reason: cmd.Reason,
-		Snapshot: cu.cp.Snapshot, Comment: c.ID})
+	r := runner.Review{Goal: goal, Approve: cmd.Verb == Approve, By: c.Author, Reason: cmd.Reason, Comment: c.ID}
+	if _, err := cu.s.run.Decide(r); err != nil {
+		return reviewRefusal(err)
+	}
 	cu.st.run = true
 	return nil
+}
+
+// reviewRefusal words the review rule's refusal for a reply, with the
+// goals as inline code and the command to use.
+func reviewRefusal(err error) error {
+	var re *runner.ReviewError
+	switch {
+	case !errors.As(err, &re):
+		return err
+	case re.Goal != "":
+		return fmt.Errorf("no review of goal %s is pending", Verbatim(re.Goal))
+	case len(re.Pending) == 0:
+		return errors.New("no review is pending")
+	}
+	return fmt.Errorf("reviews of %s are pending: name the goal, e.g. /loop approve %s", verbatimAll(re.Pending), re.Pending[0])
 }
 
 // answers checks that comment c answers the request to review goal on the
@@ -263,28 +259,6 @@ func reviewQuestion(verdicts []gate.Verdict, goal string) string {
 		}
 	}
 	return "review goal " + goal
-}
-
-// pendingGoal is the goal a decision is about: the one named, which must
-// have a review pending, or else the only goal with one.
-func pendingGoal(verdicts []gate.Verdict, named string) (string, error) {
-	var pending []string
-	for _, v := range verdicts {
-		if slices.ContainsFunc(v.Checks, func(c gate.CheckVerdict) bool { return c.ReviewRequested }) {
-			pending = append(pending, v.Goal)
-		}
-	}
-	switch {
-	case named != "" && slices.Contains(pending, named):
-		return named, nil
-	case named != "":
-		return "", fmt.Errorf("no review of goal %s is pending", Verbatim(named))
-	case len(pending) == 1:
-		return pending[0], nil
-	case len(pending) == 0:
-		return "", errors.New("no review is pending")
-	}
-	return "", fmt.Errorf("reviews of %s are pending: name the goal, e.g. /loop approve %s", verbatimAll(pending), pending[0])
 }
 
 const helpText = "loop-action commands, one per comment:\n\n" +

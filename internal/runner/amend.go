@@ -2,80 +2,104 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
-// Amendment changes a run between its iterations, from outside a run:
-// review decisions and stops, each with its ledger event, committed in
-// one checkpoint. Hold the run's lock while amending it.
-type Amendment struct {
-	cp      *state.Checkpoint
-	rec     *ledger.Recorder
-	changed bool
-}
+// A session amends its run between iterations, from outside any: review
+// decisions, a stop, the last comment the action handled, a new
+// generation. Each change is recorded with its event and kept in the
+// session's checkpoint; Commit saves them together, and Run commits what
+// is left before it runs.
 
-// Amend starts an amendment of the run whose checkpoint is cp.
-func Amend(cp *state.Checkpoint, now func() time.Time) *Amendment {
-	return &Amendment{cp: cp, rec: ledger.NewRecorder(cp.LedgerEvents, now, nil)}
-}
-
-// Decide records a review decision.
-func (a *Amendment) Decide(dec gate.Decision) {
+// Decide records a review decision under the one review rule both faces
+// apply (see PendingReview): it answers a review the run has pending, of
+// the goal named or of the only goal with one, and it binds to the
+// snapshot under review — the workspace the run measured when it paused,
+// not the one the loop root holds now. r.By says who decided.
+func (s *Session) Decide(r Review) (gate.Decision, error) {
+	switch {
+	case s.ran:
+		return gate.Decision{}, s.afterRun()
+	case s.cp == nil:
+		return gate.Decision{}, fmt.Errorf("run %q has not measured anything yet: there is no review to decide", s.opts.RunID)
+	case r.By == "":
+		return gate.Decision{}, errors.New("a decision needs who made it")
+	case !r.Approve && r.Reason == "":
+		return gate.Decision{}, errors.New("a rejection needs a reason: the builders are told why")
+	}
+	goal, err := PendingReview(s.cp.Verdicts, r.Goal)
+	if err != nil {
+		return gate.Decision{}, err
+	}
+	if s.cp.Snapshot == "" { // a review is only requested with one: never here
+		return gate.Decision{}, fmt.Errorf("run %q has measured no workspace: there is nothing to review", s.opts.RunID)
+	}
+	dec := gate.Decision{Goal: goal, Approved: r.Approve, By: r.By, Reason: r.Reason, Snapshot: s.cp.Snapshot, Comment: r.Comment}
 	verdict := "rejected"
 	if dec.Approved {
 		verdict = "approved"
 	}
-	a.rec.Record(ledger.Event{Type: ledger.ReviewDecided, Iteration: a.cp.Iteration, Goal: dec.Goal, By: dec.By,
+	s.rec.Record(ledger.Event{Type: ledger.ReviewDecided, Iteration: s.cp.Iteration, Goal: dec.Goal, By: dec.By,
 		Verdict: verdict, Snapshot: dec.Snapshot, Reason: dec.Reason})
-	a.cp.Decisions = append(a.cp.Decisions, dec)
-	a.changed = true
+	s.cp.Decisions = append(s.cp.Decisions, dec)
+	s.changed = true
+	return dec, nil
 }
 
 // Stop cancels a run that is not over: a quiet stop, resumable later.
-func (a *Amendment) Stop(why string) {
-	a.cp.Status, a.cp.StopDetail = state.Cancelled, why
-	a.rec.Record(ledger.Event{Type: ledger.StopTriggered, Iteration: a.cp.Iteration, Status: string(state.Cancelled), Reason: why})
-	a.changed = true
+func (s *Session) Stop(why string) error {
+	switch {
+	case s.ran:
+		return s.afterRun()
+	case s.cp == nil:
+		return fmt.Errorf("run %q has not started: there is nothing to stop", s.opts.RunID)
+	case s.cp.Status.Terminal():
+		return fmt.Errorf("the run is already over (%s)", s.cp.Status)
+	}
+	s.cp.Status, s.cp.StopDetail = state.Cancelled, why
+	s.rec.Record(ledger.Event{Type: ledger.StopTriggered, Iteration: s.cp.Iteration, Status: string(state.Cancelled), Reason: why})
+	s.changed = true
+	return nil
 }
 
-// Touch marks the checkpoint as changed without an event (for example the
-// last comment the action handled).
-func (a *Amendment) Touch() { a.changed = true }
-
-// Commit saves the amended checkpoint, if anything changed.
-func (a *Amendment) Commit(ctx context.Context, store Store) error {
-	if !a.changed {
-		return nil
+// HandledComment records that the action has handled the pull-request
+// comments up to id, so that the next job starts after it. A run without
+// a checkpoint keeps no such mark, and neither does a session that has run.
+func (s *Session) HandledComment(id int64) {
+	if s.ran || s.cp == nil || id <= s.cp.LastCommentID {
+		return
 	}
-	led, log, n := a.rec.Take()
-	return store.Save(ctx, a.cp, state.Commit{Ledger: led, Events: n, Log: log, KeepWorkspace: true})
+	s.cp.LastCommentID = id
+	s.changed = true
 }
 
-// verifyDecisions has opts.VerifyDecisions check the decisions the loaded
-// checkpoint carries; those it drops leave the run, each recorded with why.
-func (r *run) verifyDecisions(ctx context.Context) error {
-	if r.opts.VerifyDecisions == nil || len(r.cp.Decisions) == 0 {
+// afterRun refuses an amendment once the session has run: amendments
+// come before the run, which saves its own checkpoints.
+func (s *Session) afterRun() error {
+	return fmt.Errorf("runner: run %q was run in this session: amend it before running it", s.opts.RunID)
+}
+
+// NewGeneration has Run start the run afresh even though it has a
+// checkpoint, for the reason why (recorded with run_started): the action
+// starts one when a pull request's head moved to a commit the loop did not
+// write. The comments already handled stay handled.
+func (s *Session) NewGeneration(why string) { s.generation = why }
+
+// Commit saves the amendments made since the last commit, if any, keeping
+// the workspace the store holds for the run.
+func (s *Session) Commit(ctx context.Context) error {
+	if !s.changed {
 		return nil
 	}
-	kept, dropped, err := r.opts.VerifyDecisions(ctx, r.cp.Decisions)
-	if err != nil {
-		return fmt.Errorf("verify the review decisions of run %q: %w", r.cp.RunID, err)
+	led, log, n := s.rec.Take()
+	if err := s.opts.Store.Save(ctx, s.cp, state.Commit{Ledger: led, Events: n, Log: log, KeepWorkspace: true}); err != nil {
+		return fmt.Errorf("save the amendments of run %q: %w", s.cp.RunID, err)
 	}
-	for _, d := range dropped {
-		dec := d.Decision
-		verdict := "rejection"
-		if dec.Approved {
-			verdict = "approval"
-		}
-		r.rec.Record(ledger.Event{Type: ledger.ReviewDropped, Iteration: r.cp.Iteration, Goal: dec.Goal, By: dec.By,
-			Verdict: verdict, Snapshot: dec.Snapshot,
-			Reason: fmt.Sprintf("%s of goal %q by %q for snapshot %q dropped: %s", verdict, dec.Goal, dec.By, dec.Snapshot[:min(7, len(dec.Snapshot))], d.Why)})
-	}
-	r.cp.Decisions = kept
+	s.changed = false
 	return nil
 }

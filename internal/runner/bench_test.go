@@ -64,6 +64,8 @@ func (m *memStore) Load(context.Context, string) (*state.Checkpoint, error) {
 	return &c, nil
 }
 
+func (m *memStore) Lock(string) (func() error, error) { return func() error { return nil }, nil }
+
 func (m *memStore) Save(_ context.Context, cp *state.Checkpoint, c state.Commit) error {
 	cp.LedgerEvents += c.Events
 	m.cp = cp

@@ -119,8 +119,7 @@ func TestANewGenerationKeepsTheLastCommentHandled(t *testing.T) {
 	if err := h.store.Save(context.Background(), cp, state.Commit{}); err != nil {
 		t.Fatal(err)
 	}
-	h.opts.Generation = "the head moved"
-	h.run(context.Background())
+	h.session(context.Background(), func(s *Session) { s.NewGeneration("the head moved") })
 	if cp, err = h.store.Load(context.Background(), h.opts.RunID); err != nil || cp.LastCommentID != 3_000_000_123 {
 		t.Errorf("the new generation's last comment handled: %v (%v), want 3000000123", cp.LastCommentID, err)
 	}

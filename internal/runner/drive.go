@@ -19,7 +19,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 	fresh := r.cp.LedgerEvents == 0
 	r.cp.Status, r.cp.StopDetail, r.cp.MaxIterations = state.Running, "", r.maxIter
 	if fresh {
-		r.rec.Record(ledger.Event{Type: ledger.RunStarted, MaxIterations: r.maxIter, Reason: r.opts.Generation})
+		r.rec.Record(ledger.Event{Type: ledger.RunStarted, MaxIterations: r.maxIter, Reason: r.generation})
 		r.refreshStages()
 	} else {
 		r.rec.Record(ledger.Event{Type: ledger.RunResumed, Iteration: r.cp.Iteration, Status: string(from), MaxIterations: r.maxIter})

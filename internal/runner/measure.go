@@ -6,6 +6,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // CheckEnv is the environment checks and the metrics command run with,
@@ -30,4 +31,16 @@ func Measure(ctx context.Context, cfg *loop.Config, root string, env []string) (
 		return gate.Evidence{}, nil, err
 	}
 	return ev, gate.Evaluate(cfg, ev), nil
+}
+
+// GateOnly is the status of an outcome measured outside any run
+// (GateOnlyOutcome): no agent ran, nothing was saved, and Success says
+// whether the gate holds on the workspace as it is. No checkpoint has it.
+const GateOnly state.Status = "gate-only"
+
+// GateOnlyOutcome is the outcome of a gate-only evaluation of verdicts
+// (from Measure): the action's on a fork's pull request. It belongs to no
+// run, so it has no run id, no iterations and no spend.
+func GateOnlyOutcome(cfg *loop.Config, verdicts []gate.Verdict) Outcome {
+	return Outcome{Status: GateOnly, Success: gate.OverallSuccess(cfg, verdicts), Verdicts: verdicts}
 }

@@ -28,44 +28,62 @@ var errWallClock = errors.New("the run's wall-clock budget is spent")
 
 // run is one process's hold on a run.
 type run struct {
-	opts      Options
-	cfg       *loop.Config
-	cp        *state.Checkpoint
-	rec       *ledger.Recorder
-	now       func() time.Time
-	started   time.Time     // when this process took the run
-	baseWall  time.Duration // wall clock the run had used before
-	maxIter   int
-	providers map[string]Provider
-	collector Collector
-	hasher    *workspace.Hasher
-	history   string // the history file
-	tmp       string // prompt files
-	escalate  string // why the run escalates, once a reason arose
-	summary   string // the summary of the iteration not yet saved
-	iso       *isolate.Manager
-	mask      func(string) string
-	objects   *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
-	void      []string        // why the current iteration's measurement cannot count
-	files     *FileCommands   // the job's file commands, put back after each wave
-	finished  bool            // the run was over when this process took it: saves keep the stored workspace
+	opts       Options
+	cfg        *loop.Config
+	cp         *state.Checkpoint
+	rec        *ledger.Recorder
+	generation string // why the run starts afresh, if it does
+	now        func() time.Time
+	started    time.Time     // when this process took the run
+	baseWall   time.Duration // wall clock the run had used before
+	maxIter    int
+	providers  map[string]Provider
+	collector  Collector
+	hasher     *workspace.Hasher
+	history    string // the history file
+	tmp        string // prompt files
+	escalate   string // why the run escalates, once a reason arose
+	summary    string // the summary of the iteration not yet saved
+	iso        *isolate.Manager
+	mask       func(string) string
+	objects    *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
+	void       []string        // why the current iteration's measurement cannot count
+	files      *FileCommands   // the job's file commands, put back after each wave
+	finished   bool            // the run was over when this process took it: saves keep the stored workspace
 }
 
-// Run starts the run opts.RunID, or resumes it from its checkpoint, and
+// Run opens a session on the run opts.RunID (see Open), runs it and closes
+// it: a convenience for a caller with nothing to amend.
+func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
+	s, err := Open(ctx, opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer func() { err = errors.Join(err, s.Close()) }()
+	return s.Run(ctx)
+}
+
+// Run starts the session's run, or resumes it from its checkpoint, and
 // drives it until a stop rule fires, it pauses for review, or ctx is
 // cancelled (then the checkpoint is saved and the outcome is cancelled).
 // A run that is already over is reported without running anything.
+// Amendments not yet committed are committed first. A session runs once.
 //
 // The job's file-command files that opts.Env names (GITHUB_ENV,
 // GITHUB_OUTPUT…) are recorded first and put back after every wave and
 // when Run returns; agents, checks and the metrics command never get those
 // variables. A file that cannot be put back makes Run fail.
-func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
-	r, err := prepare(opts)
-	if err != nil {
+func (s *Session) Run(ctx context.Context) (_ Outcome, err error) {
+	if s.ran {
+		return Outcome{}, fmt.Errorf("runner: run %q was already run in this session", s.opts.RunID)
+	}
+	s.ran = true
+	if err := s.Commit(ctx); err != nil {
 		return Outcome{}, err
 	}
-	if r.files, err = GuardFileCommands(opts.Env); err != nil {
+	s.held.show(s.opts.Progress)
+	r := prepare(s.opts)
+	if r.files, err = GuardFileCommands(s.opts.Env); err != nil {
 		return Outcome{}, err
 	}
 	defer func() {
@@ -73,45 +91,40 @@ func Run(ctx context.Context, opts Options) (_ Outcome, err error) {
 			err = errors.Join(err, ferr)
 		}
 	}()
-	cp, err := opts.Store.Load(ctx, opts.RunID)
-	switch {
-	case errors.Is(err, state.ErrNotFound):
-		cp = r.newCheckpoint()
-	case err != nil:
-		return Outcome{}, fmt.Errorf("load run %q: %w", opts.RunID, err)
-	case opts.Generation != "":
-		last := cp.LastCommentID // commands already handled stay handled
-		cp = r.newCheckpoint()
-		cp.LastCommentID = last
-	}
-	r.cp = cp
-	initMaps(cp)
-	r.baseWall = cp.Spend.WallClock
-	r.rec = ledger.NewRecorder(cp.LedgerEvents, r.now, opts.Progress)
-	r.mask = Masker(opts.Config, opts.Env)
+	r.cp, r.generation = s.start(r), s.generation
+	initMaps(r.cp)
+	s.cp = r.cp // what the session reports from now on
+	r.baseWall = r.cp.Spend.WallClock
+	r.mask = Masker(s.opts.Config, s.opts.Env)
+	r.rec = ledger.NewRecorder(r.cp.LedgerEvents, r.now, r.opts.Progress)
 	r.rec.Mask(r.mask)
-	if err := r.verifyDecisions(ctx); err != nil {
-		return Outcome{}, err
-	}
 	r.maxIter = r.iterationCap()
 	if over := r.over(); over {
-		if cp.Status != state.Success {
-			return outcome(cp, false, ""), nil
+		if r.cp.Status != state.Success {
+			return outcome(r.cp, false, ""), nil
 		}
 		path, err := r.ensureExport(ctx)
-		return outcome(cp, false, path), err
+		return outcome(r.cp, false, path), err
 	}
 	defer os.RemoveAll(r.tmp)
 	return r.drive(ctx)
 }
 
-func prepare(opts Options) (*run, error) {
-	if opts.Config == nil || opts.Store == nil || opts.Root == "" {
-		return nil, errors.New("runner: Config, Store and Root are required")
+// start is the checkpoint the run goes on from: the one loaded, or a new
+// one for a run without one or a new generation.
+func (s *Session) start(r *run) *state.Checkpoint {
+	switch {
+	case s.cp == nil:
+		return r.newCheckpoint()
+	case s.generation != "":
+		cp := r.newCheckpoint()
+		cp.LastCommentID = s.cp.LastCommentID // commands already handled stay handled
+		return cp
 	}
-	if err := state.ValidRunID(opts.RunID); err != nil {
-		return nil, err
-	}
+	return s.cp
+}
+
+func prepare(opts Options) *run {
 	opts.Env = WithoutFileCommands(opts.Env)
 	r := &run{opts: opts, cfg: opts.Config, now: opts.Now, providers: opts.Providers, collector: opts.Collector}
 	if r.now == nil {
@@ -131,7 +144,7 @@ func prepare(opts Options) (*run, error) {
 	r.iso = r.isolation()
 	r.history = filepath.Join(opts.Root, ".loop", "history", filepath.FromSlash(opts.RunID)+".md")
 	r.tmp = filepath.Join(opts.Root, ".loop", "tmp", strings.ReplaceAll(opts.RunID, "/", "_"))
-	return r, nil
+	return r
 }
 
 func (r *run) newCheckpoint() *state.Checkpoint {

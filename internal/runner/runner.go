@@ -3,6 +3,13 @@
 // deterministic summary, applies the stop ladder and budgets, and
 // checkpoints every iteration so that a later process resumes it.
 //
+// It owns the run session too, the one way into a run for the CLI and the
+// action alike: a Session takes the run's lock, loads its checkpoint once,
+// verifies the review decisions it carries, then amends the run (review
+// decisions under the one review rule, a stop, a new generation) or runs
+// it, and nothing else loads or locks a run. Measure is the one way to
+// measure the workspace outside a run (loop-action gate, gate-only).
+//
 // Control flow belongs to the runner, never to an agent. Worker goroutines
 // run nodes and nothing else: they never touch the store, and outcomes are
 // recorded after each wave in a deterministic order. No text an agent
@@ -30,10 +37,12 @@ import (
 	"github.com/loop-action/loop-action/internal/state"
 )
 
-// Store keeps checkpoints between processes.
+// Store keeps checkpoints between processes, and holds a run for one
+// process at a time (Lock fails with state.ErrLocked while another does).
 type Store interface {
 	Load(ctx context.Context, runID string) (*state.Checkpoint, error)
 	Save(ctx context.Context, cp *state.Checkpoint, c state.Commit) error
+	Lock(runID string) (unlock func() error, err error)
 }
 
 // Restorer is a store that keeps each checkpoint's workspace and can put
@@ -71,11 +80,6 @@ type Options struct {
 	// MaxIterations, when positive, replaces stop.max_iterations: it can
 	// raise the cap of a run stopped by it.
 	MaxIterations int
-	// Generation, when not empty, starts the run afresh even if it has a
-	// checkpoint (its reason is recorded): the action starts a new
-	// generation when a pull request's head moved to a commit the loop did
-	// not write.
-	Generation string
 	// Log receives diagnostics that are not events (for example a failed
 	// export); nil discards them.
 	Log io.Writer
@@ -83,8 +87,9 @@ type Options struct {
 	// checkpoint loaded from the store before the run uses any: whoever can
 	// write to the store can put a decision there. It returns the decisions
 	// that hold and, for each of the others, why not; those are dropped from
-	// the run, each with a ledger event. An error (a decision could not be
-	// checked) ends Run before anything runs, with the checkpoint as it was.
+	// the run, each with a ledger event. It runs when Open loads the
+	// checkpoint, before anything uses a decision; an error (a decision
+	// could not be checked) fails Open, with the checkpoint as it was.
 	// nil trusts the store (the CLI: there the user is the authority).
 	VerifyDecisions func(ctx context.Context, ds []gate.Decision) (kept []gate.Decision, dropped []DroppedDecision, err error)
 }
@@ -95,7 +100,8 @@ type DroppedDecision struct {
 	Why      string
 }
 
-// Outcome is how a run stands when Run returns.
+// Outcome is how a run stands when Run returns, or by its checkpoint
+// (OutcomeOf).
 type Outcome struct {
 	RunID         string         `json:"run_id"`
 	Status        state.Status   `json:"status"`

@@ -436,8 +436,7 @@ func TestANewGenerationStartsAfresh(t *testing.T) {
 	if out := h.run(context.Background()); out.Iteration != 2 {
 		t.Fatalf("first generation: %s at %d", out.Status, out.Iteration)
 	}
-	h.opts.Generation = "the head moved from 1111111 to 2222222"
-	out := h.run(context.Background())
+	out := h.session(context.Background(), func(s *Session) { s.NewGeneration("the head moved from 1111111 to 2222222") })
 	if !out.Ran || out.Iteration != 2 || out.Spend.Tokens != 20 {
 		t.Fatalf("new generation: ran %v, %s at %d with %d tokens; want a fresh run of 2 iterations and 20 tokens", out.Ran, out.Status, out.Iteration, out.Spend.Tokens)
 	}
