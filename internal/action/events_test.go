@@ -63,31 +63,6 @@ func TestDroppedCommandIsRecovered(t *testing.T) {
 	}
 }
 
-func TestApprovalAfterTheHeadMovedIsRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives git")
-	}
-	t.Parallel()
-	w := newWorld(t)
-	d := w.jobDirs("feature")
-	if code, log := inProcess(t, w, d, "pull_request", w.event(d.workflow, "pull_request_opened", nil), nil); code != exitOK {
-		t.Fatalf("PR event: %d\n%s", code, log)
-	}
-	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: strings.Repeat("e", 40), HeadRef: "feature", BaseRef: "main", BaseSHA: w.baseSHA})
-	id := w.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
-	d = w.jobDirs("main")
-	code, log := inProcess(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": "/loop approve ui", "user": "writer", "id": itoa(id)}), nil)
-	if code != exitOK {
-		t.Fatalf("comment job: %d\n%s", code, log)
-	}
-	if got := sorted(w.gh.Reactions(owner, repo, id)); strings.Join(got, ",") != "-1,eyes" {
-		t.Errorf("reactions %v, want -1 and eyes", got)
-	}
-	if c := lastComment(w); !strings.Contains(c.Body, "head moved to eeeeeee") {
-		t.Errorf("reply: %s", c.Body)
-	}
-}
-
 func TestIgnoredComments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives git")
