@@ -63,26 +63,6 @@ func TestDroppedCommandIsRecovered(t *testing.T) {
 	}
 }
 
-func TestIgnoredComments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives git")
-	}
-	t.Parallel()
-	w := newWorld(t)
-	for _, tt := range []struct{ body, user string }{
-		{"thanks, looks good", "writer"},
-		{"/loop approve", bot},
-	} {
-		id := w.gh.AddComment(owner, repo, 7, tt.user, "User", tt.body)
-		d := w.jobDirs("main")
-		before := len(w.gh.Requests())
-		code, log := inProcess(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": tt.body, "user": tt.user, "id": itoa(id)}), nil)
-		if code != exitOK || len(w.gh.Requests()) != before {
-			t.Errorf("comment %q by %s: exit %d, %d API requests; want 0 and none\n%s", tt.body, tt.user, code, len(w.gh.Requests())-before, log)
-		}
-	}
-}
-
 func TestScheduledRunAndLowerOnlyInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives git")

@@ -80,13 +80,7 @@ func (m *memJob) pause() int64 {
 	m.t.Helper()
 	cp := &state.Checkpoint{
 		RunID: m.s.runID, Loop: "demo", Commit: memHead, Status: state.AwaitingReview, Iteration: 1, MaxIterations: 3,
-		Snapshot: memSnap, Verdicts: []gate.Verdict{
-			{Goal: "tests", Blocking: true, Satisfied: true, Passed: 1, Total: 1,
-				Checks: []gate.CheckVerdict{{Type: "test", Status: gate.Pass, Evidence: "`sh test.sh` exited 0"}}},
-			{Goal: "ui", Blocking: true, Passed: 1, Total: 2, Checks: []gate.CheckVerdict{
-				{Type: "file_exists", Status: gate.Pass, Evidence: "out/summary.md"},
-				{Index: 1, Type: "manual", Status: gate.Pending, Evidence: "Does the summary read well?", ReviewRequested: true}}},
-		},
+		Snapshot: memSnap, Verdicts: pausedVerdicts(),
 	}
 	if err := m.s.store.Save(context.Background(), cp, state.Commit{KeepWorkspace: true}); err != nil {
 		m.t.Fatal(err)
@@ -139,4 +133,16 @@ func (m *memJob) replies(login string) []string {
 		}
 	}
 	return out
+}
+
+// pausedVerdicts are the demo loop's verdicts when it pauses: tests pass,
+// ui waits for its review.
+func pausedVerdicts() []gate.Verdict {
+	return []gate.Verdict{
+		{Goal: "tests", Blocking: true, Satisfied: true, Passed: 1, Total: 1,
+			Checks: []gate.CheckVerdict{{Type: "test", Status: gate.Pass, Evidence: "`sh test.sh` exited 0"}}},
+		{Goal: "ui", Blocking: true, Passed: 1, Total: 2, Checks: []gate.CheckVerdict{
+			{Type: "file_exists", Status: gate.Pass, Evidence: "out/summary.md"},
+			{Index: 1, Type: "manual", Status: gate.Pending, Evidence: "Does the summary read well?", ReviewRequested: true}}},
+	}
 }

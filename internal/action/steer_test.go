@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // These tests drive the action in process against the GitHub fake, with
@@ -110,29 +108,6 @@ func TestCommandsStayHandledAcrossGenerations(t *testing.T) {
 	}
 	if w.lastStatus() == "success" {
 		t.Error("the new head was certified without a review")
-	}
-}
-
-// TestForkCommandsAnswerOnlyWriters: on a fork's pull request commands are
-// refused; a reader gets a reaction, a writer a fixed explanation.
-func TestForkCommandsAnswerOnlyWriters(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t)
-	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: w.headSHA, HeadRepo: "mallory/demo", BaseSHA: w.baseSHA})
-	for _, user := range []string{"reader", "writer"} {
-		id, code, log, _ := w.commentJob(user, "/loop approve @octo-org/everyone")
-		if code != exitOK {
-			t.Fatalf("%s's command exited %d\n%s", user, code, log)
-		}
-		if diff := cmp.Diff([]string{"-1"}, w.gh.Reactions(owner, repo, id)); diff != "" {
-			t.Errorf("reactions to %s's command (-want +got):\n%s", user, diff)
-		}
-	}
-	if r := w.repliesTo("reader"); len(r) != 0 {
-		t.Errorf("the bot answered the reader: %q", r)
-	}
-	if r := w.repliesTo("writer"); len(r) != 1 || strings.Contains(r[0], "everyone") {
-		t.Errorf("replies to the writer: %q", r)
 	}
 }
 
