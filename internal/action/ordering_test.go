@@ -67,11 +67,15 @@ func TestApprovalsAnswerTheReviewRequest(t *testing.T) {
 			if got := len(m.checkpoint().Decisions) == 1; got != tt.decided {
 				t.Errorf("decisions %+v, want one: %t", m.checkpoint().Decisions, tt.decided)
 			}
-			if asked := len(m.ownRequests()) > requests; asked != tt.asked {
+			reqs := m.ownRequests()
+			if asked := len(reqs) > requests; asked != tt.asked {
 				t.Fatalf("the bot asked for a review again: %t, want %t", asked, tt.asked)
 			}
 			if !tt.asked {
 				return
+			}
+			if last := reqs[len(reqs)-1]; last.Goal != "ui" || last.Snapshot != memSnap {
+				t.Errorf("the new request is %+v, want one for ui on %s", last, memSnap)
 			}
 			again, _ := m.command("writer", "/loop approve ui")
 			want := []gate.Decision{{Goal: "ui", Approved: true, By: "writer", Snapshot: memSnap, Comment: again}}
