@@ -63,51 +63,6 @@ func TestDroppedCommandIsRecovered(t *testing.T) {
 	}
 }
 
-func TestApprovalAfterTheHeadMovedIsRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives git")
-	}
-	t.Parallel()
-	w := newWorld(t)
-	d := w.jobDirs("feature")
-	if code, log := inProcess(t, w, d, "pull_request", w.event(d.workflow, "pull_request_opened", nil), nil); code != exitOK {
-		t.Fatalf("PR event: %d\n%s", code, log)
-	}
-	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: strings.Repeat("e", 40), HeadRef: "feature", BaseRef: "main", BaseSHA: w.baseSHA})
-	id := w.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
-	d = w.jobDirs("main")
-	code, log := inProcess(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": "/loop approve ui", "user": "writer", "id": itoa(id)}), nil)
-	if code != exitOK {
-		t.Fatalf("comment job: %d\n%s", code, log)
-	}
-	if got := sorted(w.gh.Reactions(owner, repo, id)); strings.Join(got, ",") != "-1,eyes" {
-		t.Errorf("reactions %v, want -1 and eyes", got)
-	}
-	if c := lastComment(w); !strings.Contains(c.Body, "head moved to eeeeeee") {
-		t.Errorf("reply: %s", c.Body)
-	}
-}
-
-func TestIgnoredComments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives git")
-	}
-	t.Parallel()
-	w := newWorld(t)
-	for _, tt := range []struct{ body, user string }{
-		{"thanks, looks good", "writer"},
-		{"/loop approve", bot},
-	} {
-		id := w.gh.AddComment(owner, repo, 7, tt.user, "User", tt.body)
-		d := w.jobDirs("main")
-		before := len(w.gh.Requests())
-		code, log := inProcess(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": tt.body, "user": tt.user, "id": itoa(id)}), nil)
-		if code != exitOK || len(w.gh.Requests()) != before {
-			t.Errorf("comment %q by %s: exit %d, %d API requests; want 0 and none\n%s", tt.body, tt.user, code, len(w.gh.Requests())-before, log)
-		}
-	}
-}
-
 func TestScheduledRunAndLowerOnlyInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives git")

@@ -36,7 +36,7 @@ type job struct {
 	owner     string
 	repo      string
 	workspace string
-	client    *github.Client
+	client    githubAPI // nil without a token
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
@@ -94,9 +94,11 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 		return nil, errors.New("GITHUB_REPOSITORY is unset or not owner/repo")
 	}
 	if in.Token != "" {
-		if j.client, err = github.New(gctx.APIURL, in.Token, github.WithUserAgent("loop-action/"+env.Version)); err != nil {
+		c, err := github.New(gctx.APIURL, in.Token, github.WithUserAgent("loop-action/"+env.Version))
+		if err != nil {
 			return nil, err
 		}
+		j.client = c // never a nil *Client: j.client == nil means no token
 	}
 	j.env.Environ = agentEnviron(env.Environ)
 	j.trustWorkspace()

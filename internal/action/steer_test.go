@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // These tests drive the action in process against the GitHub fake, with
@@ -78,46 +76,6 @@ func TestApprovalPredatingReviewRequest(t *testing.T) {
 	}
 }
 
-// TestOnlyWritersMakeTheBotSpeak: someone without write permission gets
-// reactions and nothing else; what the bot echoes to a writer renders as
-// code, so mentions, images and links in it do not.
-func TestOnlyWritersMakeTheBotSpeak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives git")
-	}
-	t.Parallel()
-	w := newWorld(t)
-	w.pause()
-	hostile := "/loop ![x](https://example.com/x.png)"
-	for _, body := range []string{hostile, "/loop help", "/loop approve ui", "/loop @octo-org/everyone"} {
-		id, code, log, _ := w.commentJob("reader", body)
-		if code != exitOK {
-			t.Fatalf("the reader's %q exited %d\n%s", body, code, log)
-		}
-		if diff := cmp.Diff([]string{"-1", "eyes"}, sorted(w.gh.Reactions(owner, repo, id))); diff != "" {
-			t.Errorf("reactions to the reader's %q (-want +got):\n%s", body, diff)
-		}
-	}
-	if r := w.repliesTo("reader"); len(r) != 0 {
-		t.Errorf("the bot answered the reader in words: %q", r)
-	}
-	for body, want := range map[string]string{
-		"/loop @octo-org/everyone\n`x`": "unknown /loop command `@octo-org/everyone`:",
-		hostile:                         "unknown /loop command `![x](https://example.com/x.png)`:",
-		"/loop approve <img/src=https://example.com/x>": "no goal `<img/src=https://example.com/x>`:",
-		"/loop approve a`b":                             "no goal ``a`b``:",
-	} {
-		_, code, log, _ := w.commentJob("writer", body)
-		if code != exitOK {
-			t.Fatalf("the writer's %q exited %d\n%s", body, code, log)
-		}
-		r := w.repliesTo("writer")
-		if len(r) == 0 || !strings.Contains(r[len(r)-1], want) {
-			t.Errorf("reply to the writer's %q: %q, want it to contain %q", body, r, want)
-		}
-	}
-}
-
 // TestCommandsStayHandledAcrossGenerations: when a push starts a new
 // generation of the run, the commands already handled are not handled
 // again (an old approval must not meet the new snapshot, an old help not
@@ -150,29 +108,6 @@ func TestCommandsStayHandledAcrossGenerations(t *testing.T) {
 	}
 	if w.lastStatus() == "success" {
 		t.Error("the new head was certified without a review")
-	}
-}
-
-// TestForkCommandsAnswerOnlyWriters: on a fork's pull request commands are
-// refused; a reader gets a reaction, a writer a fixed explanation.
-func TestForkCommandsAnswerOnlyWriters(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t)
-	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: w.headSHA, HeadRepo: "mallory/demo", BaseSHA: w.baseSHA})
-	for _, user := range []string{"reader", "writer"} {
-		id, code, log, _ := w.commentJob(user, "/loop approve @octo-org/everyone")
-		if code != exitOK {
-			t.Fatalf("%s's command exited %d\n%s", user, code, log)
-		}
-		if diff := cmp.Diff([]string{"-1"}, w.gh.Reactions(owner, repo, id)); diff != "" {
-			t.Errorf("reactions to %s's command (-want +got):\n%s", user, diff)
-		}
-	}
-	if r := w.repliesTo("reader"); len(r) != 0 {
-		t.Errorf("the bot answered the reader: %q", r)
-	}
-	if r := w.repliesTo("writer"); len(r) != 1 || strings.Contains(r[0], "everyone") {
-		t.Errorf("replies to the writer: %q", r)
 	}
 }
 

@@ -51,53 +51,36 @@ func (w *world) dropped() []string {
 
 // TestForgedDecisionsAreDropped: a decision pushed into the state branch
 // does not certify the head when the PR is reopened unless the comment it
-// names, read back through the API, makes it: each forgery is dropped and
-// the ledger says why.
+// names, read back through the API, makes it: the forgery is dropped and
+// the ledger says why. Each kind of forgery is a row of
+// TestStoredDecisionsAreVerified, in memory; these drive the whole job
+// over HTTP, with one forgery for each thing read back: the comment
+// listing, a comment's timestamps, a permission.
 func TestForgedDecisionsAreDropped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives git and the whole loop")
 	}
 	t.Parallel()
-	const approvers = "\n[review]\napprovers = [\"boss\"]\n"
 	tests := []struct {
-		name   string
-		config string
-		forge  func(w *world) (by string, comment int64)
-		why    string
+		name  string
+		forge func(w *world) (by string, comment int64)
+		why   string
 	}{
-		{"no comment (loop-action review)", demoLoop, func(w *world) (string, int64) { return "writer", 0 },
-			"it names no comment it came from"},
-		{"a fabricated comment id", demoLoop, func(w *world) (string, int64) { return "writer", 4_000_000_123 },
+		{"a fabricated comment id", func(w *world) (string, int64) { return "writer", 4_000_000_123 },
 			"comment 4000000123 is not on pull request #7"},
-		{"a reader's comment", demoLoop, func(w *world) (string, int64) {
+		{"a reader's comment", func(w *world) (string, int64) {
 			return "reader", w.gh.AddComment(owner, repo, 7, "reader", "User", "/loop approve ui")
 		}, "reader has read permission on octo-org/demo now, not write"},
-		{"someone else's comment", demoLoop, func(w *world) (string, int64) {
-			return "writer", w.gh.AddComment(owner, repo, 7, "reader", "User", "/loop approve ui")
-		}, "was written by reader, not writer"},
-		{"an edited comment", demoLoop, func(w *world) (string, int64) {
+		{"an edited comment", func(w *world) (string, int64) {
 			id := w.gh.AddComment(owner, repo, 7, "writer", "User", "Nice work.")
 			w.gh.EditComment(owner, repo, id, "/loop approve ui")
 			return "writer", id
 		}, "was edited after it was written"},
-		{"a comment saying something else", demoLoop, func(w *world) (string, int64) {
-			return "writer", w.gh.AddComment(owner, repo, 7, "writer", "User", "I will approve this later.")
-		}, "holds no valid /loop command"},
-		{"the bot's review request", demoLoop, func(w *world) (string, int64) {
-			cs := w.gh.Comments(owner, repo, 7)
-			return bot, cs[len(cs)-1].ID
-		}, "was written by a bot"},
-		{"a writer who is not an approver", demoLoop + approvers, func(w *world) (string, int64) {
-			return "writer", w.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
-		}, "writer is not among the [review] approvers"},
-		{"an approval older than the review request", demoLoop, func(w *world) (string, int64) {
-			return "writer", w.gh.Comments(owner, repo, 7)[0].ID // written before the loop first ran
-		}, "no review of goal ui was requested before comment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorldWith(t, tt.config)
+			w := newWorld(t)
 			w.tick()
 			w.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
 			w.pause()

@@ -1,0 +1,148 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// A memJob is one job of the action on pull request #7 of the demo loop,
+// with memGitHub for GitHub and a dir: store for the state branch: the
+// action's decisions run in process, with no HTTP server, no git and no
+// agent. Tests call the decision they are about (catchUp, the verifier,
+// report) directly; the end-to-end tests drive the same through Main.
+type memJob struct {
+	t        *testing.T
+	gh       *memGitHub
+	j        *job
+	s        *session
+	log      *bytes.Buffer
+	commands string // GITHUB_OUTPUT and GITHUB_STEP_SUMMARY are here
+}
+
+// The pull request's head, its base, and the workspace snapshot under
+// review.
+const (
+	memHead = "cafe000000000000000000000000000000000001"
+	memBase = "base000000000000000000000000000000000002"
+	memSnap = "5a5a000000000000000000000000000000000003"
+)
+
+func newMemJob(t *testing.T, config string) *memJob {
+	t.Helper()
+	cfg, err := loop.Parse(".github/loop.toml", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	m := &memJob{t: t, gh: newMemGitHub(owner, repo, bot), log: &bytes.Buffer{}, commands: t.TempDir()}
+	m.gh.permit("writer", "write")
+	m.gh.permit("reader", "read")
+	m.gh.permit("boss", "admin")
+	m.gh.pulls[7] = github.PR{Number: 7, Author: "writer", State: "open", HeadSHA: memHead, HeadRef: "feature",
+		HeadRepo: owner + "/" + repo, BaseRef: "main", BaseSHA: memBase, BaseRepo: owner + "/" + repo}
+	env := map[string]string{
+		"GITHUB_OUTPUT":       filepath.Join(m.commands, "set_output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(m.commands, "step_summary"),
+	}
+	getenv := func(k string) string { return env[k] }
+	m.j = &job{
+		a:   githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(m.log)),
+		env: Env{Getenv: getenv, Stdout: m.log, Now: time.Now, Version: "test"},
+		in: Inputs{Config: ".github/loop.toml", StateBranch: "loop-state", Bot: bot,
+			Comment: true, FailOnUnsuccessful: true},
+		ctx:   &githubactions.GitHubContext{ServerURL: "https://github.com", RunID: 4242},
+		owner: owner, repo: repo, workspace: t.TempDir(), client: m.gh,
+	}
+	m.s = &session{cfg: cfg, store: store, runID: "demo/pr-7", pr: 7, head: memHead}
+	return m
+}
+
+// pause leaves the run as a job that paused for the ui review leaves it:
+// the checkpoint awaits review of memSnap on the head, and the bot's
+// review request is the newest comment. It returns the request's id.
+func (m *memJob) pause() int64 {
+	m.t.Helper()
+	cp := &state.Checkpoint{
+		RunID: m.s.runID, Loop: "demo", Commit: memHead, Status: state.AwaitingReview, Iteration: 1, MaxIterations: 3,
+		Snapshot: memSnap, Verdicts: pausedVerdicts(),
+	}
+	if err := m.s.store.Save(context.Background(), cp, state.Commit{KeepWorkspace: true}); err != nil {
+		m.t.Fatal(err)
+	}
+	return m.request("ui", memSnap)
+}
+
+// request posts the bot's request to review goal on snapshot.
+func (m *memJob) request(goal, snapshot string) int64 {
+	return m.gh.add(7, bot, "Bot", reviewMarker("demo", goal, snapshot)+"\n⏸ **Review wanted**")
+}
+
+// command writes body on the pull request as author and has the job
+// handle the comments it has not handled yet, as an issue_comment job
+// does before it runs the loop.
+func (m *memJob) command(author, body string) (int64, steer) {
+	m.t.Helper()
+	id := m.gh.add(7, author, "User", body)
+	return id, m.catchUp()
+}
+
+func (m *memJob) catchUp() steer {
+	m.t.Helper()
+	st, err := m.j.catchUp(context.Background(), m.s, m.gh.pulls[7])
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return st
+}
+
+// checkpoint is the run's checkpoint as the store holds it now, or nil.
+func (m *memJob) checkpoint() *state.Checkpoint {
+	m.t.Helper()
+	cp, err := m.s.store.Load(context.Background(), m.s.runID)
+	if errors.Is(err, state.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return cp
+}
+
+// replies are the bot's comments addressed to login.
+func (m *memJob) replies(login string) []string {
+	var out []string
+	for _, c := range m.gh.list(7) {
+		if c.Author == bot && strings.HasPrefix(c.Body, "@"+login+":") {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
+
+// pausedVerdicts are the demo loop's verdicts when it pauses: tests pass,
+// ui waits for its review.
+func pausedVerdicts() []gate.Verdict {
+	return []gate.Verdict{
+		{Goal: "tests", Blocking: true, Satisfied: true, Passed: 1, Total: 1,
+			Checks: []gate.CheckVerdict{{Type: "test", Status: gate.Pass, Evidence: "`sh test.sh` exited 0"}}},
+		{Goal: "ui", Blocking: true, Passed: 1, Total: 2, Checks: []gate.CheckVerdict{
+			{Type: "file_exists", Status: gate.Pass, Evidence: "out/summary.md"},
+			{Index: 1, Type: "manual", Status: gate.Pending, Evidence: "Does the summary read well?", ReviewRequested: true}}},
+	}
+}
