@@ -14,6 +14,7 @@ import (
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -104,7 +105,20 @@ func (m *memJob) command(author, body string) (int64, steer) {
 
 func (m *memJob) catchUp() steer {
 	m.t.Helper()
-	st, err := m.j.catchUp(context.Background(), m.s, m.gh.pulls[7])
+	ctx := context.Background()
+	run, err := runner.Open(ctx, runner.Options{Config: m.s.cfg, Root: m.j.workspace, RunID: m.s.runID, Store: m.s.store,
+		Now: time.Now, VerifyDecisions: m.j.verifier(m.s)})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.s.run = run // as a job's session holds it: locked, loaded once
+	defer func() {
+		if err := run.Close(); err != nil {
+			m.t.Error(err)
+		}
+		m.s.run = nil
+	}()
+	st, err := m.j.catchUp(ctx, m.s, m.gh.pulls[7])
 	if err != nil {
 		m.t.Fatal(err)
 	}
