@@ -2,13 +2,18 @@ package workspace
 
 import (
 	"crypto/sha1"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// objectID is a binary git object id (SHA-1).
-type objectID [sha1.Size]byte
+// ObjectID is a binary git object id (SHA-1): a blob's is what a file or
+// symbolic link is, as far as a snapshot is concerned.
+type ObjectID [sha1.Size]byte
+
+// String returns id in hex, as git prints it.
+func (id ObjectID) String() string { return hex.EncodeToString(id[:]) }
 
 // Git tree entry modes, spelled as git writes them in tree objects.
 const (
@@ -18,11 +23,17 @@ const (
 	modeTree    = "40000"
 )
 
-// entry is one line of a git tree object.
+// entry is one line of a git tree object, and what storing its object
+// takes ([Hasher.WriteObjects]).
 type entry struct {
 	name string
 	mode string
-	id   objectID
+	id   ObjectID
+
+	unverified bool    // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
+	rel        string  // the path, slash-separated (unverified files)
+	link       string  // a symbolic link's target (when storing)
+	sub        []entry // a tree's entries (when storing)
 }
 
 // sortKey is the name git compares entries by: directories sort as if
@@ -41,8 +52,8 @@ func sortEntries(es []entry) {
 	})
 }
 
-// treeID returns the id of the tree object holding the sorted entries es.
-func treeID(es []entry) objectID {
+// treeBody is the content of the tree object holding the sorted entries es.
+func treeBody(es []entry) []byte {
 	size := 0
 	for _, e := range es {
 		size += len(e.mode) + 1 + len(e.name) + 1 + len(e.id)
@@ -55,15 +66,20 @@ func treeID(es []entry) objectID {
 		body = append(body, 0)
 		body = append(body, e.id[:]...)
 	}
-	return hashObject("tree", body)
+	return body
+}
+
+// treeID returns the id of the tree object holding the sorted entries es.
+func treeID(es []entry) ObjectID {
+	return hashObject("tree", treeBody(es))
 }
 
 // hashObject returns the git id of an object of the given kind and content.
-func hashObject(kind string, content []byte) objectID {
+func hashObject(kind string, content []byte) ObjectID {
 	h := sha1.New()
 	h.Write(objectHeader(kind, int64(len(content))))
 	h.Write(content)
-	return objectID(h.Sum(nil))
+	return ObjectID(h.Sum(nil))
 }
 
 // objectHeader is the "<kind> <size>\x00" prefix hashed before an object's content.

@@ -114,8 +114,8 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w := &walker{hash: true, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
-	o := &objectWalker{walker: w, s: memory.NewStorage(), root: r}
+	w := &walker{mode: hashing, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
+	o := &objectStore{s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
 	mem := memory.NewStorage()
 	x := &restorer{s: mem}
 	emptyBlob := storeObject(t, mem, plumbing.BlobObject, nil)
@@ -127,11 +127,15 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fileInfo := regularInfo(t)
 	tests := map[string]func() error{
-		"walker.readBlob":          func() error { _, _, err := w.readBlob(r, "fifo", 0); return err },
-		"walker.subdir":            func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
-		"objectWalker.readContent": func() error { _, _, err := o.readContent(r, "fifo", 0); return err },
-		"objectWalker.subtree":     func() error { _, _, err := o.subtree(r, []string{"fifo"}, nil); return err },
+		"HashFile":         func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
+		"walker.subdir":    func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
+		"objectStore.file": func() error { _, _, err := o.file(r, "fifo", fileInfo); return err },
+		"objectStore.cached": func() error {
+			_, err := o.cached(&entry{rel: "fifo", unverified: true})
+			return err
+		},
 		"restorer.sameContent": func() error {
 			_, err := x.sameContent(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo)
 			return err
@@ -144,4 +148,20 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			returns(t, fifoPath, func() { _ = f() })
 		})
 	}
+}
+
+// regularInfo returns the lstat result of a regular file: a reader given
+// it for a path that is now a FIFO stands for one that found a file there
+// just before an agent swapped the FIFO in.
+func regularInfo(t *testing.T) fs.FileInfo {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }
