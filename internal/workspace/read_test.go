@@ -128,10 +128,20 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	fileInfo := regularInfo(t)
+	dst, err := OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
 	tests := map[string]func() error{
 		"HashFile":         func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
 		"walker.subdir":    func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
 		"objectStore.file": func() error { _, _, err := o.file(r, "fifo", fileInfo); return err },
+		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
+		"Writer.Copy": func() error {
+			_, err := openWriter(t, t.TempDir()).Copy("fifo", r, fileInfo)
+			return err
+		},
 		"objectStore.cached": func() error {
 			_, err := o.cached(&entry{rel: "fifo", unverified: true})
 			return err

@@ -40,7 +40,7 @@ type Writer struct {
 
 // OpenWriter opens a Writer on the loop root root.
 func OpenWriter(root string) (*Writer, error) {
-	r, err := os.OpenRoot(root)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open loop root %q: %w", root, err)
 	}
@@ -212,7 +212,8 @@ func checkRel(rel string) error {
 
 // tempName is a fresh name beside name for what is being written.
 func tempName(name string) string {
-	return "." + path.Base(name) + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
+	dir, base := path.Split(name)
+	return dir + "." + base + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // kindOf names the kind of a mode, for messages.

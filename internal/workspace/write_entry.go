@@ -148,17 +148,19 @@ func putFile(r *os.Root, name string, e Entry, how parentMode) error {
 	return replace(r, tmp, name, how)
 }
 
-// replace renames tmp over name. A directory at name is removed first
-// when how is reclaim, and is an error otherwise.
+// replace renames tmp over name. A directory at name is removed first:
+// with everything in it when how is reclaim, else only if it is empty.
 func replace(r *os.Root, tmp, name string, how parentMode) error {
 	err := r.Rename(tmp, name)
 	if err != nil {
 		if fi, lerr := r.Lstat(name); lerr == nil && fi.IsDir() {
-			err = fmt.Errorf("it is a directory")
 			if how == reclaim {
-				if err = r.RemoveAll(name); err == nil {
-					err = r.Rename(tmp, name)
-				}
+				err = r.RemoveAll(name)
+			} else {
+				err = r.Remove(name)
+			}
+			if err == nil {
+				err = r.Rename(tmp, name)
 			}
 		}
 	}

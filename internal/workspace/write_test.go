@@ -63,11 +63,16 @@ func openWriter(t *testing.T, root string) *Writer {
 // nothing is written anywhere.
 func TestWriterNeverGoesThroughALink(t *testing.T) {
 	t.Parallel()
-	ops := map[string]func(w *Writer, rel string) error{
-		"WriteFile": func(w *Writer, rel string) error { return w.WriteFile(rel, []byte("forged\n"), 0o644) },
-		"Symlink":   func(w *Writer, rel string) error { return w.Symlink(rel, "/etc/passwd") },
-		"MkdirAll":  func(w *Writer, rel string) error { return w.MkdirAll(rel, 0o755) },
-		"Remove":    func(w *Writer, rel string) error { return w.Remove(rel) },
+	ops := map[string]func(t *testing.T, w *Writer, rel string) error{
+		"WriteFile": func(_ *testing.T, w *Writer, rel string) error { return w.WriteFile(rel, []byte("forged\n"), 0o644) },
+		"Symlink":   func(_ *testing.T, w *Writer, rel string) error { return w.Symlink(rel, "/etc/passwd") },
+		"MkdirAll":  func(_ *testing.T, w *Writer, rel string) error { return w.MkdirAll(rel, 0o755) },
+		"Remove":    func(_ *testing.T, w *Writer, rel string) error { return w.Remove(rel) },
+		"Copy": func(t *testing.T, w *Writer, rel string) error {
+			src, fi := source(t, rel, file(rel, "forged\n"))
+			_, err := w.Copy(rel, src, fi)
+			return err
+		},
 	}
 	parents := map[string]func(t *testing.T, root, outside string){
 		"link outside": func(t *testing.T, root, outside string) { link("pkg", outside)(t, root) },
@@ -82,7 +87,7 @@ func TestWriterNeverGoesThroughALink(t *testing.T) {
 				root := build(t, file("real/a_test.go", "inside\n"))
 				mk(t, root, outside)
 				before, beforeOut := tree(t, root), tree(t, outside)
-				err := op(openWriter(t, root), "pkg/a_test.go")
+				err := op(t, openWriter(t, root), "pkg/a_test.go")
 				if !errors.Is(err, ErrParent) || !strings.Contains(err.Error(), `"pkg"`) {
 					t.Errorf("err = %v, want ErrParent naming \"pkg\"", err)
 				}

@@ -116,11 +116,11 @@ func (m *Manager) Remove() error {
 		m.feed = nil
 	}
 	for _, t := range m.trees {
-		errs = append(errs, t.r.Close())
+		errs = append(errs, t.close())
 	}
 	m.trees = map[string]*tree{}
 	if m.index != nil {
-		errs = append(errs, m.index.r.Close())
+		errs = append(errs, m.index.r.Close(), m.index.w.Close())
 		m.index = nil
 	}
 	if err := os.RemoveAll(m.worktrees()); err != nil {
@@ -138,11 +138,17 @@ func (m *Manager) open() error {
 	if err != nil {
 		return fmt.Errorf("open loop root: %w", err)
 	}
+	w, err := workspace.OpenWriter(m.root)
+	if err != nil {
+		r.Close()
+		return err
+	}
 	if err := os.MkdirAll(m.worktrees(), 0o755); err != nil {
 		r.Close()
+		w.Close()
 		return fmt.Errorf("create worktrees directory: %w", err)
 	}
-	m.index = &index{dir: m.root, r: r, ents: map[string]rootEntry{}, now: m.now}
+	m.index = &index{dir: m.root, r: r, w: w, ents: map[string]rootEntry{}, now: m.now}
 	m.feed = walkFeed{}
 	if !m.walkOnly {
 		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
