@@ -158,9 +158,6 @@ func (m *Manager) open() error {
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }
 
-// scratch is where temporary directories go.
-func (m *Manager) scratch() string { return m.worktrees() }
-
 // checkNode refuses node names that are not a single plain path component;
 // names starting with a dot are reserved for the Manager's own use.
 func checkNode(node string) error {
