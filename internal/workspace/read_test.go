@@ -164,6 +164,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			}
 			return err
 		},
+		"openSame": func() error { _, err := openSame(r, "fifo", dirInfo); return err },
 		"objectStore.cached": func() error {
 			_, err := o.cached(&entry{rel: "fifo", unverified: true})
 			return err

@@ -180,9 +180,10 @@ func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replace
 }
 
 // openSame opens the directory name of r and checks that it is the one
-// whose lstat result is fi: [os.Root] would follow a link swapped in since.
+// whose lstat result is fi: [os.Root] would follow a link swapped in
+// since, and a named pipe swapped in is refused, never waited on.
 func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
-	sub, err := r.OpenRoot(name)
+	sub, err := OpenDir(r, name)
 	if err != nil {
 		return nil, err
 	}
