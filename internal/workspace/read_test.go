@@ -169,9 +169,17 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			_, err := o.cached(&entry{rel: "fifo", unverified: true})
 			return err
 		},
-		"restorer.sameContent": func() error {
-			_, err := x.sameContent(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo)
+		"restorer.keep": func() error {
+			_, err := x.keep(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo, 0o644)
 			return err
+		},
+		"restorer.subdir": func() error { // replaces the FIFO: in a root of its own
+			r, err := OpenRoot(build(t, fifo("fifo")))
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return x.subdir(r, []string{"fifo"}, nil, object.TreeEntry{Name: "fifo", Hash: plumbing.ZeroHash})
 		},
 		"restorer.remove": func() error { return x.remove(r, []string{"fifo"}, nil, dirInfo) },
 		"OpenRoot":        func() error { _, err := OpenRoot(fifoPath); return err },

@@ -17,7 +17,9 @@ import (
 var ErrParent = errors.New("not a real directory")
 
 // Writer is the one way loop-action writes into a loop root outside .loop:
-// reverts of protected paths and of .git's configuration go through it.
+// reverts of protected paths and of .git's configuration ([Writer.Put],
+// [Writer.Remove]), what isolated nodes publish ([Writer.Copy]) and
+// [Restore] go through it.
 //
 // Paths are slash-separated and relative to the root, with no empty, "."
 // or ".." component. Every operation resolves a path one component at a

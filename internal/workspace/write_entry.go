@@ -95,12 +95,9 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	case e.Mode.IsDir():
 		err = putDir(d.r, name, e.Mode&modeBits, how)
 	case e.Mode.IsRegular():
-		err = putFile(d.r, name, e, how)
+		err = putFile(d.r, name, bytes.NewReader(e.Data), e.Mode&modeBits, how)
 	case e.Mode&fs.ModeSymlink != 0:
-		tmp := tempName(name)
-		if err = d.r.Symlink(string(e.Data), tmp); err == nil {
-			err = replace(d.r, tmp, name, how)
-		}
+		err = putLink(d.r, name, string(e.Data), how)
 	default:
 		err = fmt.Errorf("%s cannot be written", kindOf(e.Mode))
 	}
@@ -126,23 +123,33 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 	return r.Mkdir(name, perm)
 }
 
-// putFile writes e's content beside the child name of r and renames it
-// into place.
-func putFile(r *os.Root, name string, e Entry, how parentMode) error {
+// putFile writes content beside the child name of r, with mode (whatever
+// the umask), and renames it into place.
+func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how parentMode) error {
 	tmp := tempName(name)
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(e.Data)
+	_, err = io.Copy(f, content)
 	if err == nil {
-		err = f.Chmod(e.Mode & modeBits) // on the open file: whatever the umask, never through a link
+		err = f.Chmod(mode) // on the open file: whatever the umask, never through a link
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		_ = r.Remove(tmp)
+		return err
+	}
+	return replace(r, tmp, name, how)
+}
+
+// putLink makes the child name of r a symbolic link to target: created
+// beside it and renamed into place.
+func putLink(r *os.Root, name, target string, how parentMode) error {
+	tmp := tempName(name)
+	if err := r.Symlink(target, tmp); err != nil {
 		return err
 	}
 	return replace(r, tmp, name, how)
