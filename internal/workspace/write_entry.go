@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // modeBits are the bits of a mode besides its type that an [Entry]
@@ -225,18 +224,11 @@ func record(r *os.Root, name string, fi fs.FileInfo) Entry {
 // blocking (a named pipe swapped in since lstat is refused, not waited
 // on) and checked to be the file lstat found.
 func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
-	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, now, err := openRegular(r, name, fi)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	now, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !now.Mode().IsRegular() || !os.SameFile(fi, now) {
-		return errors.New("changed while it was read")
-	}
 	e.Mode = now.Mode()
 	h := sha256.New()
 	var buf bytes.Buffer

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -157,12 +156,3 @@ func (m *Manager) open() error {
 }
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }
-
-// checkNode refuses node names that are not a single plain path component;
-// names starting with a dot are reserved for the Manager's own use.
-func checkNode(node string) error {
-	if node == "" || strings.ContainsAny(node, `/\`+"\x00") || strings.HasPrefix(node, ".") {
-		return fmt.Errorf("node name %q cannot name a worktree directory", node)
-	}
-	return nil
-}
