@@ -201,8 +201,10 @@ func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
 }
 
 // checkRel refuses a path that is not slash-separated, relative and clean.
+// A backslash is an ordinary character of a name, as it is to git and to
+// the system: agents may create such files, and they are paths of the tree.
 func checkRel(rel string) error {
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\x00") || strings.Contains(rel, `\`) {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\x00") {
 		return fmt.Errorf("%q is not a path inside the loop root", rel)
 	}
 	for _, c := range strings.Split(rel, "/") {
