@@ -22,9 +22,9 @@ var errChanged = errors.New("changed while being read")
 // read again.
 const maxAttempts = 3
 
-// BlobHash returns a hash primed with the git blob header for size bytes
+// blobHash returns a hash primed with the git blob header for size bytes
 // of content: once they are written, its Sum is their blob id.
-func BlobHash(size int64) hash.Hash {
+func blobHash(size int64) hash.Hash {
 	h := sha1.New()
 	h.Write(objectHeader("blob", size))
 	return h
@@ -44,7 +44,7 @@ func LinkID(target string) ObjectID {
 func HashFile(r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
 	var id ObjectID
 	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
-		h := BlobHash(now.Size())
+		h := blobHash(now.Size())
 		if err := pump(nil, f, h, now.Size()); err != nil {
 			return err
 		}

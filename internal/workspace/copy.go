@@ -103,7 +103,7 @@ func copyFile(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 	if err != nil {
 		return Copied{}, err
 	}
-	h := BlobHash(now.Size())
+	h := blobHash(now.Size())
 	err = pump(out, in, h, now.Size())
 	if err == nil && fresh {
 		err = dst.Chtimes(name, now.ModTime(), now.ModTime())

@@ -2,12 +2,13 @@
 // the loop root.
 //
 // File identity. What a file or symbolic link is, for loop-action, is its
-// git blob id ([ObjectID]): [HashFile] and [LinkID] compute it, [BlobHash]
-// while copying. Reading a blob id again is avoided by the stat cache:
-// [StatKey] is what must be unchanged (size, mode, times, device, inode)
-// and [Stamp.Vouches] applies git's racy-clean rule. [Matcher] says which
-// paths a snapshot includes under the ignore rules. Package isolate uses
-// all of these for its worktrees; it keeps no idea of its own.
+// git blob id ([ObjectID]): [HashFile] and [LinkID] compute it, and every
+// copy says what it copied ([Copied]). Reading a blob id again is avoided
+// by the stat cache: [StatKey] is what must be unchanged (size, mode,
+// times, device, inode) and [Stamp.Vouches] applies git's racy-clean rule.
+// [Matcher] says which paths a snapshot includes under the ignore rules.
+// Package isolate uses all of these for its worktrees; it keeps no idea of
+// its own.
 //
 // Snapshots. A [Snapshot] is the git tree object id (SHA-1, 40 hex digits)
 // that `git add -A && git write-tree` would record for the files on disk

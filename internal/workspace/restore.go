@@ -218,7 +218,7 @@ func (x *restorer) keep(r *os.Root, e object.TreeEntry, fi fs.FileInfo, perm fs.
 		return false, err
 	}
 	defer f.Close()
-	h := BlobHash(size)
+	h := blobHash(size)
 	if err := pump(nil, f, h, size); err != nil {
 		return false, ignoreChanged(err)
 	}
