@@ -23,17 +23,20 @@ const (
 	modeTree    = "40000"
 )
 
-// entry is one line of a git tree object, and what storing its object
-// takes ([Hasher.WriteObjects]).
+// entry is one line of a git tree object.
 type entry struct {
 	name string
 	mode string
 	id   ObjectID
+	obj  *toStore // when storing ([Hasher.WriteObjects]): what storing the object takes
+}
 
+// toStore is what storing the object of an entry takes, beyond its id.
+type toStore struct {
 	unverified bool    // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
-	rel        string  // the path, slash-separated (unverified files)
-	link       string  // a symbolic link's target (when storing)
-	sub        []entry // a tree's entries (when storing)
+	rel        string  // an unverified file's path, slash-separated
+	link       string  // a symbolic link's target
+	sub        []entry // a tree's entries
 }
 
 // sortKey is the name git compares entries by: directories sort as if

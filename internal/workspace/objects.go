@@ -75,11 +75,11 @@ func (o *objectStore) tree(es []entry) (ObjectID, error) {
 		var err error
 		switch {
 		case e.mode == modeTree:
-			got, err = o.tree(e.sub)
-		case !e.unverified:
+			got, err = o.tree(e.obj.sub)
+		case e.obj == nil || !e.obj.unverified:
 			continue // read and stored by the walk
 		case e.mode == modeSymlink:
-			got, err = e.id, o.ensure(plumbing.BlobObject, e.id, []byte(e.link))
+			got, err = e.id, o.ensure(plumbing.BlobObject, e.id, []byte(e.obj.link))
 		default:
 			got, err = o.cached(e)
 		}
@@ -103,7 +103,7 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 	if o.has(e.id) {
 		return e.id, nil
 	}
-	name := filepath.FromSlash(e.rel)
+	name := filepath.FromSlash(e.obj.rel)
 	fi, err := o.root.Lstat(name)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errChanged
@@ -114,7 +114,7 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 		id, _, err = o.file(o.root, name, fi)
 	}
 	if err != nil {
-		return ObjectID{}, fmt.Errorf("store %q: %w", e.rel, err)
+		return ObjectID{}, fmt.Errorf("store %q: %w", e.obj.rel, err)
 	}
 	return id, nil
 }

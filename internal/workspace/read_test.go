@@ -166,7 +166,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		},
 		"openSame": func() error { _, err := openSame(r, "fifo", dirInfo); return err },
 		"objectStore.cached": func() error {
-			_, err := o.cached(&entry{rel: "fifo", unverified: true})
+			_, err := o.cached(&entry{obj: &toStore{rel: "fifo", unverified: true}})
 			return err
 		},
 		"restorer.keep": func() error {

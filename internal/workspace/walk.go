@@ -58,7 +58,7 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	var es []entry
 	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
 		e, ok, err := w.entry(r, child, rules)
-		if ok {
+		if ok && w.mode != listing { // a listing records paths, not entries
 			es = append(es, e)
 		}
 		return err
@@ -151,7 +151,7 @@ func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, e
 		e.id = treeID(es)
 	}
 	if w.mode == storing {
-		e.sub = es
+		e.obj = &toStore{sub: es}
 	}
 	return e, true, nil
 }
@@ -170,7 +170,7 @@ func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	}
 	e.id = LinkID(target)
 	if w.mode == storing {
-		e.link, e.unverified = target, true
+		e.obj = &toStore{link: target, unverified: true}
 	}
 	return e, true, nil
 }
@@ -191,7 +191,10 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 	}
 	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(KeyOf(fi)) {
 		w.next[rel] = c
-		e.id, e.unverified, e.rel = c.id, true, rel
+		e.id = c.id
+		if w.mode == storing {
+			e.obj = &toStore{unverified: true, rel: rel}
+		}
 		return e, true, nil
 	}
 	id, err := w.read(r, name, rel, fi)
