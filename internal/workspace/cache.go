@@ -5,8 +5,14 @@ import (
 	"time"
 )
 
-// racyWindow is how much older than the start of the snapshot that read it a
-// file's mtime must be before its cached blob id is trusted.
+// The stat cache. Reading every file of a loop root on every snapshot
+// costs too much, so a blob id read once is reused while the file's stat
+// is unchanged: the [Hasher] does so for the root, and package isolate for
+// its worktrees and for what it publishes. [StatKey] is what must be
+// unchanged, and [Stamp.Vouches] applies git's racy-clean rule to it.
+
+// racyWindow is how much older than the start of the read that found it a
+// file's mtime must be before a cached blob id is trusted.
 //
 // This is git's racy-clean rule with a safety margin. A file rewritten after
 // we read it keeps the same mtime if the rewrite falls in the same timestamp
@@ -15,36 +21,45 @@ import (
 // clock that may lag time.Now. Git compares mtimes with the mtime of its
 // index file; we write nothing, so we compare with our own clock instead and
 // leave room for both granularity and lag. Files modified within the window
-// are simply re-read on the next snapshot.
+// are simply read again next time.
 const racyWindow = 2 * time.Second
 
-// statKey is what must be unchanged for a cached blob id to be reused.
-type statKey struct {
+// StatKey is what must be unchanged for a cached blob id to be reused: a
+// file's size, mode, modification and status change times, device and
+// inode (the last three where the platform has them).
+type StatKey struct {
 	size  int64
 	mtime int64 // UnixNano
 	ctime int64 // UnixNano where available, else 0
+	dev   uint64
 	ino   uint64
 	mode  fs.FileMode
 }
 
-// keyOf returns the cache key of a file's lstat or fstat result.
-func keyOf(fi fs.FileInfo) statKey {
-	k := statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	k.ino, k.ctime = inodeAndCtime(fi)
+// KeyOf returns the cache key of a file's lstat or fstat result.
+func KeyOf(fi fs.FileInfo) StatKey {
+	k := StatKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	k.dev, k.ino, k.ctime = statIDs(fi)
 	return k
 }
 
-// cacheEntry is a blob id computed from a file whose stat matched key.
-type cacheEntry struct {
-	key   statKey
-	id    objectID
-	stamp time.Time // start of the snapshot that read the file
+// Stamp is a stat key and when the read it stands for started.
+type Stamp struct {
+	Key StatKey
+	At  time.Time
 }
 
-// usable reports whether the entry may stand in for a file whose stat is k:
-// the stat must be unchanged, and the file must not have been racily clean
-// when it was read (modified less than racyWindow before that snapshot
-// started), since a later same-size rewrite could then keep the same mtime.
-func (e cacheEntry) usable(k statKey) bool {
-	return e.key == k && e.key.mtime < e.stamp.Add(-racyWindow).UnixNano()
+// Vouches reports whether a file whose stat is now k still holds what was
+// read when s was taken: the stat must be unchanged, and the file must not
+// have been racily clean then (modified less than racyWindow before the
+// read started), since a later same-size rewrite could keep the same
+// mtime. A zero Stamp vouches for nothing.
+func (s Stamp) Vouches(k StatKey) bool {
+	return s.Key == k && !s.At.IsZero() && s.Key.mtime < s.At.Add(-racyWindow).UnixNano()
+}
+
+// cacheEntry is a blob id computed from a file the stamp describes.
+type cacheEntry struct {
+	stamp Stamp
+	id    ObjectID
 }

@@ -1,9 +1,19 @@
-// Package workspace computes content ids ("snapshots") of a loop root.
+// Package workspace is the only owner of file identity and of writes into
+// the loop root.
 //
-// A [Snapshot] is the git tree object id (SHA-1, 40 hex digits) that
-// `git add -A && git write-tree` would record for the files on disk under
-// the loop root, so that the same tree can later be stored verbatim on the
-// state branch as runs/<id>/workspace. Excluded from the tree are:
+// File identity. What a file or symbolic link is, for loop-action, is its
+// git blob id ([ObjectID]): [HashFile] and [LinkID] compute it, and every
+// copy says what it copied ([Copied]). Reading a blob id again is avoided
+// by the stat cache: [StatKey] is what must be unchanged (size, mode,
+// times, device, inode) and [Stamp.Vouches] applies git's racy-clean rule.
+// [Matcher] says which paths a snapshot includes under the ignore rules.
+// Package isolate uses all of these for its worktrees; it keeps no idea of
+// its own.
+//
+// Snapshots. A [Snapshot] is the git tree object id (SHA-1, 40 hex digits)
+// that `git add -A && git write-tree` would record for the files on disk
+// under the loop root, so that the same tree can later be stored verbatim on
+// the state branch as runs/<id>/workspace. Excluded from the tree are:
 //
 //   - every entry named ".git", at any depth, whether directory or file
 //     (as git itself does);
@@ -24,24 +34,27 @@
 // link target text; directories as 40000, omitted when they contain nothing
 // that is recorded. Sockets, fifos and devices are skipped. A directory that
 // holds a nested repository is hashed as a plain directory (minus its .git),
-// where git would record a gitlink.
+// where git would record a gitlink. [Hasher.WriteObjects] writes a
+// snapshot's blobs and trees into a git object store (the state branch's).
+// Computing a snapshot writes nothing (the blob cache of a [Hasher] lives in
+// memory).
 //
-// This package owns those ids and the objects behind them: [Hasher.WriteObjects]
-// writes a snapshot's blobs and trees into a git object store (the state
-// branch's), and [Restore] makes a loop root's content equal to a stored
-// snapshot. Computing a snapshot writes nothing (the blob cache of a [Hasher]
-// lives in memory). The package never runs git and never follows a symbolic
-// link: links are hashed and restored as text, and every file access goes
-// through an [os.Root] opened on the loop root, so no path can resolve
-// outside it; Restore never touches .git, .loop or ignored files. Nor does
-// it ever wait on what an agent put in the root: files and directories are
+// Writes. [Writer] is the one way loop-action writes into the loop root:
+// the runner's reverts of protected paths and of .git's configuration
+// ([Writer.Put], [Writer.Remove]), what isolated nodes publish
+// ([Writer.Copy]), and [Restore], which makes a loop root's content equal
+// to a stored snapshot and never touches .git, .loop or ignored files. A
+// Writer never writes through a symbolic link in any component, inside the
+// root or not: it enters directories one at a time, checking each is the
+// real directory it lstat'ed, and writes files and links beside their path
+// and renames them into place. [CopyNew] is the same copy into a new tree
+// (isolate seeding a worktree).
+//
+// Reads. The package never runs git and never follows a symbolic link:
+// links are hashed and restored as text, and every file access goes
+// through an [os.Root], so no path can resolve outside it. Nor does it
+// ever wait on what an agent put in the root: files and directories are
 // opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
 // refuse a FIFO, socket or device without blocking and read at most a
 // limit. Other packages reading files in a loop root use them too.
-//
-// [Writer] is the one way loop-action writes single paths into the loop
-// root (the runner's reverts of protected paths and of .git's
-// configuration): it never writes through a symbolic link in any
-// component, inside the root or not, and reads what it records without
-// following links or blocking on named pipes.
 package workspace

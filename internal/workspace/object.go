@@ -2,13 +2,18 @@ package workspace
 
 import (
 	"crypto/sha1"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// objectID is a binary git object id (SHA-1).
-type objectID [sha1.Size]byte
+// ObjectID is a binary git object id (SHA-1): a blob's is what a file or
+// symbolic link is, as far as a snapshot is concerned.
+type ObjectID [sha1.Size]byte
+
+// String returns id in hex, as git prints it.
+func (id ObjectID) String() string { return hex.EncodeToString(id[:]) }
 
 // Git tree entry modes, spelled as git writes them in tree objects.
 const (
@@ -22,7 +27,16 @@ const (
 type entry struct {
 	name string
 	mode string
-	id   objectID
+	id   ObjectID
+	obj  *toStore // when storing ([Hasher.WriteObjects]): what storing the object takes
+}
+
+// toStore is what storing the object of an entry takes, beyond its id.
+type toStore struct {
+	unverified bool    // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
+	rel        string  // an unverified file's path, slash-separated
+	link       string  // a symbolic link's target
+	sub        []entry // a tree's entries
 }
 
 // sortKey is the name git compares entries by: directories sort as if
@@ -41,8 +55,8 @@ func sortEntries(es []entry) {
 	})
 }
 
-// treeID returns the id of the tree object holding the sorted entries es.
-func treeID(es []entry) objectID {
+// treeBody is the content of the tree object holding the sorted entries es.
+func treeBody(es []entry) []byte {
 	size := 0
 	for _, e := range es {
 		size += len(e.mode) + 1 + len(e.name) + 1 + len(e.id)
@@ -55,15 +69,20 @@ func treeID(es []entry) objectID {
 		body = append(body, 0)
 		body = append(body, e.id[:]...)
 	}
-	return hashObject("tree", body)
+	return body
+}
+
+// treeID returns the id of the tree object holding the sorted entries es.
+func treeID(es []entry) ObjectID {
+	return hashObject("tree", treeBody(es))
 }
 
 // hashObject returns the git id of an object of the given kind and content.
-func hashObject(kind string, content []byte) objectID {
+func hashObject(kind string, content []byte) ObjectID {
 	h := sha1.New()
 	h.Write(objectHeader(kind, int64(len(content))))
 	h.Write(content)
-	return objectID(h.Sum(nil))
+	return ObjectID(h.Sum(nil))
 }
 
 // objectHeader is the "<kind> <size>\x00" prefix hashed before an object's content.

@@ -33,8 +33,8 @@ func fifo(path string) op {
 
 // returns runs f and fails the test if f is still blocked after a long
 // while (a FIFO opened for reading blocks until a writer comes); it then
-// opens the FIFO at unblock for writing, which releases f.
-func returns(t *testing.T, unblock string, f func()) {
+// opens the FIFOs at unblock for writing, which releases f.
+func returns(t *testing.T, f func(), unblock ...string) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
@@ -43,12 +43,21 @@ func returns(t *testing.T, unblock string, f func()) {
 	}()
 	select {
 	case <-done:
+		return
 	case <-time.After(10 * time.Second):
-		t.Errorf("still blocked after 10s on the FIFO %s", unblock)
-		if w, err := os.OpenFile(unblock, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
+		t.Errorf("still blocked after 10s on a FIFO of %s", unblock)
+	}
+	for {
+		for _, p := range unblock {
+			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
 		}
-		<-done
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
@@ -87,7 +96,7 @@ func TestReadFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []byte
 			var err error
-			returns(t, filepath.Join(root, tt.name), func() { got, err = ReadFile(r, tt.name, 8) })
+			returns(t, func() { got, err = ReadFile(r, tt.name, 8) }, filepath.Join(root, tt.name))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ReadFile(%q) error = %v, want %v", tt.name, err, tt.wantErr)
 			}
@@ -114,8 +123,8 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w := &walker{hash: true, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
-	o := &objectWalker{walker: w, s: memory.NewStorage(), root: r}
+	w := &walker{mode: hashing, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
+	o := &objectStore{s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
 	mem := memory.NewStorage()
 	x := &restorer{s: mem}
 	emptyBlob := storeObject(t, mem, plumbing.BlobObject, nil)
@@ -127,21 +136,73 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fileInfo := regularInfo(t)
+	ignores := build(t, fifo(".gitignore"), fifo("d/.gitignore"), fifo(".git/info/exclude"))
+	dst, err := OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
 	tests := map[string]func() error{
-		"walker.readBlob":          func() error { _, _, err := w.readBlob(r, "fifo", 0); return err },
-		"walker.subdir":            func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
-		"objectWalker.readContent": func() error { _, _, err := o.readContent(r, "fifo", 0); return err },
-		"objectWalker.subtree":     func() error { _, _, err := o.subtree(r, []string{"fifo"}, nil); return err },
-		"restorer.sameContent": func() error {
-			_, err := x.sameContent(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo)
+		"HashFile":         func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
+		"walker.subdir":    func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
+		"objectStore.file": func() error { _, _, err := o.file(r, "fifo", fileInfo); return err },
+		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
+		"Writer.Copy": func() error {
+			_, err := openWriter(t, t.TempDir()).Copy("fifo", r, fileInfo)
 			return err
+		},
+		"Matcher.Included": func() error {
+			r, err := OpenRoot(ignores)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			m, err := NewMatcher(r)
+			if err == nil {
+				_, err = m.Included("d/x")
+			}
+			return err
+		},
+		"openSame": func() error { _, err := openSame(r, "fifo", dirInfo); return err },
+		"objectStore.cached": func() error {
+			_, err := o.cached(&entry{obj: &toStore{rel: "fifo", unverified: true}})
+			return err
+		},
+		"restorer.keep": func() error {
+			_, err := x.keep(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo, 0o644)
+			return err
+		},
+		"restorer.subdir": func() error { // replaces the FIFO: in a root of its own
+			r, err := OpenRoot(build(t, fifo("fifo")))
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return x.subdir(r, []string{"fifo"}, nil, object.TreeEntry{Name: "fifo", Hash: plumbing.ZeroHash})
 		},
 		"restorer.remove": func() error { return x.remove(r, []string{"fifo"}, nil, dirInfo) },
 		"OpenRoot":        func() error { _, err := OpenRoot(fifoPath); return err },
 	}
 	for name, f := range tests {
 		t.Run(name, func(t *testing.T) {
-			returns(t, fifoPath, func() { _ = f() })
+			returns(t, func() { _ = f() }, fifoPath, at(ignores, ".gitignore"), at(ignores, "d/.gitignore"), at(ignores, ".git/info/exclude"))
 		})
 	}
+}
+
+// regularInfo returns the lstat result of a regular file: a reader given
+// it for a path that is now a FIFO stands for one that found a file there
+// just before an agent swapped the FIFO in.
+func regularInfo(t *testing.T) fs.FileInfo {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

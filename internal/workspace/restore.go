@@ -25,12 +25,16 @@ import (
 //
 // It writes the files whose content or kind differs (0644, or 0755 for
 // executables; through a temporary file renamed into place), sets the
-// execute bit where only it differs, recreates symbolic links, and deletes
-// what the snapshot would record but the tree lacks. It never touches
-// .git (at any depth), the root's .loop, or files the ignore rules exclude
-// (each directory's .gitignore is restored first, so its rules are the
-// restored ones), except where the tree needs their path. Unchanged files
-// are left alone. Every access goes through an [os.Root] on the loop root.
+// execute bit where only it differs (on the file it compared, never
+// through a link), recreates symbolic links, and deletes what the
+// snapshot would record but the tree lacks. It never touches .git (at any
+// depth), the root's .loop, or files the ignore rules exclude (each
+// directory's .gitignore is restored first, so its rules are the restored
+// ones), except where the tree needs their path. Unchanged files are left
+// alone. It writes through a [Writer] on the root, entering directories
+// as the Writer does: one at a time, never through a symbolic link or a
+// named pipe; a directory the tree needs where something else is gets
+// replaced.
 //
 // Afterwards a snapshot of the root equals tree unless the root's
 // .git/info/exclude ignores something the tree holds.
@@ -39,17 +43,17 @@ func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed 
 	if err != nil || len(raw) != sha1.Size {
 		return 0, fmt.Errorf("restore %q: %q is not a snapshot", root, tree)
 	}
-	r, err := OpenRoot(root)
+	w, err := OpenWriter(root)
 	if err != nil {
 		return 0, fmt.Errorf("restore %q: %w", root, err)
 	}
-	defer r.Close()
-	rules, err := readInfoExclude(r)
+	defer w.Close()
+	rules, err := readInfoExclude(w.root)
 	if err != nil {
 		return 0, fmt.Errorf("restore %q: %w", root, err)
 	}
 	x := &restorer{s: s}
-	if err := x.dir(r, nil, rules, plumbing.Hash(raw)); err != nil {
+	if err := x.dir(w.root, nil, rules, plumbing.Hash(raw)); err != nil {
 		return x.changed, fmt.Errorf("restore %q to %s: %w", root, tree.Short(), err)
 	}
 	return x.changed, nil
@@ -112,6 +116,9 @@ func checkName(name string, top bool) error {
 func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEntry) error {
 	child := append(slices.Clip(path), e.Name)
 	rel := strings.Join(child, "/")
+	if e.Mode == filemode.Dir {
+		return x.subdir(r, child, rules, e)
+	}
 	fi, err := r.Lstat(e.Name)
 	if errors.Is(err, fs.ErrNotExist) {
 		fi, err = nil, nil
@@ -120,8 +127,6 @@ func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEnt
 		return err
 	}
 	switch e.Mode {
-	case filemode.Dir:
-		return x.subdir(r, child, rules, e, fi)
 	case filemode.Symlink:
 		return x.symlink(r, rel, e, fi)
 	case filemode.Regular, filemode.Deprecated, filemode.Executable:
@@ -130,20 +135,17 @@ func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEnt
 	return fmt.Errorf("%q has mode %s, which cannot be restored", rel, e.Mode)
 }
 
-func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.TreeEntry, fi fs.FileInfo) error {
-	if fi != nil && !fi.IsDir() {
-		if err := r.Remove(e.Name); err != nil {
-			return err
-		}
+// subdir makes the child e.Name of r a real directory, replacing what
+// else is there, and restores it.
+func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.TreeEntry) error {
+	fi, replaced, err := realDir(r, e.Name, strings.Join(path, "/"), reclaim)
+	if replaced != nil {
 		x.changed++
-		fi = nil
 	}
-	if fi == nil {
-		if err := r.Mkdir(e.Name, 0o755); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	sub, err := OpenDir(r, e.Name)
+	sub, err := openSame(r, e.Name, fi)
 	if err != nil {
 		return err
 	}
@@ -161,11 +163,8 @@ func (x *restorer) symlink(r *os.Root, rel string, e object.TreeEntry, fi fs.Fil
 			return nil
 		}
 	}
-	if err := x.removeAny(r, e.Name, fi); err != nil {
-		return err
-	}
 	x.changed++
-	return r.Symlink(string(target), e.Name)
+	return putLink(r, e.Name, string(target), reclaim)
 }
 
 func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileInfo) error {
@@ -174,16 +173,12 @@ func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileIn
 		perm = 0o755
 	}
 	if fi != nil && fi.Mode().IsRegular() {
-		same, err := x.sameContent(r, e, fi)
+		kept, err := x.keep(r, e, fi, perm)
 		if err != nil {
 			return fmt.Errorf("%q: %w", rel, err)
 		}
-		if same {
-			if fi.Mode()&0o100 == perm&0o100 {
-				return nil
-			}
-			x.changed++
-			return r.Chmod(e.Name, fi.Mode().Perm()&^0o111|perm&0o111)
+		if kept {
+			return nil
 		}
 	}
 	x.changed++
@@ -193,8 +188,7 @@ func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileIn
 	return nil
 }
 
-// write replaces the child e.Name of r with the blob e.Hash: a temporary
-// file beside it, renamed over it.
+// write replaces the child e.Name of r with the blob e.Hash.
 func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error {
 	obj, err := x.s.EncodedObject(plumbing.BlobObject, e.Hash)
 	if err != nil {
@@ -205,57 +199,46 @@ func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error
 		return err
 	}
 	defer src.Close()
-	tmp := "." + e.Name + ".loop-restore"
-	if err := r.RemoveAll(tmp); err != nil {
-		return err
-	}
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, src)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Chmod(tmp, perm) // whatever the umask
-	}
-	if err == nil {
-		err = r.RemoveAll(e.Name) // a directory would block the rename
-	}
-	if err == nil {
-		err = r.Rename(tmp, e.Name)
-	}
-	if err != nil {
-		r.Remove(tmp)
-	}
-	return err
+	return putFile(r, e.Name, src, perm, reclaim)
 }
 
-// sameContent reports whether the regular file e.Name, whose lstat result
-// is fi, holds the blob e.Hash.
-func (x *restorer) sameContent(r *os.Root, e object.TreeEntry, fi fs.FileInfo) (bool, error) {
+// keep reports whether the regular file e.Name, whose lstat result is fi,
+// holds the blob e.Hash, and then gives it the execute bits of perm if it
+// lacks them: through the file it read, which is the one lstat found.
+func (x *restorer) keep(r *os.Root, e object.TreeEntry, fi fs.FileInfo, perm fs.FileMode) (bool, error) {
 	size, err := x.s.EncodedObjectSize(e.Hash)
-	if err != nil {
+	if err != nil || size != fi.Size() {
 		return false, err
 	}
-	if size != fi.Size() {
-		return false, nil
-	}
-	f, _, err := OpenFile(r, e.Name)
-	if errors.Is(err, ErrNotRegular) {
+	f, now, err := openRegular(r, e.Name, fi)
+	if errors.Is(err, errChanged) {
 		return false, nil // replaced since lstat: written over
 	}
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	h := sha1.New()
-	h.Write(objectHeader("blob", size))
-	if _, err := io.Copy(h, f); err != nil {
-		return false, err
+	h := blobHash(size)
+	if err := pump(nil, f, h, size); err != nil {
+		return false, ignoreChanged(err)
 	}
-	return plumbing.Hash(h.Sum(nil)) == e.Hash, nil
+	if plumbing.Hash(h.Sum(nil)) != e.Hash {
+		return false, nil
+	}
+	if now.Mode()&0o100 == perm&0o100 {
+		return true, nil
+	}
+	x.changed++
+	return true, f.Chmod(now.Mode().Perm()&^0o111 | perm&0o111)
+}
+
+// ignoreChanged is err, or nil for a file that changed while it was read
+// (it is then written over).
+func ignoreChanged(err error) error {
+	if errors.Is(err, errChanged) {
+		return nil
+	}
+	return err
 }
 
 func (x *restorer) blob(id plumbing.Hash) ([]byte, error) {
@@ -312,7 +295,7 @@ func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInf
 		x.changed++
 		return r.Remove(name)
 	}
-	sub, err := OpenDir(r, name)
+	sub, err := openSame(r, name, fi)
 	if err != nil {
 		return err
 	}
@@ -328,16 +311,4 @@ func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInf
 		return err
 	}
 	return nil
-}
-
-// removeAny deletes whatever is at name, whose lstat result is fi (nil
-// when nothing is there).
-func (x *restorer) removeAny(r *os.Root, name string, fi fs.FileInfo) error {
-	if fi == nil {
-		return nil
-	}
-	if fi.IsDir() {
-		return r.RemoveAll(name)
-	}
-	return r.Remove(name)
 }

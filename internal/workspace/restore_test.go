@@ -153,3 +153,82 @@ func TestRestoreErrors(t *testing.T) {
 		t.Error("Restore of a tree missing from the store succeeded")
 	}
 }
+
+// swappingStore is a store that runs swap (once) when Restore asks it for
+// the size of the object at: an agent acting between Restore's lstat of a
+// file and what Restore then does with it.
+type swappingStore struct {
+	*memory.Storage
+	at   plumbing.Hash
+	swap func()
+}
+
+func (s *swappingStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if s.swap != nil && h == s.at {
+		s.swap()
+		s.swap = nil
+	}
+	return s.Storage.EncodedObjectSize(h)
+}
+
+// TestRestoreNeverWritesThroughALink: a directory of the tree that is a
+// link in the root (out of it, or into .git), or a file that becomes a
+// link to a git hook while Restore compares it, is replaced: nothing is
+// written, and no mode changed, where the link leads.
+func TestRestoreNeverWritesThroughALink(t *testing.T) {
+	t.Parallel()
+	src := build(t, file("d/f", "tree\n"), fileMode("x", "hook\n", 0o755))
+	s := memory.NewStorage()
+	snap, err := NewHasher(src).WriteObjects(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		root func(outside string) []op
+		swap func(t *testing.T, root string)
+	}{
+		{"a directory is a link out of the root", func(outside string) []op {
+			return []op{link("d", outside), fileMode("x", "hook\n", 0o755)}
+		}, nil},
+		{"a directory is a link into .git", func(string) []op {
+			return []op{link("d", ".git/hooks"), fileMode("x", "hook\n", 0o755)}
+		}, nil},
+		{"a file becomes a link to a hook while it is compared", func(string) []op {
+			return []op{file("d/f", "tree\n"), file("x", "hook\n")}
+		},
+			func(t *testing.T, root string) {
+				if err := os.Remove(at(root, "x")); err != nil {
+					t.Fatal(err)
+				}
+				link("x", ".git/hooks/pre-commit")(t, root)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			outside := build(t, file("f", "outside\n"))
+			root := build(t, append(tt.root(outside), file(".git/hooks/pre-commit", "hook\n"))...)
+			hooks, out := tree(t, at(root, ".git")), tree(t, outside)
+			store := &swappingStore{Storage: s, at: plumbing.Hash(hashObject("blob", []byte("hook\n")))}
+			if tt.swap != nil {
+				store.swap = func() { tt.swap(t, root) }
+			}
+			if _, err := Restore(root, store, snap); err != nil {
+				t.Fatal(err)
+			}
+			if store.swap != nil {
+				t.Fatal("Restore never asked for the size of x: nothing was swapped")
+			}
+			if got := mustSnapshot(t, NewHasher(root)); got != snap {
+				t.Errorf("snapshot after Restore = %s, want %s", got, snap)
+			}
+			if diff := cmp.Diff(hooks, tree(t, at(root, ".git"))); diff != "" {
+				t.Errorf(".git changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(out, tree(t, outside)); diff != "" {
+				t.Errorf("the outside directory changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

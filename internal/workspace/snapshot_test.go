@@ -184,35 +184,38 @@ func TestSnapshotCacheTrustsOldFiles(t *testing.T) {
 	}
 }
 
-func TestCacheEntryUsable(t *testing.T) {
+func TestStampVouches(t *testing.T) {
 	stamp := time.Unix(1_700_000_000, 0)
-	key := statKey{size: 4, mtime: stamp.Add(-time.Hour).UnixNano(), ctime: 1, ino: 7, mode: 0o644}
-	with := func(f func(*statKey)) statKey { k := key; f(&k); return k }
+	key := StatKey{size: 4, mtime: stamp.Add(-time.Hour).UnixNano(), ctime: 1, dev: 3, ino: 7, mode: 0o644}
+	with := func(f func(*StatKey)) StatKey { k := key; f(&k); return k }
 	for _, tc := range []struct {
 		name  string
-		entry statKey // stat when the file was read at stamp
-		now   statKey // stat now
+		entry StatKey // stat when the file was read at stamp
+		now   StatKey // stat now
 		want  bool
 	}{
 		{"unchanged old file", key, key, true},
-		{"size changed", key, with(func(k *statKey) { k.size++ }), false},
-		{"mtime changed", key, with(func(k *statKey) { k.mtime++ }), false},
-		{"ctime changed", key, with(func(k *statKey) { k.ctime++ }), false},
-		{"inode changed", key, with(func(k *statKey) { k.ino++ }), false},
-		{"mode changed", key, with(func(k *statKey) { k.mode = 0o755 }), false},
-		{"mtime in the same second as the read", with(func(k *statKey) { k.mtime = stamp.UnixNano() }),
-			with(func(k *statKey) { k.mtime = stamp.UnixNano() }), false},
-		{"mtime just inside the racy window", with(func(k *statKey) { k.mtime = stamp.Add(-racyWindow).UnixNano() }),
-			with(func(k *statKey) { k.mtime = stamp.Add(-racyWindow).UnixNano() }), false},
-		{"mtime after the read", with(func(k *statKey) { k.mtime = stamp.Add(time.Hour).UnixNano() }),
-			with(func(k *statKey) { k.mtime = stamp.Add(time.Hour).UnixNano() }), false},
+		{"size changed", key, with(func(k *StatKey) { k.size++ }), false},
+		{"mtime changed", key, with(func(k *StatKey) { k.mtime++ }), false},
+		{"ctime changed", key, with(func(k *StatKey) { k.ctime++ }), false},
+		{"device changed", key, with(func(k *StatKey) { k.dev++ }), false},
+		{"inode changed", key, with(func(k *StatKey) { k.ino++ }), false},
+		{"mode changed", key, with(func(k *StatKey) { k.mode = 0o755 }), false},
+		{"mtime in the same second as the read", with(func(k *StatKey) { k.mtime = stamp.UnixNano() }),
+			with(func(k *StatKey) { k.mtime = stamp.UnixNano() }), false},
+		{"mtime just inside the racy window", with(func(k *StatKey) { k.mtime = stamp.Add(-racyWindow).UnixNano() }),
+			with(func(k *StatKey) { k.mtime = stamp.Add(-racyWindow).UnixNano() }), false},
+		{"mtime after the read", with(func(k *StatKey) { k.mtime = stamp.Add(time.Hour).UnixNano() }),
+			with(func(k *StatKey) { k.mtime = stamp.Add(time.Hour).UnixNano() }), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := cacheEntry{key: tc.entry, stamp: stamp}
-			if got := e.usable(tc.now); got != tc.want {
-				t.Errorf("usable() = %v, want %v", got, tc.want)
+			if got := (Stamp{Key: tc.entry, At: stamp}).Vouches(tc.now); got != tc.want {
+				t.Errorf("Vouches() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+	if (Stamp{Key: key}).Vouches(key) {
+		t.Error("a zero stamp vouches for a file")
 	}
 }
 

@@ -1,10 +1,8 @@
 package workspace
 
 import (
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -13,38 +11,34 @@ import (
 	"time"
 )
 
+// walkMode says what a walk of the loop root computes.
+type walkMode int
+
+const (
+	listing walkMode = iota // the included paths ([Hasher.Files])
+	hashing                 // object ids ([Hasher.Snapshot])
+	storing                 // object ids, storing the files read ([Hasher.WriteObjects])
+)
+
 // walker performs one traversal of the loop root.
 type walker struct {
-	hash  bool                  // compute object ids (Snapshot) or only list (Files)
-	start time.Time             // when the snapshot started, for the racy rule
-	prev  map[string]cacheEntry // cache of the previous snapshot; read only
+	mode  walkMode
+	start time.Time             // when the walk started, for the racy rule
+	prev  map[string]cacheEntry // cache of the previous walk; read only
 	next  map[string]cacheEntry // cache entries for the files seen now
 	files []string              // included paths, when listing
 	reads *atomic.Int64
+	store *objectStore // where files read go, when storing
 }
 
-// maxAttempts bounds how often a file that changes while it is read is retried.
-const maxAttempts = 3
-
-// errChanged reports a file that changed while it was being read.
-var errChanged = errors.New("changed while being read")
-
-// run walks the tree at root and returns the id of its top-level tree.
-func (w *walker) run(root string) (objectID, error) {
-	r, err := OpenRoot(root)
-	if err != nil {
-		return objectID{}, err
-	}
-	defer r.Close()
+// walk returns the entries of the loop root r, in git's order; when
+// storing, with their subtrees.
+func (w *walker) walk(r *os.Root) ([]entry, error) {
 	rules, err := readInfoExclude(r)
 	if err != nil {
-		return objectID{}, err
+		return nil, err
 	}
-	es, err := w.dir(r, nil, rules)
-	if err != nil || !w.hash {
-		return objectID{}, err
-	}
-	return treeID(es), nil
+	return w.dir(r, nil, rules)
 }
 
 // readInfoExclude returns the rules of .git/info/exclude, if .git is a directory.
@@ -64,7 +58,7 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	var es []entry
 	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
 		e, ok, err := w.entry(r, child, rules)
-		if ok {
+		if ok && w.mode != listing { // a listing records paths, not entries
 			es = append(es, e)
 		}
 		return err
@@ -153,8 +147,11 @@ func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, e
 		return entry{}, false, err
 	}
 	e := entry{name: name, mode: modeTree}
-	if w.hash {
+	if w.mode != listing {
 		e.id = treeID(es)
+	}
+	if w.mode == storing {
+		e.obj = &toStore{sub: es}
 	}
 	return e, true, nil
 }
@@ -163,7 +160,7 @@ func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, e
 func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeSymlink}
-	if !w.hash {
+	if w.mode == listing {
 		w.files = append(w.files, strings.Join(path, "/"))
 		return e, true, nil
 	}
@@ -171,11 +168,16 @@ func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	if err != nil {
 		return entry{}, false, err
 	}
-	e.id = hashObject("blob", []byte(target))
+	e.id = LinkID(target)
+	if w.mode == storing {
+		e.obj = &toStore{link: target, unverified: true}
+	}
 	return e, true, nil
 }
 
-// file returns the entry of a regular file whose lstat result is fi.
+// file returns the entry of a regular file whose lstat result is fi: its
+// blob id from the cache when its stat allows (unverified: its blob may
+// be missing from the store), else read (and stored, when storing).
 func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeFile}
@@ -183,69 +185,42 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 		e.mode = modeExec
 	}
 	rel := strings.Join(path, "/")
-	if !w.hash {
+	if w.mode == listing {
 		w.files = append(w.files, rel)
 		return e, true, nil
 	}
-	var err error
-	e.id, err = w.blob(r, name, rel, fi)
-	if err != nil {
-		return entry{}, false, fmt.Errorf("hash %q: %w", rel, err)
+	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(KeyOf(fi)) {
+		w.next[rel] = c
+		e.id = c.id
+		if w.mode == storing {
+			e.obj = &toStore{unverified: true, rel: rel}
+		}
+		return e, true, nil
 	}
+	id, err := w.read(r, name, rel, fi)
+	if err != nil {
+		return entry{}, false, err
+	}
+	e.id = id
 	return e, true, nil
 }
 
-// blob returns the blob id of the regular file name in r, from the cache
-// when its stat allows it, else by reading it (retrying if it changes
-// while being read).
-func (w *walker) blob(r *os.Root, name, rel string, fi fs.FileInfo) (objectID, error) {
-	if e, ok := w.prev[rel]; ok && e.usable(keyOf(fi)) {
-		w.next[rel] = e
-		return e.id, nil
-	}
-	var err error
-	for range maxAttempts {
-		var id objectID
-		var key statKey
-		id, key, err = w.readBlob(r, name, keyOf(fi).ino)
-		if err == nil {
-			w.next[rel] = cacheEntry{key: key, id: id, stamp: w.start}
-			return id, nil
-		}
-		if !errors.Is(err, errChanged) {
-			return objectID{}, err
-		}
-		if fi, err = r.Lstat(name); err != nil {
-			return objectID{}, err
-		}
-	}
-	return objectID{}, err
-}
-
-// readBlob hashes the regular file name in r, which lstat found with inode ino,
-// and returns its id with the stat key of what was read.
-func (w *walker) readBlob(r *os.Root, name string, ino uint64) (objectID, statKey, error) {
+// read reads the regular file name in r (at rel), whose lstat result is
+// fi, and records its blob id in the next cache.
+func (w *walker) read(r *os.Root, name, rel string, fi fs.FileInfo) (ObjectID, error) {
 	w.reads.Add(1)
-	f, fi, err := OpenFile(r, name)
-	if errors.Is(err, ErrNotRegular) {
-		return objectID{}, statKey{}, errChanged // replaced since lstat
+	var id ObjectID
+	var now fs.FileInfo
+	var err error
+	if w.mode == storing {
+		id, now, err = w.store.file(r, name, fi)
+	} else {
+		id, now, err = HashFile(r, name, fi)
 	}
 	if err != nil {
-		return objectID{}, statKey{}, err
+		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]
+		return ObjectID{}, fmt.Errorf("%s %q: %w", op, rel, err)
 	}
-	defer f.Close()
-	key := keyOf(fi)
-	if key.ino != ino {
-		return objectID{}, statKey{}, errChanged // replaced since lstat
-	}
-	h := sha1.New()
-	h.Write(objectHeader("blob", key.size))
-	n, err := io.Copy(h, io.LimitReader(f, key.size+1))
-	if err != nil {
-		return objectID{}, statKey{}, err
-	}
-	if n != key.size {
-		return objectID{}, statKey{}, errChanged
-	}
-	return objectID(h.Sum(nil)), key, nil
+	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id}
+	return id, nil
 }

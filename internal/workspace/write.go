@@ -17,7 +17,9 @@ import (
 var ErrParent = errors.New("not a real directory")
 
 // Writer is the one way loop-action writes into a loop root outside .loop:
-// reverts of protected paths and of .git's configuration go through it.
+// reverts of protected paths and of .git's configuration ([Writer.Put],
+// [Writer.Remove]), what isolated nodes publish ([Writer.Copy]) and
+// [Restore] go through it.
 //
 // Paths are slash-separated and relative to the root, with no empty, "."
 // or ".." component. Every operation resolves a path one component at a
@@ -40,7 +42,7 @@ type Writer struct {
 
 // OpenWriter opens a Writer on the loop root root.
 func OpenWriter(root string) (*Writer, error) {
-	r, err := os.OpenRoot(root)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open loop root %q: %w", root, err)
 	}
@@ -180,9 +182,10 @@ func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replace
 }
 
 // openSame opens the directory name of r and checks that it is the one
-// whose lstat result is fi: [os.Root] would follow a link swapped in since.
+// whose lstat result is fi: [os.Root] would follow a link swapped in
+// since, and a named pipe swapped in is refused, never waited on.
 func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
-	sub, err := r.OpenRoot(name)
+	sub, err := OpenDir(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +201,10 @@ func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
 }
 
 // checkRel refuses a path that is not slash-separated, relative and clean.
+// A backslash is an ordinary character of a name, as it is to git and to
+// the system: agents may create such files, and they are paths of the tree.
 func checkRel(rel string) error {
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\x00") || strings.Contains(rel, `\`) {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\x00") {
 		return fmt.Errorf("%q is not a path inside the loop root", rel)
 	}
 	for _, c := range strings.Split(rel, "/") {
@@ -212,7 +217,8 @@ func checkRel(rel string) error {
 
 // tempName is a fresh name beside name for what is being written.
 func tempName(name string) string {
-	return "." + path.Base(name) + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
+	dir, base := path.Split(name)
+	return dir + "." + base + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // kindOf names the kind of a mode, for messages.

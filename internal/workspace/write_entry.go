@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // modeBits are the bits of a mode besides its type that an [Entry]
@@ -95,12 +94,9 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	case e.Mode.IsDir():
 		err = putDir(d.r, name, e.Mode&modeBits, how)
 	case e.Mode.IsRegular():
-		err = putFile(d.r, name, e, how)
+		err = putFile(d.r, name, bytes.NewReader(e.Data), e.Mode&modeBits, how)
 	case e.Mode&fs.ModeSymlink != 0:
-		tmp := tempName(name)
-		if err = d.r.Symlink(string(e.Data), tmp); err == nil {
-			err = replace(d.r, tmp, name, how)
-		}
+		err = putLink(d.r, name, string(e.Data), how)
 	default:
 		err = fmt.Errorf("%s cannot be written", kindOf(e.Mode))
 	}
@@ -126,17 +122,17 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 	return r.Mkdir(name, perm)
 }
 
-// putFile writes e's content beside the child name of r and renames it
-// into place.
-func putFile(r *os.Root, name string, e Entry, how parentMode) error {
+// putFile writes content beside the child name of r, with mode (whatever
+// the umask), and renames it into place.
+func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how parentMode) error {
 	tmp := tempName(name)
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(e.Data)
+	_, err = io.Copy(f, content)
 	if err == nil {
-		err = f.Chmod(e.Mode & modeBits) // on the open file: whatever the umask, never through a link
+		err = f.Chmod(mode) // on the open file: whatever the umask, never through a link
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -148,17 +144,29 @@ func putFile(r *os.Root, name string, e Entry, how parentMode) error {
 	return replace(r, tmp, name, how)
 }
 
-// replace renames tmp over name. A directory at name is removed first
-// when how is reclaim, and is an error otherwise.
+// putLink makes the child name of r a symbolic link to target: created
+// beside it and renamed into place.
+func putLink(r *os.Root, name, target string, how parentMode) error {
+	tmp := tempName(name)
+	if err := r.Symlink(target, tmp); err != nil {
+		return err
+	}
+	return replace(r, tmp, name, how)
+}
+
+// replace renames tmp over name. A directory at name is removed first:
+// with everything in it when how is reclaim, else only if it is empty.
 func replace(r *os.Root, tmp, name string, how parentMode) error {
 	err := r.Rename(tmp, name)
 	if err != nil {
 		if fi, lerr := r.Lstat(name); lerr == nil && fi.IsDir() {
-			err = fmt.Errorf("it is a directory")
 			if how == reclaim {
-				if err = r.RemoveAll(name); err == nil {
-					err = r.Rename(tmp, name)
-				}
+				err = r.RemoveAll(name)
+			} else {
+				err = r.Remove(name)
+			}
+			if err == nil {
+				err = r.Rename(tmp, name)
 			}
 		}
 	}
@@ -216,18 +224,11 @@ func record(r *os.Root, name string, fi fs.FileInfo) Entry {
 // blocking (a named pipe swapped in since lstat is refused, not waited
 // on) and checked to be the file lstat found.
 func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
-	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, now, err := openRegular(r, name, fi)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	now, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !now.Mode().IsRegular() || !os.SameFile(fi, now) {
-		return errors.New("changed while it was read")
-	}
 	e.Mode = now.Mode()
 	h := sha256.New()
 	var buf bytes.Buffer

@@ -63,11 +63,16 @@ func openWriter(t *testing.T, root string) *Writer {
 // nothing is written anywhere.
 func TestWriterNeverGoesThroughALink(t *testing.T) {
 	t.Parallel()
-	ops := map[string]func(w *Writer, rel string) error{
-		"WriteFile": func(w *Writer, rel string) error { return w.WriteFile(rel, []byte("forged\n"), 0o644) },
-		"Symlink":   func(w *Writer, rel string) error { return w.Symlink(rel, "/etc/passwd") },
-		"MkdirAll":  func(w *Writer, rel string) error { return w.MkdirAll(rel, 0o755) },
-		"Remove":    func(w *Writer, rel string) error { return w.Remove(rel) },
+	ops := map[string]func(t *testing.T, w *Writer, rel string) error{
+		"WriteFile": func(_ *testing.T, w *Writer, rel string) error { return w.WriteFile(rel, []byte("forged\n"), 0o644) },
+		"Symlink":   func(_ *testing.T, w *Writer, rel string) error { return w.Symlink(rel, "/etc/passwd") },
+		"MkdirAll":  func(_ *testing.T, w *Writer, rel string) error { return w.MkdirAll(rel, 0o755) },
+		"Remove":    func(_ *testing.T, w *Writer, rel string) error { return w.Remove(rel) },
+		"Copy": func(t *testing.T, w *Writer, rel string) error {
+			src, fi := source(t, rel, file(rel, "forged\n"))
+			_, err := w.Copy(rel, src, fi)
+			return err
+		},
 	}
 	parents := map[string]func(t *testing.T, root, outside string){
 		"link outside": func(t *testing.T, root, outside string) { link("pkg", outside)(t, root) },
@@ -82,7 +87,7 @@ func TestWriterNeverGoesThroughALink(t *testing.T) {
 				root := build(t, file("real/a_test.go", "inside\n"))
 				mk(t, root, outside)
 				before, beforeOut := tree(t, root), tree(t, outside)
-				err := op(openWriter(t, root), "pkg/a_test.go")
+				err := op(t, openWriter(t, root), "pkg/a_test.go")
 				if !errors.Is(err, ErrParent) || !strings.Contains(err.Error(), `"pkg"`) {
 					t.Errorf("err = %v, want ErrParent naming \"pkg\"", err)
 				}
@@ -153,13 +158,34 @@ func TestWriteReplacesTheLinkItself(t *testing.T) {
 func TestWriterRefusesPathsOutsideTheRoot(t *testing.T) {
 	t.Parallel()
 	w := openWriter(t, t.TempDir())
-	for _, rel := range []string{"", "/etc/x", "../x", "a/../../x", "a//b", "./a", `a\b`, "a/.", "x\x00"} {
+	for _, rel := range []string{"", "/etc/x", "../x", "a/../../x", "a//b", "./a", "a/.", "x\x00"} {
 		if err := w.WriteFile(rel, nil, 0o644); err == nil {
 			t.Errorf("WriteFile(%q) succeeded", rel)
 		}
 		if _, _, err := w.Lookup(rel); err == nil {
 			t.Errorf("Lookup(%q) succeeded", rel)
 		}
+	}
+}
+
+// TestWriterTakesABackslashAsPartOfAName: a backslash separates nothing;
+// a file an agent named `..\x` or `a\b` is written and read under that
+// very name, in its own directory.
+func TestWriterTakesABackslashAsPartOfAName(t *testing.T) {
+	t.Parallel()
+	root := build(t, dir("d"))
+	w := openWriter(t, root)
+	for _, rel := range []string{`d/a\b`, `d/..\x`} {
+		if err := w.WriteFile(rel, []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok, err := w.Lookup(rel); err != nil || !ok || string(e.Data) != rel {
+			t.Errorf("Lookup(%q) = %q, %t, %v", rel, e.Data, ok, err)
+		}
+	}
+	want := "d/\nd/..\\x -rw-r--r-- d/..\\x\nd/a\\b -rw-r--r-- d/a\\b"
+	if diff := cmp.Diff(want, tree(t, root)); diff != "" {
+		t.Errorf("root (-want +got):\n%s", diff)
 	}
 }
 

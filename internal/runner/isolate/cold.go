@@ -16,7 +16,7 @@ import (
 // seeded is one path copied into a new worktree ("" if it vanished).
 type seeded struct {
 	path string
-	copied
+	workspace.Copied
 }
 
 // copyAll copies files (sorted, as workspace lists them) from src into the
@@ -95,14 +95,14 @@ func copyDir(src, dst *os.Root, g dirGroup, out []seeded) error {
 		if err != nil {
 			return err
 		}
-		c, err := copyPath(s, d, name, fi, true)
+		c, err := workspace.CopyNew(s, d, name, fi)
 		if missing(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		out[g.from+i] = seeded{path: join(g.dir, name), copied: c}
+		out[g.from+i] = seeded{path: join(g.dir, name), Copied: c}
 	}
 	return nil
 }

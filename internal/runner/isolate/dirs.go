@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -86,4 +87,13 @@ func (d *dirCheck) lstat(p string) (fs.FileInfo, error) {
 		return nil, nil
 	}
 	return fi, err
+}
+
+// checkNode refuses node names that are not a single plain path component;
+// names starting with a dot are reserved for the Manager's own use.
+func checkNode(node string) error {
+	if node == "" || strings.ContainsAny(node, `/\`+"\x00") || strings.HasPrefix(node, ".") {
+		return fmt.Errorf("node name %q cannot name a worktree directory", node)
+	}
+	return nil
 }

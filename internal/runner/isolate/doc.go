@@ -15,9 +15,12 @@
 // watches left) or elsewhere, a stat walk compared with the base is used.
 //
 // This package never publishes into the loop root's .git or .loop (its own
-// files live in .loop/worktrees), never publishes a protected path, a symbolic link that leads outside the root or
-// a deletion, never reads or writes outside the loop root through a symbolic
-// link (file access goes through an [os.Root], and a path below a link is not
-// a path of the tree), never runs git, and writes into the loop root only in
-// Publish. It decides nothing about ignore rules itself: workspace does.
+// files live in .loop/worktrees), never publishes a protected path, a
+// symbolic link that leads outside the root or a deletion, never reads or
+// writes through a symbolic link (file access goes through an [os.Root], and
+// a path below a link is not a path of the tree), never runs git, and
+// writes into the loop root only in Publish, through the root's
+// [workspace.Writer]. It decides nothing about ignore rules itself, and
+// owns no idea of what a file is: blob ids, the stat cache and copies are
+// workspace's.
 package isolate

@@ -3,20 +3,22 @@
 package isolate
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // TestSwappedInFIFOFailsFast: between the lstat that finds a regular file
 // and the open that reads it, an agent can put a FIFO in its place; an
 // open(2) of a FIFO blocks until a writer comes, which no context can
-// interrupt. The copy and the hash must report the path as changed at
-// once instead. (The swap is simulated by calling them on the FIFO with
-// the inode the lstat saw.)
+// interrupt. Reading the state of the path must see the FIFO at once (a
+// path that cannot be published), and copying it must fail at once.
+// (The swap is simulated by calling them on the FIFO with the lstat
+// result of the file.)
 func TestSwappedInFIFOFailsFast(t *testing.T) {
 	t.Parallel()
 	srcDir, dstDir := t.TempDir(), t.TempDir()
@@ -27,7 +29,6 @@ func TestSwappedInFIFOFailsFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ino := fi.Sys().(*syscall.Stat_t).Ino
 	if err := os.Remove(filepath.Join(srcDir, "a.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -39,28 +40,24 @@ func TestSwappedInFIFOFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dst, err := os.OpenRoot(dstDir)
+	w, err := workspace.OpenWriter(dstDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dst.Close()
-	for name, call := range map[string]func() error{
-		"copyFile": func() error { _, err := copyFile(src, dst, "a.txt", uint64(ino), true); return err },
-		"hashFile": func() error { _, _, err := hashFile(src, "a.txt", uint64(ino)); return err },
-		"readRules": func() error {
-			_, err := readRules(src, "a.txt")
-			if err == nil {
-				return errChanged // a FIFO holds no rules; nil is right
-			}
-			return err
+	defer w.Close()
+	for name, call := range map[string]func() bool{
+		"readState": func() bool {
+			st, _, err := readState(src, "a.txt", fi)
+			return err == nil && st.kind == blocked
 		},
+		"Writer.Copy": func() bool { _, err := w.Copy("a.txt", src, fi); return err != nil },
 	} {
-		done := make(chan error, 1)
+		done := make(chan bool, 1)
 		go func() { done <- call() }()
 		select {
-		case err := <-done:
-			if !errors.Is(err, errChanged) {
-				t.Errorf("%s on a FIFO: %v, want errChanged", name, err)
+		case ok := <-done:
+			if !ok {
+				t.Errorf("%s on a FIFO did not refuse it", name)
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s blocked on a FIFO", name)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -108,6 +109,81 @@ func TestPublishRefuses(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPublishNeverWritesThroughALinkedParent: a parent directory of a
+// changed path that became a symbolic link in the root (into .git/hooks,
+// or out of the root) or a file, during the wave or while the node's
+// changes are being published (after publish checked the path, before it
+// writes), is never written through: the change is refused as
+// unreachable, and nothing appears where the link leads.
+func TestPublishNeverWritesThroughALinkedParent(t *testing.T) {
+	t.Parallel()
+	for _, when := range []string{"during the wave", "while publishing"} {
+		for _, into := range []string{"hooks", "outside", "file"} {
+			t.Run(when+"/"+into, func(t *testing.T) {
+				t.Parallel()
+				modes(t, func(t *testing.T, walk bool) {
+					e := newEnv(t, map[string]string{"d/c": "base", ".git/hooks/README": "hooks"}, walk)
+					outside := t.TempDir()
+					e.prepare("coder")
+					e.write("coder", "d/c", "coder's")
+					swapped := false
+					swap := func() {
+						swapped = true
+						d := filepath.Join(e.root, "d")
+						if err := os.RemoveAll(d); err != nil {
+							t.Fatal(err)
+						}
+						switch into {
+						case "hooks":
+							mkLink(t, e.root, ".git/hooks", "d")
+						case "outside":
+							mkLink(t, e.root, outside, "d")
+						default:
+							e.writeRoot("d", "a file")
+						}
+					}
+					if when == "during the wave" {
+						swap()
+					} else {
+						e.m.now = func() time.Time {
+							if !swapped {
+								swap()
+							}
+							return time.Now()
+						}
+					}
+					want := Report{Refused: []Refusal{{Node: "coder", Path: "d/c", Reason: ReasonUnreachable}}}
+					if diff := cmp.Diff(want, e.publish("coder")); diff != "" {
+						t.Errorf("Publish (-want +got):\n%s", diff)
+					}
+					if !swapped {
+						t.Fatal("publish wrote without looking at the time: the parent was never swapped")
+					}
+					for dir, want := range map[string][]string{filepath.Join(e.root, ".git", "hooks"): {"README"}, outside: nil} {
+						if diff := cmp.Diff(want, names(t, dir)); diff != "" {
+							t.Errorf("%s (-want +got):\n%s", dir, diff)
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// names lists the names in dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
 }
 
 func TestLinkReason(t *testing.T) {

@@ -13,14 +13,15 @@ import (
 // rootEntry is what was last read of one path of the loop root.
 type rootEntry struct {
 	st   state
-	seen stamped
+	seen workspace.Stamp
 }
 
 // index remembers the states of the loop root's files, so that unchanged
 // files (by stat) are not read again.
 type index struct {
 	dir  string
-	r    *os.Root
+	r    *os.Root          // for reading
+	w    *workspace.Writer // for writing
 	ents map[string]rootEntry
 	now  func() time.Time
 }
@@ -67,8 +68,7 @@ func (x *index) blockedOrAbsent(p string, dirs *dirCheck) (state, error) {
 
 // stateOf returns the state of p, whose lstat result is fi.
 func (x *index) stateOf(p string, fi fs.FileInfo) (state, error) {
-	key := keyOf(fi)
-	if e, ok := x.ents[p]; ok && e.seen.vouches(key) {
+	if e, ok := x.ents[p]; ok && e.seen.Vouches(workspace.KeyOf(fi)) {
 		return e.st, nil
 	}
 	at := x.now()
@@ -77,14 +77,14 @@ func (x *index) stateOf(p string, fi fs.FileInfo) (state, error) {
 		return state{}, fmt.Errorf("read %q in the loop root: %w", p, err)
 	}
 	if st.present() {
-		x.ents[p] = rootEntry{st: st, seen: stamped{key: key, at: at}}
+		x.ents[p] = rootEntry{st: st, seen: workspace.Stamp{Key: key, At: at}}
 	}
 	return st, nil
 }
 
 // record remembers that p held st when its stat was key at time at.
-func (x *index) record(p string, st state, key statKey, at time.Time) {
-	x.ents[p] = rootEntry{st: st, seen: stamped{key: key, at: at}}
+func (x *index) record(p string, st state, key workspace.StatKey, at time.Time) {
+	x.ents[p] = rootEntry{st: st, seen: workspace.Stamp{Key: key, At: at}}
 }
 
 // files lists the paths the root's snapshot includes, as workspace decides.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -116,11 +115,11 @@ func (m *Manager) Remove() error {
 		m.feed = nil
 	}
 	for _, t := range m.trees {
-		errs = append(errs, t.r.Close())
+		errs = append(errs, t.close())
 	}
 	m.trees = map[string]*tree{}
 	if m.index != nil {
-		errs = append(errs, m.index.r.Close())
+		errs = append(errs, m.index.r.Close(), m.index.w.Close())
 		m.index = nil
 	}
 	if err := os.RemoveAll(m.worktrees()); err != nil {
@@ -138,11 +137,17 @@ func (m *Manager) open() error {
 	if err != nil {
 		return fmt.Errorf("open loop root: %w", err)
 	}
+	w, err := workspace.OpenWriter(m.root)
+	if err != nil {
+		r.Close()
+		return err
+	}
 	if err := os.MkdirAll(m.worktrees(), 0o755); err != nil {
 		r.Close()
+		w.Close()
 		return fmt.Errorf("create worktrees directory: %w", err)
 	}
-	m.index = &index{dir: m.root, r: r, ents: map[string]rootEntry{}, now: m.now}
+	m.index = &index{dir: m.root, r: r, w: w, ents: map[string]rootEntry{}, now: m.now}
 	m.feed = walkFeed{}
 	if !m.walkOnly {
 		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
@@ -151,15 +156,3 @@ func (m *Manager) open() error {
 }
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }
-
-// scratch is where temporary directories go.
-func (m *Manager) scratch() string { return m.worktrees() }
-
-// checkNode refuses node names that are not a single plain path component;
-// names starting with a dot are reserved for the Manager's own use.
-func checkNode(node string) error {
-	if node == "" || strings.ContainsAny(node, `/\`+"\x00") || strings.HasPrefix(node, ".") {
-		return fmt.Errorf("node name %q cannot name a worktree directory", node)
-	}
-	return nil
-}

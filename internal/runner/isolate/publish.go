@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // change is a path a node changed: cur is what its worktree holds.
@@ -155,7 +157,7 @@ func (p *publisher) one(c change) error {
 		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonUnreachable})
 		return p.restore(c.path)
 	case rs == c.cur: // the root already holds it
-		p.t.setBase(c.path, rs, statKey{}, p.m.now())
+		p.t.setBase(c.path, rs, workspace.StatKey{}, p.m.now())
 		return nil
 	case rs != p.t.baseState(c.path): // someone else changed the root first
 		winner := LoopRoot
@@ -168,27 +170,31 @@ func (p *publisher) one(c change) error {
 	return p.write(c)
 }
 
-// write copies the worktree's version of c.path into the root.
+// write copies the worktree's version of c.path into the root, through
+// the root's writer: should a parent have become a symbolic link or a
+// file since it was checked, nothing is written, and the change is
+// refused as unreachable.
 func (p *publisher) write(c change) error {
 	fi, err := p.wdirs.lstat(c.path)
 	if err != nil || fi == nil {
 		return cmp.Or(err, errors.New("vanished from the worktree"))
 	}
-	if dir := parent(c.path); dir != "" {
-		if err := p.m.index.r.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		p.rdirs.made(dir)
-	}
 	at := p.m.now()
-	cp, err := copyPath(p.t.r, p.m.index.r, c.path, fi, false)
+	cp, err := p.m.index.w.Copy(c.path, p.t.r, fi)
+	if errors.Is(err, workspace.ErrParent) {
+		p.rdirs.forget(strings.SplitN(c.path, "/", 2)[0])
+		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonUnreachable})
+		return p.restore(c.path)
+	}
 	if err != nil {
 		return err
 	}
-	kind := changeKind(p.t.baseState(c.path), cp.st)
-	p.t.setBase(c.path, cp.st, cp.src, at)
-	p.m.index.record(c.path, cp.st, cp.dst, at)
-	p.m.writers[c.path] = written{node: p.t.node, st: cp.st}
+	p.rdirs.made(parent(c.path))
+	st := copiedState(cp)
+	kind := changeKind(p.t.baseState(c.path), st)
+	p.t.setBase(c.path, st, cp.Src, at)
+	p.m.index.record(c.path, st, cp.Dst, at)
+	p.m.writers[c.path] = written{node: p.t.node, st: st}
 	p.m.rulesMod = p.m.rulesMod || path.Base(c.path) == ".gitignore"
 	p.rep.Published = append(p.rep.Published, Change{Node: p.t.node, Path: c.path, Kind: kind})
 	return nil

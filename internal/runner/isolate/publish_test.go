@@ -116,6 +116,19 @@ func TestPublish(t *testing.T) {
 		}},
 		root: map[string]string{"debug.log": "<none>", "web/dist/app.js": "<none>", "web/app.ts": "source"},
 	}, {
+		name: "names with a backslash are published as they are",
+		run: func(e *env) Report {
+			e.prepare("coder")
+			e.write("coder", `we\ird`, "x")
+			e.write("coder", `d\x/y`, "y")
+			return e.publish("coder")
+		},
+		want: Report{Published: []Change{
+			{Node: "coder", Path: `d\x/y`, Kind: Created},
+			{Node: "coder", Path: `we\ird`, Kind: Created},
+		}},
+		root: map[string]string{`we\ird`: "x", `d\x/y`: "y"},
+	}, {
 		name: "the root's .git/info/exclude applies",
 		run: func(e *env) Report {
 			e.writeRoot(".git/info/exclude", "local.env\n")

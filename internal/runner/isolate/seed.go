@@ -21,17 +21,19 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r, err := workspace.OpenRoot(dir)
+	t := &tree{node: node, dir: dir, base: map[string]*entry{}, pending: map[string]struct{}{}}
+	var err error
+	if t.r, err = workspace.OpenRoot(dir); err != nil {
+		return nil, err
+	}
+	if t.w, err = workspace.OpenWriter(dir); err == nil {
+		err = m.seedAll(ctx, t)
+	}
+	if err == nil {
+		err = m.feed.watch(t)
+	}
 	if err != nil {
-		return nil, err
-	}
-	t := &tree{node: node, dir: dir, r: r, base: map[string]*entry{}, pending: map[string]struct{}{}}
-	if err := m.seedAll(ctx, t); err != nil {
-		r.Close()
-		return nil, err
-	}
-	if err := m.feed.watch(t); err != nil {
-		r.Close()
+		t.close()
 		return nil, err
 	}
 	return t, nil
@@ -50,8 +52,9 @@ func (m *Manager) seedAll(ctx context.Context, t *tree) error {
 	}
 	for _, s := range res {
 		if s.path != "" {
-			t.setBase(s.path, s.st, s.dst, at)
-			m.index.record(s.path, s.st, s.src, at)
+			st := copiedState(s.Copied)
+			t.setBase(s.path, st, s.Dst, at)
+			m.index.record(s.path, st, s.Src, at)
 		}
 	}
 	return nil
@@ -118,7 +121,7 @@ func (m *Manager) reseedPath(t *tree, p string, rs state, dirs *dirCheck) error 
 	}
 	if cur == rs { // both made the same change
 		if rs.present() {
-			t.setBase(p, rs, statKey{}, m.now())
+			t.setBase(p, rs, workspace.StatKey{}, m.now())
 		} else {
 			t.untrack(p)
 		}
@@ -137,19 +140,15 @@ func (m *Manager) adopt(t *tree, p string, dirs *dirCheck) error {
 		t.untrack(p)
 		return removeFile(t.r, p, dirs)
 	}
-	if dir := parent(p); dir != "" {
-		if err := t.r.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		dirs.made(dir)
-	}
 	at := m.now()
-	c, err := copyPath(m.index.r, t.r, p, fi, false)
+	c, err := t.w.Copy(p, m.index.r, fi)
 	if err != nil {
 		return fmt.Errorf("copy %q into the worktree: %w", p, err)
 	}
-	t.setBase(p, c.st, c.dst, at)
-	m.index.record(p, c.st, c.src, at)
+	dirs.made(parent(p))
+	st := copiedState(c)
+	t.setBase(p, st, c.Dst, at)
+	m.index.record(p, st, c.Src, at)
 	return nil
 }
 
@@ -174,5 +173,5 @@ func removeFile(r *os.Root, p string, dirs *dirCheck) error {
 // from being written.
 func inTheWay(err error) bool {
 	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) ||
-		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, workspace.ErrParent)
 }

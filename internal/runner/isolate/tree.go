@@ -2,17 +2,21 @@ package isolate
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // tree is one node's worktree and what the Manager knows of it.
 type tree struct {
 	node string
-	dir  string // absolute
-	r    *os.Root
+	dir  string            // absolute
+	r    *os.Root          // for reading, and for removing what the node may not keep
+	w    *workspace.Writer // for copying the root's files in
 	base map[string]*entry
 	// pending holds the paths the node may have changed since they last
 	// matched their base: touched ones, and changes not yet published.
@@ -22,9 +26,21 @@ type tree struct {
 
 // entry is the base of one path.
 type entry struct {
-	st   state   // the root's content at the last seed or publish
-	seen stamped // the worktree file's stat when it last held st
-	gone bool    // the node deleted the path, and that was reported
+	st   state           // the root's content at the last seed or publish
+	seen workspace.Stamp // the worktree file's stat when it last held st
+	gone bool            // the node deleted the path, and that was reported
+}
+
+// close releases the worktree's handles.
+func (t *tree) close() error {
+	var errs []error
+	if t.w != nil {
+		errs = append(errs, t.w.Close())
+	}
+	if t.r != nil {
+		errs = append(errs, t.r.Close())
+	}
+	return errors.Join(errs...)
 }
 
 func (t *tree) baseState(p string) state {
@@ -34,8 +50,8 @@ func (t *tree) baseState(p string) state {
 	return state{}
 }
 
-func (t *tree) setBase(p string, st state, key statKey, at time.Time) {
-	t.base[p] = &entry{st: st, seen: stamped{key: key, at: at}}
+func (t *tree) setBase(p string, st state, key workspace.StatKey, at time.Time) {
+	t.base[p] = &entry{st: st, seen: workspace.Stamp{Key: key, At: at}}
 	delete(t.pending, p)
 }
 
@@ -56,7 +72,7 @@ func (t *tree) current(p string, dirs *dirCheck) (state, error) {
 		return state{}, nil
 	}
 	e := t.base[p]
-	if e != nil && e.seen.vouches(keyOf(fi)) {
+	if e != nil && e.seen.Vouches(workspace.KeyOf(fi)) {
 		return e.st, nil
 	}
 	at := time.Now()
@@ -65,7 +81,7 @@ func (t *tree) current(p string, dirs *dirCheck) (state, error) {
 		return state{}, err
 	}
 	if e != nil && st == e.st {
-		e.seen = stamped{key: key, at: at}
+		e.seen = workspace.Stamp{Key: key, At: at}
 	}
 	return st, nil
 }
@@ -171,7 +187,7 @@ func (t *tree) visit(rel string, d fs.DirEntry, seen map[string]bool) error {
 	seen[rel] = true
 	e := t.base[rel]
 	fi, err := d.Info()
-	if e == nil || err != nil || !e.seen.vouches(keyOf(fi)) {
+	if e == nil || err != nil || !e.seen.Vouches(workspace.KeyOf(fi)) {
 		t.pending[rel] = struct{}{}
 	}
 	return nil

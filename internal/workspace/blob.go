@@ -1,0 +1,145 @@
+package workspace
+
+import (
+	"crypto/sha1"
+	"errors"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// File identity: what a file or symbolic link is, for a snapshot and for
+// package isolate alike, is its git blob id. Links are hashed from their
+// target text, never followed; files are read through [OpenFile], checked
+// to be the file an lstat found, and read again when they change meanwhile.
+
+// errChanged reports a file that changed while it was being read.
+var errChanged = errors.New("changed while being read")
+
+// maxAttempts bounds how often a file that changes while it is read is
+// read again.
+const maxAttempts = 3
+
+// blobHash returns a hash primed with the git blob header for size bytes
+// of content: once they are written, its Sum is their blob id.
+func blobHash(size int64) hash.Hash {
+	h := sha1.New()
+	h.Write(objectHeader("blob", size))
+	return h
+}
+
+// LinkID returns the blob id of a symbolic link to target, which git
+// stores as the target text.
+func LinkID(target string) ObjectID {
+	return hashObject("blob", []byte(target))
+}
+
+// HashFile returns the blob id of the regular file name in r, whose lstat
+// result is fi, with the status of the file it read. It never blocks on a
+// named pipe, reads only the file lstat found, and reads again (a few
+// times) a file that changes while it is read. A path that is no longer
+// a regular file is an error wrapping [ErrNotRegular].
+func HashFile(r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
+	var id ObjectID
+	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
+		h := blobHash(now.Size())
+		if err := pump(nil, f, h, now.Size()); err != nil {
+			return err
+		}
+		id = ObjectID(h.Sum(nil))
+		return nil
+	})
+	return id, now, err
+}
+
+// readStable opens the regular file name in r, whose lstat result is fi,
+// and calls read with it and its status; read fails with errChanged when
+// the file does not hold what the status says. On errChanged it starts
+// again from a fresh lstat, at most maxAttempts times in all.
+func readStable(r *os.Root, name string, fi fs.FileInfo, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
+	return retry(r, name, fi, func(fi fs.FileInfo) (fs.FileInfo, error) {
+		if !fi.Mode().IsRegular() {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+		}
+		f, now, err := openRegular(r, name, fi)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return now, read(f, now)
+	})
+}
+
+// retry calls try with the lstat result of name in r until it fails
+// otherwise than with errChanged, at most maxAttempts times, taking a
+// fresh lstat result before each new attempt.
+func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
+	var v T
+	var err error
+	for i := range maxAttempts {
+		if i > 0 {
+			if fi, err = r.Lstat(name); err != nil {
+				return v, err
+			}
+		}
+		if v, err = try(fi); !errors.Is(err, errChanged) {
+			return v, err
+		}
+	}
+	return v, err
+}
+
+// openRegular opens the regular file name in r for reading, checking that
+// it is the file whose lstat result is fi: one replaced since (by a named
+// pipe, a link or another file) fails with errChanged.
+func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, now, err := OpenFile(r, name)
+	if errors.Is(err, ErrNotRegular) {
+		return nil, nil, errChanged
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !os.SameFile(fi, now) {
+		f.Close()
+		return nil, nil, errChanged
+	}
+	return f, now, nil
+}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// pump copies size bytes from r to h and to w (if not nil), and fails
+// with errChanged if r does not hold exactly size bytes.
+func pump(w io.Writer, r io.Reader, h hash.Hash, size int64) error {
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	buf, n := *bp, int64(0)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			h.Write(buf[:k])
+			if w != nil {
+				if _, werr := w.Write(buf[:k]); werr != nil {
+					return werr
+				}
+			}
+			n += int64(k)
+		}
+		if err == io.EOF || (err == nil && k == 0) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if n > size {
+			return errChanged
+		}
+	}
+	if n != size {
+		return errChanged
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Copied is what a copy of a file or symbolic link copied.
+type Copied struct {
+	ID   ObjectID    // the blob id of what was copied: a file's content, a link's target text
+	Mode fs.FileMode // the source's mode as read: a regular file's, or a symbolic link's
+	Src  StatKey     // the source as read
+	Dst  StatKey     // the copy as written
+}
+
+// CopyNew copies name, a regular file or symbolic link of src whose lstat
+// result is fi, to the same name in dst, whose parent directories must
+// exist and which must hold nothing at name: the copy is created
+// exclusively, so nothing already there is written through. It keeps the
+// source's modification time: a new tree (a worktree being seeded) has no
+// build outputs yet that an old time could make look up to date, and a
+// stat cache can trust at once only files not modified just now (see
+// [Stamp.Vouches]).
+func CopyNew(src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
+	return copyEntry(src, name, fi, dst, name, true)
+}
+
+// Copy makes rel a copy of the regular file or symbolic link at rel in
+// src, whose lstat result is fi, and returns what it copied, reading only
+// the file lstat found and never blocking on a named pipe. rel is
+// resolved as by every write of the Writer: missing parents are created,
+// and a parent that is a symbolic link or a file is an error wrapping
+// [ErrParent].
+//
+// A regular file at rel with no other hard link is rewritten in place, as
+// git's checkout does: creating a file is the costly part of a copy.
+// Anything else there (a link, a file with other hard links, an empty
+// directory) is replaced by a copy written beside and renamed into place.
+// The copy gets the current time, as any edit would.
+func (w *Writer) Copy(rel string, src *os.Root, fi fs.FileInfo) (Copied, error) {
+	if err := checkRel(rel); err != nil {
+		return Copied{}, err
+	}
+	d, name, _, err := w.parent(rel, create)
+	if err != nil {
+		return Copied{}, wrapOp("copy", rel, err)
+	}
+	defer d.close()
+	c, err := copyEntry(src, rel, fi, d.r, name, false)
+	return c, wrapOp("copy", rel, err)
+}
+
+// copyEntry copies srcName, a regular file or symbolic link of src whose
+// lstat result is fi, to name in dst; fresh says dst has nothing there.
+// It starts again when the source changes while it is copied.
+func copyEntry(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
+	first := true
+	return retry(src, srcName, fi, func(fi fs.FileInfo) (Copied, error) {
+		fresh, first = fresh && first, false // a failed attempt may have left a copy
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return copyLink(src, srcName, fi, dst, name, fresh)
+		case fi.Mode().IsRegular():
+			return copyFile(src, srcName, fi, dst, name, fresh)
+		}
+		return Copied{}, &fs.PathError{Op: "copy", Path: srcName, Err: ErrNotRegular}
+	})
+}
+
+func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
+	target, err := src.Readlink(srcName)
+	if err != nil {
+		return Copied{}, err
+	}
+	if _, lerr := dst.Lstat(name); fresh || missing(lerr) {
+		err = dst.Symlink(target, name)
+	} else {
+		tmp := tempName(name)
+		if err = dst.Symlink(target, tmp); err == nil {
+			err = replace(dst, tmp, name, create)
+		}
+	}
+	if err != nil {
+		return Copied{}, err
+	}
+	c := Copied{ID: LinkID(target), Mode: fi.Mode(), Src: KeyOf(fi)}
+	c.Dst, err = lstatKey(dst, name)
+	return c, err
+}
+
+// copyFile copies the regular file srcName, whose lstat result is fi,
+// hashing it as it goes.
+func copyFile(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
+	in, now, err := openRegular(src, srcName, fi)
+	if err != nil {
+		return Copied{}, err
+	}
+	defer in.Close()
+	c := Copied{Mode: now.Mode(), Src: KeyOf(now)}
+	out, target, err := openTarget(dst, name, now.Mode().Perm(), fresh)
+	if err != nil {
+		return Copied{}, err
+	}
+	h := blobHash(now.Size())
+	err = pump(out, in, h, now.Size())
+	if err == nil && fresh {
+		err = dst.Chtimes(name, now.ModTime(), now.ModTime())
+	}
+	c.ID = ObjectID(h.Sum(nil))
+	return finish(dst, out, target, name, c, now.Size(), err)
+}
+
+// openTarget opens the file the copy of name is written to, and returns
+// its name: name itself, or a temporary name beside it.
+func openTarget(dst *os.Root, name string, perm fs.FileMode, fresh bool) (*os.File, string, error) {
+	const excl = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if fresh {
+		f, err := dst.OpenFile(name, excl, perm)
+		return f, name, err
+	}
+	fi, err := dst.Lstat(name)
+	if missing(err) {
+		f, err := dst.OpenFile(name, excl, perm)
+		return f, name, err
+	}
+	if err == nil && fi.Mode().IsRegular() && links(fi) == 1 {
+		if f := rewrite(dst, name, fi, perm); f != nil {
+			return f, name, nil
+		}
+	}
+	tmp := tempName(name)
+	f, err := dst.OpenFile(tmp, excl, perm)
+	return f, tmp, err
+}
+
+// rewrite opens the regular file name (lstat: fi) to be rewritten with
+// permissions perm, or returns nil if it cannot: busy, or replaced since
+// the lstat (by a link or a named pipe, which is never waited on, nor
+// written: what was opened is closed untouched).
+func rewrite(dst *os.Root, name string, fi fs.FileInfo, perm fs.FileMode) *os.File {
+	f, err := dst.OpenFile(name, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil
+	}
+	now, err := f.Stat()
+	if err == nil && now.Mode().IsRegular() && os.SameFile(fi, now) {
+		if now.Mode().Perm() != perm {
+			err = f.Chmod(perm)
+		}
+		if err == nil {
+			return f
+		}
+	}
+	f.Close()
+	return nil
+}
+
+// finish closes out, the copy written at target, and moves it to name.
+// A copy written in place is cut to the size written: it is not truncated
+// first, since on ext4 truncating a file to zero and writing it again makes
+// close wait for the data to be allocated (auto_da_alloc). A failed copy
+// written beside is removed; one written in place is left.
+func finish(dst *os.Root, out *os.File, target, name string, c Copied, size int64, err error) (Copied, error) {
+	if err == nil && target == name {
+		c.Dst, err = cut(out, size)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && target != name {
+		if err = replace(dst, target, name, create); err == nil {
+			c.Dst, err = lstatKey(dst, name)
+		}
+	}
+	if err != nil {
+		if target != name {
+			_ = dst.Remove(target)
+		}
+		return Copied{}, err
+	}
+	return c, nil
+}
+
+// cut truncates f to size if it is longer, and returns its stat key.
+func cut(f *os.File, size int64) (StatKey, error) {
+	fi, err := f.Stat()
+	if err == nil && fi.Size() > size {
+		if err = f.Truncate(size); err == nil {
+			fi, err = f.Stat()
+		}
+	}
+	if err != nil {
+		return StatKey{}, err
+	}
+	return KeyOf(fi), nil
+}
+
+func lstatKey(r *os.Root, name string) (StatKey, error) {
+	fi, err := r.Lstat(name)
+	if err != nil {
+		return StatKey{}, err
+	}
+	return KeyOf(fi), nil
+}
+
+// missing reports whether err says a path does not exist, or that one of
+// its parents is not a directory.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}

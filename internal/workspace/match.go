@@ -1,0 +1,112 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Matcher tells which paths of a tree a snapshot includes, as far as the
+// entries it never holds (.git at any depth, .loop at the top) and the
+// ignore rules go: the .gitignore files of the tree, read as they are
+// needed, and a .git/info/exclude. It answers for paths whether or not
+// they exist, looking at nothing on disk but those files, and never reads
+// one through a symbolic link or a named pipe. A Matcher caches what it
+// reads: make a new one when ignore files may have changed.
+type Matcher struct {
+	r       *os.Root
+	exclude []rule
+	dirs    map[string]dirRules // by directory, "" for the top
+}
+
+// dirRules is what applies to the children of one directory.
+type dirRules struct {
+	rules   []rule // in increasing order of precedence
+	ignored bool   // the directory, or one above it, is excluded
+	real    bool   // a real directory: its ignore file may be read
+}
+
+// NewMatcher returns a Matcher for the tree r, with r's .git/info/exclude
+// when r has a .git directory.
+func NewMatcher(r *os.Root) (*Matcher, error) {
+	exclude, err := readInfoExclude(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{r: r, exclude: exclude, dirs: map[string]dirRules{}}, nil
+}
+
+// Over returns a Matcher for the tree r with m's .git/info/exclude: a
+// copy of a loop root (an isolated node's worktree) under the root's
+// rules.
+func (m *Matcher) Over(r *os.Root) *Matcher {
+	return &Matcher{r: r, exclude: m.exclude, dirs: map[string]dirRules{}}
+}
+
+// Included reports whether a snapshot would include a file or symbolic
+// link at rel (slash-separated, relative to the tree): no component is
+// .git, the first is not .loop, and neither rel nor a directory above it
+// is ignored.
+func (m *Matcher) Included(rel string) (bool, error) {
+	parts := strings.Split(rel, "/")
+	for i, c := range parts {
+		if c == ".git" || (i == 0 && c == ".loop") {
+			return false, nil
+		}
+	}
+	d, err := m.dir(parts[:len(parts)-1])
+	if err != nil || d.ignored {
+		return false, err
+	}
+	return !ignored(d.rules, parts, false), nil
+}
+
+// dir returns what applies to the children of the directory at parts.
+func (m *Matcher) dir(parts []string) (dirRules, error) {
+	key := strings.Join(parts, "/")
+	if d, ok := m.dirs[key]; ok {
+		return d, nil
+	}
+	d := dirRules{rules: m.exclude, real: true}
+	if len(parts) > 0 {
+		up, err := m.dir(parts[:len(parts)-1])
+		if err != nil {
+			return dirRules{}, err
+		}
+		d.rules = up.rules
+		d.ignored = up.ignored || ignored(up.rules, parts, true)
+		if d.real, err = m.isDir(up, key); err != nil {
+			return dirRules{}, err
+		}
+	}
+	if d.real && !d.ignored {
+		var err error
+		if d.rules, err = readRules(m.r, join(key, ".gitignore"), parts, d.rules); err != nil {
+			return dirRules{}, err
+		}
+	}
+	m.dirs[key] = d
+	return d, nil
+}
+
+// isDir reports whether key, a child of the directory up, is a real
+// directory of the tree.
+func (m *Matcher) isDir(up dirRules, key string) (bool, error) {
+	if !up.real {
+		return false, nil
+	}
+	fi, err := m.r.Lstat(key)
+	if errors.Is(err, fs.ErrNotExist) || missing(err) {
+		return false, nil
+	}
+	return err == nil && fi.IsDir(), err
+}
+
+// join joins a directory ("" for the top) and a name.
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
