@@ -1,7 +1,6 @@
 package state
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -39,12 +37,7 @@ func (d *Dir) Runs(ctx context.Context) ([]RunInfo, error) {
 		}
 		runs = append(runs, RunInfo{ID: id, Status: cp.Status, Iteration: cp.Iteration, UpdatedAt: cp.UpdatedAt})
 	}
-	slices.SortFunc(runs, func(a, b RunInfo) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	sortRuns(runs)
 	return runs, nil
 }
 

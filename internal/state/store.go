@@ -1,9 +1,11 @@
 package state
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -80,4 +82,15 @@ func OpenStore(ctx context.Context, spec, root string, opts RemoteOptions) (Stor
 		return nil, fmt.Errorf("state store %q: %w", spec, err)
 	}
 	return b, nil
+}
+
+// sortRuns orders runs as List returns them: the most recently updated
+// first, then by id.
+func sortRuns(runs []RunInfo) {
+	slices.SortFunc(runs, func(a, b RunInfo) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }
