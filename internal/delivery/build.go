@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/loop-action/loop-action/internal/export"
 	"github.com/loop-action/loop-action/internal/phrase"
@@ -122,13 +123,14 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	return d, err
 }
 
-// open reads the base commit from the repository of root.
-func open(root, base string) (*Delivery, *object.Commit, error) {
+// open reads the base commit from the repository of root; the delivery's
+// objects are read from there and then from more.
+func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, *object.Commit, error) {
 	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
-	d := &Delivery{st: newOverlay(repo.Storer), root: root, base: plumbing.NewHash(base)}
+	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), root: root, base: plumbing.NewHash(base)}
 	c, err := object.GetCommit(d.st, d.base)
 	if err != nil {
 		return nil, nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)

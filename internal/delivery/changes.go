@@ -93,9 +93,32 @@ func (d *Delivery) diff(a, b plumbing.Hash, prefix string, out *[]edit) error {
 		byName[bes[i].Name] = p
 	}
 	for _, name := range sortedKeys(byName) {
+		if err := checkEntry(byName[name][1], join(prefix, name)); err != nil {
+			return err
+		}
 		if err := d.diffEntry(byName[name][0], byName[name][1], join(prefix, name), out); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkEntry refuses an entry of a target tree that no checkout could
+// hold: a name that is empty, ".", "..", or holds a slash or a NUL, or a
+// mode other than a file's, a link's or a directory's. The trees hashed
+// from disk never have one; a workspace read from a state branch, which
+// anyone who may push can write, might.
+func checkEntry(e *object.TreeEntry, p string) error {
+	if e == nil {
+		return nil
+	}
+	switch e.Mode {
+	case filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Dir:
+	default:
+		return fmt.Errorf("the tree has %q with mode %s, which no checkout holds", p, e.Mode)
+	}
+	if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\x00") {
+		return fmt.Errorf("the tree has an entry named %q, which no checkout holds", e.Name)
 	}
 	return nil
 }

@@ -9,21 +9,22 @@ import (
 )
 
 // overlay is the object store of one delivery: what it creates lives in
-// memory, over the loop root's repository, which it reads and never
-// writes.
+// memory, over the stores it reads (the loop root's repository, and for
+// Apply the state branch's), which it never writes.
 type overlay struct {
 	*memory.ObjectStorage
-	base storer.EncodedObjectStorer
+	bases []storer.EncodedObjectStorer
 }
 
-func newOverlay(base storer.EncodedObjectStorer) *overlay {
+func newOverlay(bases ...storer.EncodedObjectStorer) *overlay {
 	mem := memory.NewStorage()
-	return &overlay{ObjectStorage: &mem.ObjectStorage, base: base}
+	return &overlay{ObjectStorage: &mem.ObjectStorage, bases: bases}
 }
 
-// SetEncodedObject keeps obj in memory unless the repository has it.
+// SetEncodedObject keeps obj in memory unless a store has it.
 func (o *overlay) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	if h := obj.Hash(); o.base.HasEncodedObject(h) == nil {
+	h := obj.Hash()
+	if o.HasEncodedObject(h) == nil {
 		return h, nil
 	}
 	return o.ObjectStorage.SetEncodedObject(obj)
@@ -31,23 +32,33 @@ func (o *overlay) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, e
 
 func (o *overlay) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	obj, err := o.ObjectStorage.EncodedObject(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return o.base.EncodedObject(t, h)
+	for _, b := range o.bases {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		obj, err = b.EncodedObject(t, h)
 	}
 	return obj, err
 }
 
 func (o *overlay) HasEncodedObject(h plumbing.Hash) error {
-	if o.ObjectStorage.HasEncodedObject(h) == nil {
-		return nil
+	err := o.ObjectStorage.HasEncodedObject(h)
+	for _, b := range o.bases {
+		if err == nil {
+			break
+		}
+		err = b.HasEncodedObject(h)
 	}
-	return o.base.HasEncodedObject(h)
+	return err
 }
 
 func (o *overlay) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	size, err := o.ObjectStorage.EncodedObjectSize(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return o.base.EncodedObjectSize(h)
+	for _, b := range o.bases {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		size, err = b.EncodedObjectSize(h)
 	}
 	return size, err
 }
