@@ -58,23 +58,12 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 	if !fullSHA(l.Base) || !fullSHA(l.Snapshot) || l.Objects == nil {
 		return nil, fmt.Errorf("base %q and snapshot %q must be full ids, with a store", l.Base, l.Snapshot)
 	}
-	d, base, err := open(l.Root, l.Base, l.Objects)
+	d, err := open(l.Root, l.Base, l.Objects)
 	if err != nil {
 		return nil, err
 	}
-	th, err := workspace.NewTreeHasher(l.Root, d.st)
+	edits, err := d.edits(plumbing.NewHash(l.Snapshot))
 	if err != nil {
-		return nil, err
-	}
-	view, err := th.Snapshot(base.TreeHash)
-	if err != nil {
-		return nil, err
-	}
-	var edits []edit
-	if err := d.diff(hashOf(view), plumbing.NewHash(l.Snapshot), "", &edits); err != nil {
-		return nil, err
-	}
-	if edits, err = d.real(edits); err != nil {
 		return nil, err
 	}
 	edits = slices.DeleteFunc(edits, func(e edit) bool { return never(e.path) })

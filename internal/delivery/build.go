@@ -66,6 +66,8 @@ type Delivery struct {
 	st             *overlay
 	root           string
 	base, baseTree plumbing.Hash
+	view           plumbing.Hash // the snapshot of a checkout of the base
+	th             *workspace.TreeHasher
 	commit, tree   plumbing.Hash
 }
 
@@ -90,7 +92,7 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err := checkSpec(s); err != nil {
 		return nil, err
 	}
-	d, base, err := open(s.Root, s.Base)
+	d, err := open(s.Root, s.Base)
 	if err != nil {
 		return nil, err
 	}
@@ -104,39 +106,37 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	th, err := workspace.NewTreeHasher(s.Root, d.st)
-	if err != nil {
-		return nil, err
-	}
-	view, err := th.Snapshot(base.TreeHash)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.apply(s, hashOf(view), hashOf(snap)); err != nil {
+	if err := d.apply(s, hashOf(snap)); err != nil {
 		return nil, err
 	}
 	if err := d.commitTo(s); err != nil {
 		return nil, err
 	}
-	got, err := th.Snapshot(d.tree)
+	got, err := d.th.Snapshot(d.tree)
 	d.Snapshot = string(got)
 	return d, err
 }
 
-// open reads the base commit from the repository of root; the delivery's
-// objects are read from there and then from more.
-func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, *object.Commit, error) {
+// open reads the base commit from the repository of root (the
+// delivery's objects are read from there and then from more) and hashes
+// a checkout of it.
+func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, error) {
 	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("open the repository of %q: %w", root, err)
+		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
 	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), root: root, base: plumbing.NewHash(base)}
 	c, err := object.GetCommit(d.st, d.base)
 	if err != nil {
-		return nil, nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)
+		return nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)
 	}
 	d.baseTree = c.TreeHash
-	return d, c, nil
+	if d.th, err = workspace.NewTreeHasher(root, d.st); err != nil {
+		return nil, err
+	}
+	view, err := d.th.Snapshot(c.TreeHash)
+	d.view = hashOf(view)
+	return d, err
 }
 
 // checkSpec refuses a spec that cannot make a commit.

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -26,14 +27,10 @@ type edit struct {
 }
 
 // apply computes the delivered tree: the base's tree with the edits that
-// turn view (a checkout of the base) into snap (the root) and that are
+// turn a checkout of the base into snap (the root) and that are
 // delivered; it fills Changes and Excluded.
-func (d *Delivery) apply(s Spec, view, snap plumbing.Hash) error {
-	var edits []edit
-	if err := d.diff(view, snap, "", &edits); err != nil {
-		return err
-	}
-	edits, err := d.real(edits)
+func (d *Delivery) apply(s Spec, snap plumbing.Hash) error {
+	edits, err := d.edits(snap)
 	if err != nil {
 		return err
 	}
@@ -56,6 +53,16 @@ func (d *Delivery) apply(s Spec, view, snap plumbing.Hash) error {
 	}
 	d.tree, _, err = d.graft(d.baseTree, "", at)
 	return err
+}
+
+// edits returns the edits that turn a checkout of the base into the
+// snapshot target and change something in the base's own tree.
+func (d *Delivery) edits(target plumbing.Hash) ([]edit, error) {
+	var edits []edit
+	if err := d.diff(d.view, target, "", &edits); err != nil {
+		return nil, err
+	}
+	return d.real(edits)
 }
 
 // entries returns the entries of tree h (none for the zero hash).
@@ -92,7 +99,7 @@ func (d *Delivery) diff(a, b plumbing.Hash, prefix string, out *[]edit) error {
 		p[1] = &bes[i]
 		byName[bes[i].Name] = p
 	}
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		if err := checkEntry(byName[name][1], join(prefix, name)); err != nil {
 			return err
 		}
@@ -289,15 +296,6 @@ func filterErr[T any](s []T, keep func(T) (bool, error)) ([]T, error) {
 		}
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // join joins a directory ("" for the top) and a name.

@@ -3,6 +3,7 @@ package delivery
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,7 +30,7 @@ func (d *Delivery) graft(tree plumbing.Hash, prefix string, at map[string]*leaf)
 		return plumbing.ZeroHash, false, err
 	}
 	es, groups := slices.Clone(old), group(at)
-	for _, name := range sortedKeys(groups) {
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		if es, err = d.graftEntry(es, prefix, name, groups[name]); err != nil {
 			return plumbing.ZeroHash, false, err
 		}

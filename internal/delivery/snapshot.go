@@ -3,8 +3,6 @@ package delivery
 import (
 	"errors"
 	"fmt"
-
-	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // CommitSnapshot returns the snapshot a checkout of commit sha (in root's
@@ -22,14 +20,9 @@ func commitSnapshot(root, sha string) (string, error) {
 	if !fullSHA(sha) {
 		return "", errors.New("not a full commit id")
 	}
-	d, c, err := open(root, sha)
+	d, err := open(root, sha)
 	if err != nil {
 		return "", err
 	}
-	th, err := workspace.NewTreeHasher(root, d.st)
-	if err != nil {
-		return "", err
-	}
-	s, err := th.Snapshot(c.TreeHash)
-	return string(s), err
+	return d.view.String(), nil
 }

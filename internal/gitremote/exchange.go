@@ -33,18 +33,11 @@ func (r *Remote) Fetch(ctx context.Context, s storer.Storer, ref plumbing.Refere
 }
 
 func (r *Remote) fetchPack(ctx context.Context, s storer.Storer, ref plumbing.ReferenceName, haves []plumbing.Hash) (head plumbing.Hash, err error) {
-	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
-	if err != nil {
+	sess, ar, err := r.advertised(ctx)
+	if err != nil || ar == nil {
 		return plumbing.ZeroHash, err
 	}
 	defer closeInto(sess, &err)
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
 	head = ar.References[ref.String()]
 	if head.IsZero() || s.HasEncodedObject(head) == nil {
 		return head, nil
@@ -67,6 +60,25 @@ func (r *Remote) fetchPack(ctx context.Context, s storer.Storer, ref plumbing.Re
 	return head, nil
 }
 
+// advertised opens an upload-pack session and reads the remote's
+// references. For an empty repository it returns neither (the session
+// is closed); otherwise the caller closes the session.
+func (r *Remote) advertised(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err == nil {
+		return sess, ar, nil
+	}
+	cerr := sess.Close()
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil, nil, cerr
+	}
+	return nil, nil, err
+}
+
 // Tip returns the commit ref is at on the remote, zero when it does not
 // exist. It reads the remote's advertisement only.
 func (r *Remote) Tip(ctx context.Context, ref plumbing.ReferenceName) (plumbing.Hash, error) {
@@ -78,18 +90,11 @@ func (r *Remote) Tip(ctx context.Context, ref plumbing.ReferenceName) (plumbing.
 }
 
 func (r *Remote) tip(ctx context.Context, ref plumbing.ReferenceName) (tip plumbing.Hash, err error) {
-	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
-	if err != nil {
+	sess, ar, err := r.advertised(ctx)
+	if err != nil || ar == nil {
 		return plumbing.ZeroHash, err
 	}
 	defer closeInto(sess, &err)
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
 	return ar.References[ref.String()], nil
 }
 
