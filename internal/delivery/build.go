@@ -27,7 +27,7 @@ type Spec struct {
 	Root     string                // the loop root: its files are what is delivered; its .git holds Base
 	Base     string                // the parent commit (full sha), present in Root's .git (a shallow clone is enough)
 	Snapshot string                // the snapshot the root must equal now (the certified one); "" skips the check (partial work)
-	Exclude  func(rel string) bool // paths never delivered; nil excludes nothing
+	Exclude  func(rel string) bool // paths never delivered (asked of each changed file or link, slash-separated); nil excludes nothing
 	Message  string                // the full commit message, trailers included
 	Author   Identity              // also the committer
 	When     time.Time
@@ -55,12 +55,15 @@ const (
 
 // Delivery is a commit built from the root, in memory, not pushed yet.
 type Delivery struct {
-	SHA, Tree string   // the commit and its tree (the snapshot when nothing was excluded)
+	SHA, Tree string   // the commit and its tree: the base's tree with the changes (see Snapshot for what its checkout is)
 	Changes   []Change // what it changes against Base, by path
 	Excluded  []Change // what the root changes against Base that Exclude kept out (never delivered)
 	// Snapshot is the snapshot of a checkout of the commit (see
-	// CommitSnapshot): the certified one when nothing was excluded and
-	// the base tracks no file the root's ignore rules hide.
+	// CommitSnapshot), which the status rule compares with the certified
+	// one: equal when nothing was excluded, unless the root's ignore rules
+	// changed which of the base's tracked files a checkout shows. A
+	// delivery that changes nothing has the base's tree: the caller
+	// decides whether such a commit is worth pushing.
 	Snapshot string
 
 	st             *overlay

@@ -223,3 +223,25 @@ func both(fs ...func(*testing.T, string)) func(*testing.T, string) {
 		}
 	}
 }
+
+// TestBuildSnapshotSaysWhenItDiffers: when the root's ignore rules show a
+// file the base tracks but hid, which the root no longer has, the
+// delivered commit keeps it, and Snapshot says the commit is not the
+// certified snapshot, so that nothing certifies it.
+func TestBuildSnapshotSaysWhenItDiffers(t *testing.T) {
+	bare, head := origin(t, project, "tracked.log")
+	root := clone(t, "file://"+bare)
+	both(edit1(".gitignore", "build/\n"), remove("tracked.log"))(t, root)
+	d, err := Build(context.Background(), spec(root, head))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Change{{".gitignore", Modified}}, d.Changes); diff != "" {
+		t.Errorf("Changes (-want +got):\n%s", diff)
+	}
+	rootSnap := snapshot(t, root)
+	if d.Snapshot == rootSnap {
+		t.Errorf("Snapshot = the root's %s, though the commit keeps tracked.log", rootSnap)
+	}
+	checkPushed(t, d, bare, head)
+}
