@@ -13,9 +13,12 @@
 // caller names (then nothing is). Objects live in memory, over the
 // root's repository, which is only read, until [Delivery.Push] sends
 // exactly those the remote lacks, with the ref update old → new that the
-// server applies only if the branch is still at old.
+// server applies only if the branch is still at old. [Apply] is the
+// same change brought into a person's checkout as uncommitted files,
+// refusing to overwrite local edits.
 //
-// It must never write into the loop root or its .git, never push
+// It must never write into the loop root's .git (nor, but for Apply
+// through a workspace.Writer, into the loop root), never push
 // anything but the one commit to the one ref it is given (and never to a
 // ref that is not a branch), never overwrite a branch that moved, and
 // never let a token into an error, a commit or the objects it sends.
