@@ -29,6 +29,7 @@ func evidenceMarkdown(in Input, withheld []Withheld) []byte {
 	writeVerdicts(&b, in.Verdicts)
 	writeHistory(&b, in.History)
 	writeSpend(&b, in)
+	writeChanges(&b, in, withheld)
 	writeWithheld(&b, withheld)
 	return []byte(b.String())
 }

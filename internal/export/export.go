@@ -2,15 +2,18 @@
 // run writes when, and only when, the gate certifies success. It holds
 // SKILL.md, EVIDENCE.md, the config that converged (loop.toml, verbatim),
 // out/ (the files named by [export] paths, each at out/<path>, or at its
-// own path when that starts with out/), run.sh, run.cmd and a manifest
-// with the sha256 of every file and the files left out.
+// own path when that starts with out/), changes.patch (the change from
+// the commit the run started from to the certified snapshot, which the
+// runner computes from the commit's objects), run.sh, run.cmd and a
+// manifest with the sha256 of every file and the files left out.
 //
 // It renders only what the runner measured and the gate ruled: verdicts,
 // evidence lines, deterministic summaries and spend. It must never include
 // a node's claim, a provider secret in any form it is given (only the
 // names of the variables: a file holding a secret is left out and the
 // markdown is masked), or anything read through a symlink or from .git/
-// or .loop/; it must never write one file over another, nor outside the
+// or .loop/ (the base side of changes.patch comes from the runner, out of
+// the commit's objects); it must never write one file over another, nor outside the
 // export directory. It reads no clock: the same Input gives byte-identical
 // files.
 package export
@@ -48,6 +51,7 @@ type Input struct {
 	Finished time.Time      // when the run succeeded (passed in; export reads no clock)
 	Version  string         // loop-action version that produced it
 	Secrets  []Secret       // provider secrets: a file holding one is withheld, and the markdown is masked
+	Changes  *Changes       // changes.patch, or why there is none; nil: the export says nothing of changes
 }
 
 // Iteration is one iteration of the run, as the history shows it.
@@ -182,6 +186,7 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 		w.copyOut(src.root, p)
 	}
 	outFiles := len(w.files)
+	w.writePatch(in.Changes)
 	config := in.Config.Source
 	if found := w.secrets.find(config); found != "" {
 		w.withhold(Withheld{Path: configFile, Reason: heldBy(found)})

@@ -86,9 +86,21 @@ func newFixture(t *testing.T) fixture {
 		Root:     f.root,
 		Finished: time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 3600)),
 		Version:  "v0.4.0",
+		Changes:  &Changes{Patch: fixturePatch, Files: 1},
 	}
 	return f
 }
+
+// fixturePatch is the change of the fixture's run.
+const fixturePatch = `diff --git a/src/parser.go b/src/parser.go
+index 1b9c3b4..0b3d2a7 100644
+--- a/src/parser.go
++++ b/src/parser.go
+@@ -1 +1,3 @@
+ package parser
++
++// accepts a trailing comma
+`
 
 func finalVerdicts() []gate.Verdict {
 	return []gate.Verdict{

@@ -38,6 +38,17 @@ func heldBy(name string) string {
 	return fmt.Sprintf("it holds the value of the provider variable %q, or an encoding of it", name)
 }
 
+// Finder finds the forms of provider secrets in data: what withholds a
+// file from an export withholds it from a delivery too.
+type Finder struct{ m *matcher }
+
+// NewFinder returns a Finder for secrets.
+func NewFinder(secrets []Secret) Finder { return Finder{newMatcher(secrets)} }
+
+// Find returns the name of the first secret one of whose forms is in
+// data, or "".
+func (f Finder) Find(data []byte) string { return f.m.find(data) }
+
 // matcher finds the forms of secrets in data.
 type matcher struct {
 	forms   []form

@@ -8,9 +8,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/loop-action/loop-action/internal/delivery"
 	"github.com/loop-action/loop-action/internal/export"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -96,10 +101,38 @@ func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.
 	in := export.Input{
 		Config: cfg, RunID: cp.RunID, Commit: cp.Commit, Snapshot: cp.Snapshot, Verdicts: cp.Verdicts,
 		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version, Secrets: Secrets(cfg, env),
-		Spend: export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
+		Spend:   export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
+		Changes: changes(ctx, root, cp),
 	}
 	path, _, err := export.Write(dir, in)
 	return path, err
+}
+
+// changes computes changes.patch: the diff from the commit the run
+// started from to the certified snapshot, which the loop root holds when
+// the export is written. Without the commit, or when the root is not the
+// snapshot any more, the export says why it has none.
+func changes(ctx context.Context, root string, cp *state.Checkpoint) *export.Changes {
+	if cp.Commit == "" {
+		return &export.Changes{Missing: "the commit the run started from is unknown (the loop root was not a git checkout)"}
+	}
+	d, err := delivery.Build(ctx, delivery.Spec{
+		Root: root, Base: cp.Commit, Snapshot: cp.Snapshot, Message: "changes.patch\n",
+		Author: delivery.Identity{Name: "loop-action", Email: "loop-action@localhost"},
+	})
+	var patch string
+	if err == nil {
+		patch, err = d.Patch()
+	}
+	switch {
+	case errors.Is(err, plumbing.ErrObjectNotFound), errors.Is(err, git.ErrRepositoryNotExists):
+		return &export.Changes{Missing: fmt.Sprintf("the commit %s the run started from is not in the loop root's .git", phrase.Short(cp.Commit))}
+	case errors.Is(err, delivery.ErrRootMoved):
+		return &export.Changes{Missing: "the loop root no longer holds the certified snapshot"}
+	case err != nil:
+		return &export.Changes{Missing: "it could not be computed: " + err.Error()}
+	}
+	return &export.Changes{Patch: patch, Files: len(d.Changes)}
 }
 
 // history rebuilds the iterations from the ledger's gate rulings and the

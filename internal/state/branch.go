@@ -210,7 +210,7 @@ func (b *Branch) Lock(runID string) (unlock func() error, err error) {
 // hintFile keeps the head of the branch on this remote that the cache
 // last saw, so that the next process fetches only what changed since.
 func (b *Branch) hintFile() string {
-	sum := sha256.Sum256([]byte(b.remote.url + "\x00" + b.opts.Branch))
+	sum := sha256.Sum256([]byte(b.remote.URL() + "\x00" + b.opts.Branch))
 	return filepath.Join(b.opts.Cache, "loop-heads", hex.EncodeToString(sum[:8]))
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loop-action/loop-action/internal/gitremote"
 )
 
 // ErrRefusedBranch is wrapped by the errors of a branch: store asked to
@@ -57,7 +59,7 @@ func (b *Branch) checkStateTip(c *object.Commit) error {
 		return nil
 	}
 	return fmt.Errorf("branch %q %w: its tip %s (%q) holds %s, not only runs/; a state branch holds loop-action's checkpoints and nothing else: name another branch, and a new one is created",
-		b.opts.Branch, ErrRefusedBranch, commitName(c.Hash), firstLine(c.Message), names(es))
+		b.opts.Branch, ErrRefusedBranch, gitremote.CommitName(c.Hash), firstLine(c.Message), names(es))
 }
 
 func firstLine(s string) string {

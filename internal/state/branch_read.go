@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -267,15 +268,37 @@ func (b *Branch) Restore(ctx context.Context, runID string) (files int, err erro
 }
 
 func (b *Branch) restore(ctx context.Context, runID string) (int, error) {
-	if _, err := b.load(ctx, runID); err != nil {
-		return 0, err
-	}
-	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), workspaceDir))
+	ws, err := b.workspace(ctx, runID)
 	if err != nil {
 		return 0, err
 	}
-	if !ok || e.Mode != filemode.Dir {
-		return 0, notFound("the checkpoint has no workspace")
+	return workspace.Restore(b.opts.Root, b.store, ws)
+}
+
+// Workspace returns the workspace the run's checkpoint stored, at the
+// head last seen (fetched if none was; Load fetches), and the object
+// store holding it: the local state repository, which is only read
+// through it, until Close.
+func (b *Branch) Workspace(ctx context.Context, runID string) (workspace.Snapshot, storer.EncodedObjectStorer, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ws, err := b.workspace(ctx, runID)
+	if err != nil {
+		return "", nil, fmt.Errorf("read the workspace of run %q: %w", runID, err)
 	}
-	return workspace.Restore(b.opts.Root, b.store, workspace.Snapshot(e.Hash.String()))
+	return ws, b.store, nil
+}
+
+func (b *Branch) workspace(ctx context.Context, runID string) (workspace.Snapshot, error) {
+	if _, err := b.load(ctx, runID); err != nil {
+		return "", err
+	}
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), workspaceDir))
+	if err != nil {
+		return "", err
+	}
+	if !ok || e.Mode != filemode.Dir {
+		return "", notFound("the checkpoint has no workspace")
+	}
+	return workspace.Snapshot(e.Hash.String()), nil
 }

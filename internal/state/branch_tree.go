@@ -1,7 +1,6 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/loop-action/loop-action/internal/gitremote"
 )
 
 // objects reads and writes the git objects of the state branch in the
@@ -179,64 +180,8 @@ func (o *objects) graft(root plumbing.Hash, path []string, edit func([]object.Tr
 	return o.putTree(next)
 }
 
-// newObjects returns the objects reachable from tree next that are not at
-// the same path in tree prev (zero: nothing): a superset of what a remote
-// holding prev lacks to hold next. It descends only into changed trees.
+// newObjects returns what a push of tree next sends to a remote holding
+// tree prev (see gitremote.NewObjects), reading trees through the cache.
 func (o *objects) newObjects(next, prev plumbing.Hash) ([]plumbing.Hash, error) {
-	if next.IsZero() {
-		return nil, errors.New("no tree")
-	}
-	d := &differ{o: o, seen: map[plumbing.Hash]bool{}}
-	err := d.walk(next, prev)
-	return d.out, err
-}
-
-// differ is one newObjects.
-type differ struct {
-	o    *objects
-	seen map[plumbing.Hash]bool
-	out  []plumbing.Hash
-}
-
-func (d *differ) add(h plumbing.Hash) bool {
-	if d.seen[h] {
-		return false
-	}
-	d.seen[h] = true
-	d.out = append(d.out, h)
-	return true
-}
-
-func (d *differ) walk(next, prev plumbing.Hash) error {
-	if next == prev || !d.add(next) {
-		return nil
-	}
-	nes, err := d.o.tree(next)
-	if err != nil {
-		return err
-	}
-	pes, err := d.o.tree(prev)
-	if err != nil {
-		return err
-	}
-	old := make(map[string]object.TreeEntry, len(pes))
-	for _, e := range pes {
-		old[e.Name] = e
-	}
-	for _, e := range nes {
-		p, ok := old[e.Name]
-		switch {
-		case ok && p.Hash == e.Hash, e.Mode == filemode.Submodule:
-		case e.Mode != filemode.Dir:
-			d.add(e.Hash)
-		case ok && p.Mode == filemode.Dir:
-			err = d.walk(e.Hash, p.Hash)
-		default:
-			err = d.walk(e.Hash, plumbing.ZeroHash)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return gitremote.NewObjects(o.tree, next, prev)
 }

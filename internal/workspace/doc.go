@@ -37,7 +37,10 @@
 // where git would record a gitlink. [Hasher.WriteObjects] writes a
 // snapshot's blobs and trees into a git object store (the state branch's).
 // Computing a snapshot writes nothing (the blob cache of a [Hasher] lives in
-// memory).
+// memory). [TreeHasher] computes, by the same rules, the snapshot a
+// checkout of a git tree would have, from the tree's objects alone (the
+// status rule compares it with what the gate certified); it stores only
+// the filtered trees it computes, in the store it is given.
 //
 // Writes. [Writer] is the one way loop-action writes into the loop root:
 // the runner's reverts of protected paths and of .git's configuration

@@ -1,0 +1,192 @@
+package delivery
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// Identity is a commit's author and committer.
+type Identity struct{ Name, Email string }
+
+// Spec says what to deliver.
+type Spec struct {
+	Root     string                // the loop root: its files are what is delivered; its .git holds Base
+	Base     string                // the parent commit (full sha), present in Root's .git (a shallow clone is enough)
+	Snapshot string                // the snapshot the root must equal now (the certified one); "" skips the check (partial work)
+	Exclude  func(rel string) bool // paths never delivered (asked of each changed file or link, slash-separated); nil excludes nothing
+	Message  string                // the full commit message, trailers included
+	Author   Identity              // also the committer
+	When     time.Time
+	// Secrets are the provider secrets of the run: when a file the
+	// delivery would change holds a form of one, Build fails with an
+	// error wrapping ErrSecret (naming the file and the variable, never
+	// the value) and nothing is delivered.
+	Secrets []export.Secret
+}
+
+// Change is one path a delivery changes against its base.
+type Change struct {
+	Path string
+	Kind string // "added", "modified", "deleted", "mode", "type"
+}
+
+// Kinds of Change.
+const (
+	Added    = "added"
+	Modified = "modified" // the content changed (its mode may have too)
+	Deleted  = "deleted"
+	Mode     = "mode" // only the execute bit changed
+	Type     = "type" // a file became a symbolic link, or the reverse, or replaced a directory
+)
+
+// Delivery is a commit built from the root, in memory, not pushed yet.
+type Delivery struct {
+	SHA, Tree string   // the commit and its tree: the base's tree with the changes (see Snapshot for what its checkout is)
+	Changes   []Change // what it changes against Base, by path
+	Excluded  []Change // what the root changes against Base that Exclude kept out (never delivered)
+	// Snapshot is the snapshot of a checkout of the commit (see
+	// CommitSnapshot), which the status rule compares with the certified
+	// one: equal when nothing was excluded, unless the root's ignore rules
+	// changed which of the base's tracked files a checkout shows. A
+	// delivery that changes nothing has the base's tree: the caller
+	// decides whether such a commit is worth pushing.
+	Snapshot string
+
+	st             *overlay
+	root           string
+	base, baseTree plumbing.Hash
+	view           plumbing.Hash // the snapshot of a checkout of the base
+	th             *workspace.TreeHasher
+	commit, tree   plumbing.Hash
+}
+
+// ErrSecret is wrapped by the error of a Build that found a provider
+// secret in a file it would deliver.
+var ErrSecret = errors.New("a file to deliver holds a provider secret")
+
+// ErrRootMoved is wrapped by the error of a Build whose loop root is not
+// the snapshot it must deliver.
+var ErrRootMoved = errors.New("the loop root is not the certified snapshot")
+
+// Build builds the delivery s describes (see the package doc).
+func Build(ctx context.Context, s Spec) (*Delivery, error) {
+	d, err := build(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("build the delivery on %s: %w", phrase.Short(s.Base), err)
+	}
+	return d, nil
+}
+
+func build(ctx context.Context, s Spec) (*Delivery, error) {
+	if err := checkSpec(s); err != nil {
+		return nil, err
+	}
+	d, err := open(s.Root, s.Base)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := workspace.NewHasher(s.Root).WriteObjects(d.st)
+	if err != nil {
+		return nil, err
+	}
+	if s.Snapshot != "" && string(snap) != s.Snapshot {
+		return nil, fmt.Errorf("%w: it is at %s, not %s: it changed since the gate measured it", ErrRootMoved, snap.Short(), phrase.Short(s.Snapshot))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := d.apply(s, hashOf(snap)); err != nil {
+		return nil, err
+	}
+	if err := d.commitTo(s); err != nil {
+		return nil, err
+	}
+	got, err := d.th.Snapshot(d.tree)
+	d.Snapshot = string(got)
+	return d, err
+}
+
+// open reads the base commit from the repository of root (the
+// delivery's objects are read from there and then from more) and hashes
+// a checkout of it.
+func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, error) {
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
+	}
+	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), root: root, base: plumbing.NewHash(base)}
+	c, err := object.GetCommit(d.st, d.base)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)
+	}
+	d.baseTree = c.TreeHash
+	if d.th, err = workspace.NewTreeHasher(root, d.st); err != nil {
+		return nil, err
+	}
+	view, err := d.th.Snapshot(c.TreeHash)
+	d.view = hashOf(view)
+	return d, err
+}
+
+// checkSpec refuses a spec that cannot make a commit.
+func checkSpec(s Spec) error {
+	switch {
+	case s.Root == "":
+		return errors.New("no loop root")
+	case !fullSHA(s.Base):
+		return fmt.Errorf("base %q is not a full commit id", s.Base)
+	case s.Snapshot != "" && !fullSHA(s.Snapshot):
+		return fmt.Errorf("snapshot %q is not a full tree id", s.Snapshot)
+	case strings.TrimSpace(s.Message) == "":
+		return errors.New("no commit message")
+	}
+	return checkIdentity(s.Author)
+}
+
+func checkIdentity(id Identity) error {
+	if strings.TrimSpace(id.Name) == "" || strings.TrimSpace(id.Email) == "" ||
+		strings.ContainsAny(id.Name+id.Email, "<>\n\x00") {
+		return fmt.Errorf("author %q <%q>: want a name and an email without <, > or line breaks", id.Name, id.Email)
+	}
+	return nil
+}
+
+// fullSHA reports whether s is 40 lowercase hex digits.
+func fullSHA(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil && len(s) == 40 && strings.ToLower(s) == s
+}
+
+func hashOf(s workspace.Snapshot) plumbing.Hash { return plumbing.NewHash(string(s)) }
+
+// commitTo stores the commit of the delivered tree on the base.
+func (d *Delivery) commitTo(s Spec) error {
+	sig := object.Signature{Name: s.Author.Name, Email: s.Author.Email, When: s.When}
+	c := &object.Commit{Author: sig, Committer: sig, Message: s.Message, TreeHash: d.tree, ParentHashes: []plumbing.Hash{d.base}}
+	obj := d.st.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return err
+	}
+	h, err := d.st.SetEncodedObject(obj)
+	d.commit, d.SHA, d.Tree = h, h.String(), d.tree.String()
+	return err
+}
+
+// sortChanges orders changes by path.
+func sortChanges(cs []Change) {
+	slices.SortFunc(cs, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+}

@@ -1,0 +1,25 @@
+// Package delivery owns the git mechanics of getting converged work to a
+// branch people merge: a commit built from the loop root (the workspace
+// the gate certified), on the commit the run started from, pushed with a
+// compare-and-swap on the branch; the snapshot of a commit, computed as
+// package workspace computes a checkout's (the status rule compares the
+// two); and the patch from the base to a delivered tree.
+//
+// [Build] hashes the loop root by the workspace's rules and takes from it
+// every path whose content differs from a checkout of the base: .loop,
+// .git (in any spelling a case-folding file system would take for it)
+// and ignored files are never delivered, nor is a path the caller
+// excludes (protected paths, workflows) or a file holding a secret the
+// caller names (then nothing is). Objects live in memory, over the
+// root's repository, which is only read, until [Delivery.Push] sends
+// exactly those the remote lacks, with the ref update old → new that the
+// server applies only if the branch is still at old. [Apply] is the
+// same change brought into a person's checkout as uncommitted files,
+// refusing to overwrite local edits.
+//
+// It must never write into the loop root's .git (nor, but for Apply
+// through a workspace.Writer, into the loop root), never push
+// anything but the one commit to the one ref it is given (and never to a
+// ref that is not a branch), never overwrite a branch that moved, and
+// never let a token into an error, a commit or the objects it sends.
+package delivery

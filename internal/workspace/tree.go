@@ -1,0 +1,166 @@
+package workspace
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/loop-action/loop-action/internal/phrase"
+)
+
+// TreeHasher computes the snapshot a checkout of a git tree would have in
+// one loop root, without checking anything out: the tree's entries
+// filtered by the rules a [Hasher] applies to the files on disk. Dropped
+// are every entry named .git, the entry .loop at the top, submodules (a
+// checkout that does not initialise them leaves an empty directory), the
+// paths ignored by the tree's own .gitignore files (regular blobs only: a
+// checkout of a symbolic link named .gitignore is no ignore file) and by
+// the loop root's .git/info/exclude, and the directories left empty.
+// Modes become what a checkout records: 100644, 100755, 120000.
+type TreeHasher struct {
+	s       storer.EncodedObjectStorer
+	exclude []rule
+}
+
+// NewTreeHasher returns a TreeHasher reading trees from s under the rules
+// of the loop root root (its .git/info/exclude, when .git is a directory).
+func NewTreeHasher(root string, s storer.EncodedObjectStorer) (*TreeHasher, error) {
+	r, err := OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open loop root %q: %w", root, err)
+	}
+	defer r.Close()
+	exclude, err := readInfoExclude(r)
+	if err != nil {
+		return nil, fmt.Errorf("read the ignore rules of %q: %w", root, err)
+	}
+	return &TreeHasher{s: s, exclude: exclude}, nil
+}
+
+// Snapshot returns the snapshot of a checkout of tree. The trees it
+// computes are stored in s when missing (their blobs are the tree's own),
+// so that snapshots can be compared entry by entry: give it a store that
+// may take them.
+func (t *TreeHasher) Snapshot(tree plumbing.Hash) (Snapshot, error) {
+	es, err := t.dir(tree, nil, t.exclude)
+	if err != nil {
+		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
+	}
+	id, err := t.store(es)
+	if err != nil {
+		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
+	}
+	return Snapshot(id.String()), nil
+}
+
+// dir returns the entries a checkout of tree id, found at path, records.
+func (t *TreeHasher) dir(id plumbing.Hash, path []string, rules []rule) ([]entry, error) {
+	tr, err := object.GetTree(t.s, id)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+	}
+	if rules, err = t.ignoreFile(tr.Entries, path, rules); err != nil {
+		return nil, err
+	}
+	var es []entry
+	child := append(slices.Clip(path), "")
+	for _, te := range tr.Entries {
+		if te.Name == ".git" || (len(path) == 0 && te.Name == ".loop") {
+			continue
+		}
+		child[len(path)] = te.Name
+		e, ok, err := t.entry(te, child, rules)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			es = append(es, e)
+		}
+	}
+	sortEntries(es)
+	return es, nil
+}
+
+// entry returns the entry a checkout records for te, at path.
+func (t *TreeHasher) entry(te object.TreeEntry, path []string, rules []rule) (entry, bool, error) {
+	e := entry{name: te.Name, id: ObjectID(te.Hash)}
+	switch te.Mode {
+	case filemode.Dir:
+		if ignored(rules, path, true) {
+			return entry{}, false, nil
+		}
+		sub, err := t.dir(te.Hash, path, rules)
+		if err != nil || len(sub) == 0 {
+			return entry{}, false, err
+		}
+		e.mode, e.obj = modeTree, &toStore{sub: sub}
+		e.id = treeID(sub)
+	case filemode.Regular, filemode.Deprecated:
+		e.mode = modeFile
+	case filemode.Executable:
+		e.mode = modeExec
+	case filemode.Symlink:
+		e.mode = modeSymlink
+	default: // a submodule, or a mode no checkout writes
+		return entry{}, false, nil
+	}
+	if e.mode != modeTree && ignored(rules, path, false) {
+		return entry{}, false, nil
+	}
+	return e, true, nil
+}
+
+// ignoreFile appends the rules of the tree's .gitignore, if it is a
+// regular file, to rules.
+func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []rule) ([]rule, error) {
+	i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
+	if i < 0 || (es[i].Mode != filemode.Regular && es[i].Mode != filemode.Deprecated && es[i].Mode != filemode.Executable) {
+		return rules, nil
+	}
+	data, err := t.blob(es[i].Hash, maxIgnoreFile)
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", strings.Join(append(slices.Clip(path), ".gitignore"), "/"), err)
+	}
+	return append(slices.Clip(rules), parseRules(data, path)...), nil
+}
+
+// blob reads blob id, at most limit bytes.
+func (t *TreeHasher) blob(id plumbing.Hash, limit int64) ([]byte, error) {
+	obj, err := t.s.EncodedObject(plumbing.BlobObject, id)
+	if err != nil {
+		return nil, err
+	}
+	if obj.Size() > limit {
+		return nil, fmt.Errorf("%w of %d bytes", ErrTooLarge, limit)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, limit))
+}
+
+// store writes the trees of es that s lacks, the deepest first, and
+// returns the id of the tree holding es.
+func (t *TreeHasher) store(es []entry) (ObjectID, error) {
+	body := treeBody(es)
+	id := hashObject("tree", body)
+	if t.s.HasEncodedObject(plumbing.Hash(id)) == nil {
+		return id, nil
+	}
+	for _, e := range es {
+		if e.mode == modeTree {
+			if _, err := t.store(e.obj.sub); err != nil {
+				return ObjectID{}, err
+			}
+		}
+	}
+	return id, (&objectStore{s: t.s}).write(plumbing.TreeObject, id, body)
+}
