@@ -65,11 +65,15 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if j.client == nil {
 		return badSetup(errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch"))
 	}
+	if err := j.checkHead(head, "the pull request's head", checkoutFix); err != nil {
+		return err
+	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	s.branch = field(ev, "pull_request", "head", "ref")
 	pr := github.PR{Number: n, HeadSHA: head}
 	if _, err := j.catchUp(ctx, s, pr); err != nil {
 		return err
@@ -127,15 +131,21 @@ func (j *job) issueComment(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
+	if err := j.checkHead(pr.HeadSHA, "the pull request's head", checkoutFix); err != nil {
+		return err
+	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", pr.Number)), pr.Number, pr.HeadSHA)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	s.branch = pr.HeadRef
 	st, err := j.catchUp(ctx, s, pr)
 	switch {
 	case err != nil:
 		return err
+	case st.push:
+		return j.pushCommand(ctx, s)
 	case st.run:
 		return j.runAndReport(ctx, s)
 	case st.status:
@@ -166,10 +176,14 @@ func (j *job) branch(ctx context.Context) error {
 		return badSetup(err)
 	}
 	ref := or(j.ctx.RefName, "main")
+	if err := j.checkHead(j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
+		return err
+	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, ref), 0, j.ctx.SHA)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	s.branch = ref
 	return j.runAndReport(ctx, s)
 }
