@@ -40,7 +40,7 @@ func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoi
 	case len(b.Excluded) > 0:
 		return nil, &refusal{diff: true,
 			why: fmt.Sprintf("the certified change touches %s, which a delivery never pushes (`.loop/`, protected paths, the loop config, `.github/workflows/**` unless `[deliver] allow_workflows`), and a commit without it would not be the tree the gate certified",
-				verbatimAll(paths(b.Excluded))),
+				j.shownPaths(s, b.Excluded)),
 			status: fmt.Sprintf("fix touches %s: not pushed", b.Excluded[0].Path)}
 	case b.Tree != cp.Snapshot:
 		return nil, &refusal{diff: true,
@@ -53,7 +53,9 @@ func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoi
 // secretRefusal refuses a delivery when one of paths holds a secret, or
 // cannot be scanned. It names the path, never the value.
 func (j *job) secretRefusal(s *session, paths []string) *refusal {
-	p, err := j.scanner(s.cfg).first(j.workspace, paths)
+	sc := j.scanner(s.cfg)
+	p, err := sc.first(j.workspace, paths)
+	p = sc.mask(p) // a path can hold the value too
 	switch {
 	case err != nil && p != "":
 		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), Verbatim(j.mask(err.Error()))),
@@ -66,6 +68,17 @@ func (j *job) secretRefusal(s *session, paths []string) *refusal {
 			status: "fix not delivered: a file holds a secret"}
 	}
 	return nil
+}
+
+// shownPaths renders changed paths for a comment, each masked (a path can
+// hold a secret) and as inline code.
+func (j *job) shownPaths(s *session, cs []Change) string {
+	sc := j.scanner(s.cfg)
+	out := paths(cs)
+	for i, p := range out {
+		out[i] = sc.mask(p)
+	}
+	return verbatimAll(out)
 }
 
 func paths(cs []Change) []string {

@@ -85,7 +85,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 		dv.say("The run stopped without success (%s: %s). Its work at iteration %d is kept on [`%s`](%s) as %s; it is not certified.",
 			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, j.treeURL(branch), phrase.Short(b.SHA))
 		if len(b.Excluded) > 0 {
-			dv.say("Left out of it: %s.", verbatimAll(paths(b.Excluded)))
+			dv.say("Left out of it: %s.", j.shownPaths(s, b.Excluded))
 		}
 	}
 	j.record(ctx, s, d)

@@ -33,6 +33,7 @@ type flow struct {
 	base     string // main
 	head     string // the pull request's head
 	environ  []string
+	failSave func(*state.Checkpoint) error // a save the store refuses
 }
 
 // deliverLoop's agent fixes calc.sh; its one goal is that test.sh passes.
@@ -221,6 +222,7 @@ type keepingStore struct {
 	*state.Dir
 	root   string
 	spaces *spaces
+	fail   func(*state.Checkpoint) error
 }
 
 var _ interface {
@@ -232,10 +234,15 @@ func (f *flow) store(root string) (state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keepingStore{Dir: d, root: root, spaces: f.spaces}, nil
+	return &keepingStore{Dir: d, root: root, spaces: f.spaces, fail: f.failSave}, nil
 }
 
 func (k *keepingStore) Save(ctx context.Context, cp *state.Checkpoint, c state.Commit) error {
+	if k.fail != nil {
+		if err := k.fail(cp); err != nil {
+			return err
+		}
+	}
 	if err := k.Dir.Save(ctx, cp, c); err != nil || c.KeepWorkspace {
 		return err
 	}

@@ -240,11 +240,13 @@ func (g *memGit) tried() []memPush {
 	return slices.Clone(g.pushes)
 }
 
-// get is commit sha.
+// get is commit sha, with a copy of its files.
 func (g *memGit) get(sha string) memCommit {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.commits[sha]
+	c := g.commits[sha]
+	c.Files = maps.Clone(c.Files)
+	return c
 }
 
 func union(a, b map[string]string) map[string]string {
