@@ -29,7 +29,7 @@ type memGit struct {
 	commits map[string]memCommit // by sha
 	refs    map[string]string    // the remote's: full ref name → sha
 	pushes  []memPush            // in the order tried
-	moves   map[string]string    // ref → sha it moves to just before the next push to it
+	moves   map[string]string    // ref → sha someone pushes it to while the next commit is built
 	failing map[string]error     // by method name
 }
 
@@ -171,6 +171,10 @@ func (g *memGit) Build(_ context.Context, s CommitSpec) (*Built, error) {
 	g.mu.Lock()
 	base, ok := g.commits[s.Base]
 	err := g.failing["Build"]
+	for ref, to := range g.moves { // someone pushes while the loop delivers
+		g.refs[ref] = to
+		delete(g.moves, ref)
+	}
 	g.mu.Unlock()
 	switch {
 	case err != nil:
@@ -214,10 +218,6 @@ func (g *memGit) Build(_ context.Context, s CommitSpec) (*Built, error) {
 func (g *memGit) push(r Remote, ref, old, sha string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if to, ok := g.moves[ref]; ok { // someone pushes first
-		g.refs[ref] = to
-		delete(g.moves, ref)
-	}
 	p := memPush{Ref: ref, Old: old, SHA: sha, Token: r.Token}
 	if err := g.failing["Push"]; err != nil {
 		g.pushes = append(g.pushes, p)
