@@ -3,13 +3,18 @@ package action
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 )
 
 func testJob(t *testing.T, env map[string]string) (*job, *bytes.Buffer) {
@@ -155,5 +160,44 @@ func TestPushTokenNeverReachesAgents(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "::add-mask::ghp_secret-push\n") || j.mask("x ghp_secret-push y") != "x *** y" {
 		t.Errorf("push-token is not masked:\n%s", log.String())
+	}
+}
+
+// TestActionYAMLDeclaresInputsAndOutputs: every input the action reads
+// and every output it sets is declared in action.yml, and nothing more.
+func TestActionYAMLDeclaresInputsAndOutputs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string][]string{}
+	section := ""
+	for line := range strings.Lines(string(b)) {
+		switch {
+		case !strings.HasPrefix(line, " "):
+			section = strings.TrimSuffix(strings.TrimSpace(line), ":")
+		case strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.HasSuffix(strings.TrimSpace(line), ":"):
+			declared[section] = append(declared[section], strings.TrimSuffix(strings.TrimSpace(line), ":"))
+		}
+	}
+	var read []string
+	a := githubactions.New(githubactions.WithGetenv(func(k string) string {
+		read = append(read, strings.ToLower(strings.TrimPrefix(k, "INPUT_")))
+		return ""
+	}))
+	if _, err := readInputs(a); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := testJob(t, map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "set_output")})
+	j.outputs(&session{cfg: &loop.Config{Name: "x"}}, runner.Outcome{}, Report{}, delivery{})
+	set := slices.Sorted(maps.Keys(outputs(t, filepath.Dir(j.env.Getenv("GITHUB_OUTPUT")))))
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{{"inputs", slices.Sorted(slices.Values(read)), slices.Sorted(slices.Values(declared["inputs"]))}, {"outputs", set, slices.Sorted(slices.Values(declared["outputs"]))}} {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s (-action.yml +code):\n%s", c.what, diff)
+		}
 	}
 }
