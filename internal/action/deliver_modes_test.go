@@ -289,3 +289,68 @@ func TestNothingPushedUnlessRecordedFirst(t *testing.T) {
 		t.Errorf("statuses %q", got)
 	}
 }
+
+// TestDeliveryTargets: where each deliver mode pushes, and where it never
+// does: pull-request on a pull request goes to a loop branch with a pull
+// request into the PR's branch; push on a branch's run goes onto that
+// branch, but never onto the default branch; a pull request whose head is
+// the default branch is never pushed to; comment on a branch's run puts
+// the diff in the job summary.
+func TestDeliveryTargets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		job     func(f *flow) jobResult
+		pushes  []string // "ref old-is-head"
+		status  string   // the last status's description, suffix
+		summary string   // in the job summary
+	}{
+		{name: "pull-request on a pull request",
+			job:    func(f *flow) jobResult { return f.pr(withDeliver(DeliverPullRequest)) },
+			pushes: []string{"refs/heads/loop/demo-pr-7 absent"}, status: "failure: fix in pull request #8"},
+		{name: "push on the default branch's run",
+			job:    func(f *flow) jobResult { return f.schedule(withDeliver(DeliverPush)) },
+			status: "", summary: "loop-action never pushes to the default branch `main`"},
+		{name: "push on another branch's run",
+			job: func(f *flow) jobResult {
+				f.refName, f.git.refs["refs/heads/dev"] = "dev", f.base
+				return f.job("workflow_dispatch", map[string]any{"repository": map[string]any{"default_branch": "main"}}, f.base, withDeliver(DeliverPush))
+			},
+			pushes: []string{"refs/heads/dev head"}, status: "success: certified: snapshot"},
+		{name: "a pull request from the default branch",
+			job: func(f *flow) jobResult {
+				ev := prEvent(f.head)
+				ev["pull_request"].(map[string]any)["head"].(map[string]any)["ref"] = "main"
+				return f.job("pull_request", ev, f.head, nil)
+			},
+			status: "failure: fix certified, not pushed: loop-action never pushes to the default branch `main` (use `deliver: pull-request`)"},
+		{name: "comment on a branch's run",
+			job:     func(f *flow) jobResult { return f.schedule(withDeliver(DeliverComment)) },
+			summary: "<details><summary>The certified change</summary>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFlow(t, deliverLoop, fixer(""))
+			res := tt.job(f)
+			var got []string
+			for _, p := range f.git.tried() {
+				old := "absent"
+				if p.Old == f.head || p.Old == f.base {
+					old = "head"
+				}
+				got = append(got, p.Ref+" "+old)
+			}
+			if diff := cmp.Diff(tt.pushes, got); diff != "" {
+				t.Errorf("pushes (-want +got):\n%s\n%s", diff, res.log)
+			}
+			st := f.statuses()
+			if tt.status != "" && (len(st) == 0 || !strings.Contains(st[len(st)-1], tt.status)) {
+				t.Errorf("statuses %q, want the last with %q", st, tt.status)
+			}
+			if !strings.Contains(res.summary, tt.summary) {
+				t.Errorf("the job summary lacks %q:\n%s", tt.summary, res.summary)
+			}
+		})
+	}
+}

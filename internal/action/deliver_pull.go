@@ -69,11 +69,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 		return
 	}
 	d := state.Delivery{Kind: kindPartial, Mode: DeliverPush, Outcome: outcomePushed, Ref: branch, SHA: b.SHA, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
-	old, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch)
-	if err == nil {
-		err = b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
-	}
-	switch {
+	switch err := j.pushOver(ctx, b, branch); {
 	case errors.Is(err, ErrMoved):
 		d.Outcome = outcomeMoved
 		dv.say("The run's work was not kept: `%s` moved while it was pushed.", branch)
@@ -94,4 +90,14 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 // treeURL is where a branch of the repository is browsed.
 func (j *job) treeURL(branch string) string {
 	return fmt.Sprintf("%s/%s/%s/tree/%s", strings.TrimSuffix(j.ctx.ServerURL, "/"), j.owner, j.repo, branch)
+}
+
+// pushOver pushes b to branch where it is now: a compare-and-swap on the
+// tip read just before ("" when the branch does not exist yet).
+func (j *job) pushOver(ctx context.Context, b *Built, branch string) error {
+	old, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch)
+	if err != nil {
+		return err
+	}
+	return b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
 }

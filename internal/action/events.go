@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/loop"
 )
 
 // field reads a string (or a number, as text) from the event payload.
@@ -65,20 +66,30 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if j.client == nil {
 		return badSetup(errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch"))
 	}
-	if err := j.checkHead(head, "the pull request's head", checkoutFix); err != nil {
-		return err
-	}
-	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
+	s, err := j.openPR(ctx, cfg, n, head, field(ev, "pull_request", "head", "ref"))
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	s.branch = field(ev, "pull_request", "head", "ref")
 	pr := github.PR{Number: n, HeadSHA: head}
 	if _, err := j.catchUp(ctx, s, pr); err != nil {
 		return err
 	}
 	return j.runAndReport(ctx, s)
+}
+
+// openPR checks that the checkout is the head of pull request n, on
+// branch, and opens the session on its run.
+func (j *job) openPR(ctx context.Context, cfg *loop.Config, n int, head, branch string) (*session, error) {
+	if err := j.checkHead(head, "the pull request's head", checkoutFix); err != nil {
+		return nil, err
+	}
+	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
+	if err != nil {
+		return nil, err
+	}
+	s.branch = branch
+	return s, nil
 }
 
 // baseSHA is the pull request's base commit, where its loop config is
@@ -131,15 +142,11 @@ func (j *job) issueComment(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
-	if err := j.checkHead(pr.HeadSHA, "the pull request's head", checkoutFix); err != nil {
-		return err
-	}
-	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", pr.Number)), pr.Number, pr.HeadSHA)
+	s, err := j.openPR(ctx, cfg, pr.Number, pr.HeadSHA, pr.HeadRef)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	s.branch = pr.HeadRef
 	st, err := j.catchUp(ctx, s, pr)
 	switch {
 	case err != nil:

@@ -34,6 +34,7 @@ type flow struct {
 	head     string // the pull request's head
 	environ  []string
 	failSave func(*state.Checkpoint) error // a save the store refuses
+	refName  string                        // GITHUB_REF_NAME of a branch's run; "" is main
 }
 
 // deliverLoop's agent fixes calc.sh; its one goal is that test.sh passes.
@@ -164,7 +165,7 @@ func (f *flow) job(event string, ev map[string]any, sha string, in func(*Inputs)
 		env: Env{Getenv: getenv, Environ: agentEnviron(f.environ), Stdout: &log, Now: time.Now, Version: "test"},
 		in: Inputs{Config: ".github/loop.toml", Token: "ghs_github-token-0123456789", StateBranch: "loop-state", Bot: bot,
 			Comment: true, FailOnUnsuccessful: true, UploadExport: true, Deliver: DeliverAuto},
-		ctx:   &githubactions.GitHubContext{EventName: event, Event: ev, ServerURL: "https://github.com", RunID: 4242, SHA: sha, RefName: "main"},
+		ctx:   &githubactions.GitHubContext{EventName: event, Event: ev, ServerURL: "https://github.com", RunID: 4242, SHA: sha, RefName: or(f.refName, "main")},
 		owner: owner, repo: repo, workspace: ws, client: f.gh, git: f.git,
 	}
 	j.stores = func(context.Context) (state.Store, error) { return f.store(ws) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -286,5 +285,3 @@ func patch(from, to map[string]string, changes []Change) string {
 	}
 	return b.String()
 }
-
-var errMemGit = errors.New("memGit: made to fail")
