@@ -32,8 +32,9 @@ func (j *job) deliver(ctx context.Context, s *session, cp *state.Checkpoint, dv 
 	snap := phrase.Short(cp.Snapshot)
 	switch {
 	case j.git == nil:
-		dv.say("The gate certified snapshot `%s`, which %s does not carry, and this loop-action cannot deliver it (no git).", snap, phrase.Short(s.head))
-		j.status(ctx, s, "failure", fmt.Sprintf("fix certified (snapshot %s), not delivered", snap))
+		dv.say("The gate certified snapshot `%s`, but this loop-action has no git delivery: no commit can be certified, and the fix stays in the run's workspace on the state branch.", snap)
+		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, not delivered: no git delivery", snap))
+		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
 	case cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.Outcome != outcomePosted && cp.Delivery.Outcome != outcomeKept:
 		dv.say("This generation already delivered once (%s): nothing more is delivered.", cp.Delivery.Outcome)
 		j.status(ctx, s, "failure", "fix certified; this generation already delivered")
