@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/phrase"
@@ -116,30 +117,44 @@ func certifiedText(cp *state.Checkpoint) string {
 	return fmt.Sprintf("certified: snapshot %s at iteration %d of %s", phrase.Short(cp.Snapshot), cp.Iteration, cp.RunID)
 }
 
-// deliveredHead reports whether the job's head is the commit this run
-// delivered (its push may not have been recorded as done).
-func deliveredHead(s *session) bool {
+// deliveredHead says why the job's head is the loop's own work, or "":
+// the commit this run delivered (its push may not have been recorded as
+// done), or the head of a pull request from a branch the loop pushes to
+// (loop/<name>…, loop-partial/…), whose commits another run delivered.
+// The loop measures such a head; it never runs agents on it.
+func deliveredHead(s *session) string {
 	cp := s.checkpoint()
-	return cp != nil && s.head != "" && cp.Delivery != nil && cp.Delivery.Kind == kindCertified &&
-		cp.Delivery.SHA == s.head && (cp.Delivery.Outcome == outcomePushed || cp.Delivery.Outcome == outcomePushing)
+	switch {
+	case s.head == "":
+		return ""
+	case cp != nil && cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.SHA == s.head &&
+		(cp.Delivery.Outcome == outcomePushed || cp.Delivery.Outcome == outcomePushing):
+		return fmt.Sprintf("%s is the commit this loop delivered in run `%s`", phrase.Short(s.head), s.runID)
+	case s.pr > 0 && (s.branch == "loop/"+s.cfg.Name || strings.HasPrefix(s.branch, "loop/"+s.cfg.Name+"-") || strings.HasPrefix(s.branch, "loop-partial/")):
+		return fmt.Sprintf("%s is on `%s`, a branch this loop delivers to", phrase.Short(s.head), s.branch)
+	}
+	return ""
 }
 
-// recheck measures the commit this run delivered again, at iteration 0:
+// recheck measures the loop's own work again (see deliveredHead), at iteration 0:
 // no agent runs, nothing is pushed and the run's state is left as it is,
 // so an event on a delivered commit never starts the loop again. The
 // commit gets success when the gate holds on its tree now. A gate that
 // only fails for judge checks (which need a run) leaves the status the
 // delivering job set, and does not fail the job.
-func (j *job) recheck(ctx context.Context, s *session) (runner.Outcome, delivery, error) {
-	cp := s.run.Checkpoint()
-	verdicts, snap, err := j.measureNow(ctx, s, cp.Decisions)
+func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outcome, delivery, error) {
+	var decisions []gate.Decision
+	if cp := s.checkpoint(); cp != nil {
+		decisions = cp.Decisions
+	}
+	verdicts, snap, err := j.measureNow(ctx, s, decisions)
 	if err != nil {
 		return runner.Outcome{}, delivery{}, err
 	}
 	out := runner.GateOnlyOutcome(s.cfg, verdicts)
 	out.RunID = s.runID
 	dv := delivery{mode: j.mode(s)}
-	dv.say("%s is the commit this loop delivered in run `%s`: it was measured again, with no agent and no push.", phrase.Short(s.head), s.runID)
+	dv.say("%s: it was measured again, with no agent and no push.", why)
 	tree, terr := j.commitSnapshot(s.head)
 	switch {
 	case terr == nil && out.Success && snap == tree:
@@ -188,9 +203,9 @@ func onlyJudges(verdicts []gate.Verdict) bool {
 
 // generation says why the run starts afresh in this job, or "": when the
 // head moved to a commit the loop did not write, and when the run already
-// succeeded on this head and delivered nothing — its success is measured
-// again (at iteration 0, before any agent), never taken from the state
-// branch.
+// succeeded on this head with nothing delivered, kept or posted (or a push
+// that failed or may not have happened) — its success is measured again
+// (at iteration 0, before any agent), never taken from the state branch.
 func generation(s *session) string {
 	cp := s.checkpoint()
 	switch {
@@ -198,7 +213,7 @@ func generation(s *session) string {
 		return ""
 	case cp.Commit != "" && cp.Commit != s.head:
 		return fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head))
-	case cp.Status == state.Success && cp.Delivery == nil:
+	case cp.Status == state.Success && (cp.Delivery == nil || cp.Delivery.Outcome == outcomeFailed || cp.Delivery.Outcome == outcomePushing):
 		return fmt.Sprintf("a new generation: the success recorded for %s is measured again, never taken from the state branch", phrase.Short(s.head))
 	}
 	return ""

@@ -16,6 +16,10 @@ import (
 // updates the one already open from branch, so that runs never open a
 // second.
 func (j *job) openPull(ctx context.Context, s *session, dv *delivery, branch string) {
+	if j.client == nil {
+		dv.say("No pull request was opened for `%s`: input github-token is empty.", branch)
+		return
+	}
 	title := fmt.Sprintf("loop %s: certified work of run %s", s.cfg.Name, s.runID)
 	r := j.newReport(ctx, s, dv.out)
 	r.Delivery = dv.notes

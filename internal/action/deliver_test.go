@@ -111,21 +111,33 @@ provider = "judge"
 after = ["fixer"]
 `
 
+// judgedFlow is a flow of judgedLoop, whose judge always passes.
+func judgedFlow(t *testing.T) *flow {
+	t.Helper()
+	judge := "cat >/dev/null\necho '{\"verdict\":\"pass\",\"reason\":\"adds\",\"evidence\":\"calc.sh adds\"}'\n"
+	f := newFlow(t, judgedLoop, fixer(""))
+	for _, sha := range []*string{&f.base, &f.head} {
+		files := f.git.get(*sha).Files
+		files["agents/judge.sh"] = judge
+		parent := ""
+		if sha == &f.head {
+			parent = f.base
+		}
+		*sha = f.git.commit(parent, files, "with a judge")
+	}
+	f.git.refs["refs/heads/main"] = f.base
+	f.gh.files[f.base+":.github/loop.toml"] = []byte(judgedLoop)
+	f.setHead(f.head)
+	return f
+}
+
 // TestDeliveredCommitIsNotLoopedOnWithJudges: on the commit it delivered,
 // a loop with a judge check dispatches neither builder nor judge: the
 // measurement at iteration 0 cannot pass the judge, so the status the
 // delivering job set stays, and the job does not fail.
 func TestDeliveredCommitIsNotLoopedOnWithJudges(t *testing.T) {
 	t.Parallel()
-	f := newFlow(t, judgedLoop, fixer(""))
-	f.git.mu.Lock()
-	for sha, c := range f.git.commits { // the judge's script, in both commits
-		c.Files["agents/judge.sh"] = "cat >/dev/null\necho judged >>\"$AGENT_LOG\"\necho '{\"verdict\":\"pass\",\"reason\":\"adds\",\"evidence\":\"calc.sh adds\"}'\n"
-		f.git.commits[sha] = c
-	}
-	f.git.mu.Unlock()
-	f.head = f.git.commit(f.base, f.git.get(f.head).Files, "readme and judge")
-	f.setHead(f.head)
+	f := judgedFlow(t)
 	if res := f.pr(nil); res.err != nil || len(f.git.tried()) != 1 {
 		t.Fatalf("the delivering job: %v, pushes %+v\n%s", res.err, f.git.tried(), res.log)
 	}
@@ -260,4 +272,56 @@ func TestCheckoutMustBeTheHead(t *testing.T) {
 	if f.ran() != 0 || len(f.gh.setStatuses()) != 0 || f.checkpoint("demo/pr-7") != nil {
 		t.Errorf("something ran: agent %d, statuses %q", f.ran(), f.statuses())
 	}
+}
+
+// TestLoopBranchIsNotLoopedOn: the pull request a scheduled run opened
+// from loop/demo gets its own pull_request events (with a push-token);
+// the loop measures its head and never runs agents on its own branch —
+// not even when a judge check, which only rules in a run, keeps the gate
+// from holding at iteration 0.
+func TestLoopBranchIsNotLoopedOn(t *testing.T) {
+	t.Parallel()
+	f := judgedFlow(t)
+	if res := f.schedule(nil); res.err != nil || res.outputs["pull-request"] != "8" {
+		t.Fatalf("the scheduled run: %v, outputs %v", res.err, res.outputs)
+	}
+	d := f.git.refs["refs/heads/loop/demo"]
+	ev := prEvent(d)
+	ev["number"], ev["pull_request"].(map[string]any)["number"] = float64(8), float64(8)
+	ev["pull_request"].(map[string]any)["head"].(map[string]any)["ref"] = "loop/demo"
+	ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = f.base
+	res := f.job("pull_request", ev, d, nil)
+	if res.err != nil || res.outputs["stop-reason"] != "gate-only" || !strings.Contains(f.sticky8(), "a branch this loop delivers to") {
+		t.Fatalf("the loop's pull request: %v, outputs %v\n%s", res.err, res.outputs, res.log)
+	}
+	if f.ran() != 1 || len(f.git.tried()) != 1 {
+		t.Errorf("the agent ran %d times, %d pushes: the loop ran on its own branch", f.ran(), len(f.git.tried()))
+	}
+}
+
+// TestFailedPushIsRetried: a push that failed (a token without the
+// permission, say) delivered nothing; the next event on the same head
+// measures and delivers again, as a new generation.
+func TestFailedPushIsRetried(t *testing.T) {
+	t.Parallel()
+	f := newFlow(t, deliverLoop, fixer(""))
+	f.git.failing["Push"] = errors.New("403: Resource not accessible by integration")
+	if res := f.pr(nil); !errors.Is(res.err, ErrUnsuccessful) {
+		t.Fatalf("the failed push: %v", res.err)
+	}
+	delete(f.git.failing, "Push")
+	res := f.pr(nil)
+	if res.err != nil || res.outputs["delivered-sha"] == "" || f.git.refs["refs/heads/feature"] != res.outputs["delivered-sha"] {
+		t.Fatalf("the retry: %v, outputs %v\n%s", res.err, res.outputs, res.log)
+	}
+}
+
+// sticky8 is the bot's sticky comment on #8, or "".
+func (f *flow) sticky8() string {
+	for _, c := range f.gh.list(8) {
+		if c.Author == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
+			return c.Body
+		}
+	}
+	return ""
 }

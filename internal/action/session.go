@@ -126,8 +126,8 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 	var out runner.Outcome
 	var dv delivery
 	var err error
-	if deliveredHead(s) {
-		out, dv, err = j.recheck(ctx, s)
+	if why := deliveredHead(s); why != "" {
+		out, dv, err = j.recheck(ctx, s, why)
 	} else if out, err = j.run(ctx, s); err == nil {
 		dv = j.conclude(ctx, s, out)
 	}
