@@ -61,6 +61,10 @@ func TestDeliverOntoThePullRequest(t *testing.T) {
 	if s := f.sticky(); !strings.Contains(s, "**Fixed in "+d[:7]+", pushed to `feature`.**") {
 		t.Errorf("the sticky comment does not say where the fix went:\n%s", s)
 	}
+	f.setHead(d)
+	if _, res := f.comment("reader", "/loop status", nil); res.err != nil || !strings.Contains(f.sticky(), "This run's certified work was pushed to `feature` as "+d[:7]+".") {
+		t.Errorf("/loop status: %v; the sticky comment:\n%s", res.err, f.sticky())
+	}
 }
 
 // TestDeliveredCommitIsNotLoopedOn: the event for the commit the loop

@@ -9,6 +9,7 @@ import (
 	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -48,7 +49,24 @@ func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
 	if cp == nil {
 		return nil
 	}
-	return j.report(ctx, s, runner.OutcomeOf(cp), delivery{}, nil, true)
+	return j.report(ctx, s, runner.OutcomeOf(cp), recorded(cp), nil, true)
+}
+
+// recorded says, for a report from the checkpoint, where the run's work
+// went as the checkpoint records it; it certifies nothing.
+func recorded(cp *state.Checkpoint) delivery {
+	d := cp.Delivery
+	if d == nil {
+		return delivery{}
+	}
+	var dv delivery
+	switch d.Outcome {
+	case outcomePushed:
+		dv.say("This run's %s work was pushed to `%s` as %s.", d.Kind, d.Ref, phrase.Short(d.SHA))
+	default:
+		dv.say("This run's %s work (snapshot `%s`) was not pushed: %s.", d.Kind, phrase.Short(d.Snapshot), d.Outcome)
+	}
+	return dv
 }
 
 func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
