@@ -110,7 +110,9 @@ func (e *events) Event(ev ledger.Event) {
 	}
 }
 
-// runAndReport runs or resumes the loop, then reports everywhere.
+// runAndReport runs or resumes the loop — or, on the loop's own work, only
+// measures it (recheck) — applies the status rule and delivers what was
+// certified (conclude), then reports everywhere.
 func (j *job) runAndReport(ctx context.Context, s *session) error {
 	env := lookup(j.env.Environ)
 	if ds := s.cfg.CheckEnv(env, loop.Error); ds.HasErrors() {
