@@ -33,7 +33,7 @@ func inProcess(t *testing.T, w *world, d jobDirs, event, eventFile string, input
 	}
 	var out bytes.Buffer
 	err := Main(context.Background(), Env{
-		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test",
+		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test", Git: worldGit{},
 	})
 	return exitOf(err), out.String()
 }
@@ -75,7 +75,11 @@ func TestPullRequestReviewApproveInProcess(t *testing.T) {
 
 // scenario: a PR is opened, the loop runs and pauses for review; a reader's
 // approval is refused; a writer's is recorded and the loop finishes in the
-// same job, uploading the export; a second PR event changes nothing.
+// same job, uploading the export; a second PR event changes nothing. The
+// jobs run with deliver: none, so the certified fix stays on the state
+// branch: the head keeps failure (the status rule), and the jobs after the
+// run succeeded fail (fail-on-unsuccessful). Delivery is driven in memory
+// (deliver_test.go) and end to end with package delivery.
 func scenario(t *testing.T, w *world, run invoker) {
 	// 1 and 2. PR opened: the loop runs and pauses for the ui review.
 	d := w.jobDirs("feature")
@@ -109,7 +113,7 @@ func scenario(t *testing.T, w *world, run invoker) {
 	// 3. A reader's approval is refused with a reaction, and nothing is
 	// recorded; only writers make the bot speak.
 	id := w.gh.AddComment(owner, repo, 7, "reader", "User", "/loop approve")
-	d = w.jobDirs("main")
+	d = w.jobDirs("feature")
 	code, log = run(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": "/loop approve", "user": "reader", "id": itoa(id)}), nil)
 	if code != exitOK {
 		t.Fatalf("the reader's comment job exited %d\n%s", code, log)
@@ -123,21 +127,21 @@ func scenario(t *testing.T, w *world, run invoker) {
 
 	// 4. A writer's approval is recorded; the loop finishes in the same job.
 	id = w.gh.AddComment(owner, repo, 7, "writer", "User", "LGTM\n\n/loop approve ui")
-	d = w.jobDirs("main")
+	d = w.jobDirs("feature")
 	code, log = run(t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created", map[string]string{"body": "LGTM\n\n/loop approve ui", "user": "writer", "id": itoa(id)}), nil)
-	if code != exitOK {
-		t.Fatalf("the writer's comment job exited %d\n%s", code, log)
+	if code != exitFailed {
+		t.Fatalf("the writer's comment job exited %d, want %d (the fix is not delivered)\n%s", code, exitFailed, log)
 	}
 	if got := w.gh.Reactions(owner, repo, id); !cmp.Equal(sorted(got), []string{"+1", "eyes"}) {
 		t.Errorf("reactions to the writer's approval: %v", got)
 	}
 	out = outputs(t, d.commands)
-	if out["success"] != "true" || out["stop-reason"] != "success" || out["artifact-url"] == "" {
+	if out["success"] != "false" || out["stop-reason"] != "success" || out["artifact-url"] == "" || out["delivered-sha"] != "" {
 		t.Fatalf("outputs after the approval: %v\n%s", out, log)
 	}
 	statuses = w.gh.Statuses(owner, repo, w.headSHA)
-	if last := statuses[len(statuses)-1]; last.State != "success" {
-		t.Errorf("last status %+v, want success", last)
+	if last := statuses[len(statuses)-1]; last.State != "failure" || !strings.Contains(last.Description, "not delivered") {
+		t.Errorf("last status %+v, want failure: the head does not carry the certified fix", last)
 	}
 	zipped, ok := w.art.Artifact("demo-success")
 	if !ok {
@@ -153,8 +157,8 @@ func scenario(t *testing.T, w *world, run invoker) {
 	sticky := w.gh.Comments(owner, repo, 7)[0].Body
 	d = w.jobDirs("feature")
 	code, log = run(t, w, d, "pull_request", w.event(d.workflow, "pull_request_opened", nil), nil)
-	if code != exitOK {
-		t.Fatalf("the second PR event exited %d\n%s", code, log)
+	if code != exitFailed {
+		t.Fatalf("the second PR event exited %d, want %d\n%s", code, exitFailed, log)
 	}
 	after := w.gh.Comments(owner, repo, 7)
 	if len(after) != before || len(w.gh.Statuses(owner, repo, w.headSHA)) != statusesBefore {

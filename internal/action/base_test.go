@@ -77,7 +77,9 @@ func TestPullRequestWithoutBaseSHA(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
 			d := w.jobDirs("feature")
-			writeFile(t, filepath.Join(d.workspace, ".github/loop.toml"), lenient)
+			writeFile(t, filepath.Join(d.workspace, ".github/loop.toml"), lenient) // the head's own copy
+			w.gitCmd(d.workspace, "commit", "-qam", "lenient checks")
+			w.headSHA = w.gitCmd(d.workspace, "rev-parse", "HEAD")
 			code, log := inProcess(t, w, d, "pull_request", w.eventWithoutBase(d.workflow, tt.pr), tt.inputs)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s", code, tt.code, log)

@@ -18,6 +18,7 @@ const (
 	Stop    Verb = "stop"
 	Status  Verb = "status"
 	Help    Verb = "help"
+	PushFix Verb = "push"
 )
 
 // Command is a parsed /loop command.
@@ -59,7 +60,7 @@ func ParseCommand(body string, goals []string) (Command, error) {
 		return parseApprove(args, goals)
 	case Reject:
 		return parseReject(args, goals)
-	case RunLoop, Stop, Status, Help:
+	case RunLoop, Stop, Status, Help, PushFix:
 		if len(args) > 0 {
 			return Command{}, fmt.Errorf("/loop %s takes no arguments", verb)
 		}
@@ -68,7 +69,7 @@ func ParseCommand(body string, goals []string) (Command, error) {
 	return Command{}, fmt.Errorf("unknown /loop command %s: %s", Verbatim(words[0]), usage)
 }
 
-const usage = "/loop approve [goal], /loop reject [goal] <reason>, /loop run, /loop stop, /loop status or /loop help"
+const usage = "/loop approve [goal], /loop reject [goal] <reason>, /loop run, /loop stop, /loop push, /loop status or /loop help"
 
 func parseApprove(args, goals []string) (Command, error) {
 	switch {

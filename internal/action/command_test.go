@@ -27,6 +27,8 @@ func TestParseCommand(t *testing.T) {
 		{"/loop stop", Command{Verb: Stop}, ""},
 		{"/loop status", Command{Verb: Status}, ""},
 		{"/loop help", Command{Verb: Help}, ""},
+		{"/loop push", Command{Verb: PushFix}, ""},
+		{"/loop push --force", Command{}, "/loop push takes no arguments"},
 		{"/loop\tstatus", Command{Verb: Status}, ""},
 		{"no command here", Command{}, ErrNotCommand.Error()},
 		{"/loopy approve", Command{}, ErrNotCommand.Error()},

@@ -1,8 +1,10 @@
 // Package action owns loop-action's GitHub face: it reads the Actions
 // runner's contract (inputs, GITHUB_* variables, the event payload), parses
-// /loop comment commands, decides what an event means for the loop, and
-// reports through PR comments, commit statuses, the job summary,
-// annotations, outputs and the artifact service.
+// /loop comment commands, decides what an event means for the loop, reports
+// through PR comments, commit statuses, the job summary, annotations,
+// outputs and the artifact service, and delivers the work the gate
+// certified: one commit pushed onto a pull request's branch, a pull request
+// from a loop branch, or a diff in the comment (the deliver input).
 //
 // It holds a run only through a runner.Session — one lock and one load of
 // the checkpoint per job, under which comments are handled and the loop
@@ -14,4 +16,12 @@
 // review request it is about; text echoed back never renders. It never lets
 // a review decision read back from a store reach the gate without checking
 // it against the comment it came from.
+//
+// It never sets loop/<name> success on a commit whose tree the gate did not
+// certify in the same job (the status rule, conclude.go), never takes a
+// success from the state branch, and never pushes a commit whose tree is
+// not the certified snapshot, one that holds a secret, one that changes
+// .loop/, protected paths or (unless allowed) workflows, or one onto the
+// default branch; a push is a compare-and-swap that never overwrites.
+// What git does is behind Git (package delivery implements it).
 package action

@@ -27,10 +27,13 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // badSetup marks err as a mistake in the job's setup.
 func badSetup(err error) error { return &UsageError{Err: err} }
 
-// unsuccessful is the job's result for an outcome: success and a pause for
-// review pass; anything else fails when fail-on-unsuccessful is on.
-func (j *job) unsuccessful(out runner.Outcome) error {
-	if out.Success || out.Status == state.AwaitingReview || !j.in.FailOnUnsuccessful {
+// unsuccessful is the job's result: a commit certified in this job (the
+// status rule's success), a pause for review, and a job that refuted
+// nothing (see delivery.keep) pass; anything else fails when
+// fail-on-unsuccessful is on — a run that converged but whose fix no
+// commit carries yet among them.
+func (j *job) unsuccessful(out runner.Outcome, dv delivery) error {
+	if dv.success || dv.keep || out.Status == state.AwaitingReview || !j.in.FailOnUnsuccessful {
 		return nil
 	}
 	return ErrUnsuccessful

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/loop"
 )
 
 // field reads a string (or a number, as text) from the event payload.
@@ -65,7 +66,7 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if j.client == nil {
 		return badSetup(errors.New("input github-token is empty: the action needs it to comment, set statuses and push the state branch"))
 	}
-	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
+	s, err := j.openPR(ctx, cfg, n, head, field(ev, "pull_request", "head", "ref"))
 	if err != nil {
 		return err
 	}
@@ -75,6 +76,20 @@ func (j *job) pullRequest(ctx context.Context) error {
 		return err
 	}
 	return j.runAndReport(ctx, s)
+}
+
+// openPR checks that the checkout is the head of pull request n, on
+// branch, and opens the session on its run.
+func (j *job) openPR(ctx context.Context, cfg *loop.Config, n int, head, branch string) (*session, error) {
+	if err := j.checkHead(head, "the pull request's head", checkoutFix); err != nil {
+		return nil, err
+	}
+	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
+	if err != nil {
+		return nil, err
+	}
+	s.branch = branch
+	return s, nil
 }
 
 // baseSHA is the pull request's base commit, where its loop config is
@@ -127,7 +142,7 @@ func (j *job) issueComment(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
-	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", pr.Number)), pr.Number, pr.HeadSHA)
+	s, err := j.openPR(ctx, cfg, pr.Number, pr.HeadSHA, pr.HeadRef)
 	if err != nil {
 		return err
 	}
@@ -136,6 +151,8 @@ func (j *job) issueComment(ctx context.Context) error {
 	switch {
 	case err != nil:
 		return err
+	case st.push:
+		return j.pushCommand(ctx, s)
 	case st.run:
 		return j.runAndReport(ctx, s)
 	case st.status:
@@ -166,10 +183,14 @@ func (j *job) branch(ctx context.Context) error {
 		return badSetup(err)
 	}
 	ref := or(j.ctx.RefName, "main")
+	if err := j.checkHead(j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
+		return err
+	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, ref), 0, j.ctx.SHA)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	s.branch = ref
 	return j.runAndReport(ctx, s)
 }

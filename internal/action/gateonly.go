@@ -29,6 +29,7 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
 	j.a.Noticef("%s", forkNotice)
 	j.summary(r)
 	j.annotate(s, verdicts)
-	j.outputs(s, out, r)
-	return j.unsuccessful(out)
+	dv := delivery{success: out.Success} // a fork's PR: the gate holds on its code; nothing is delivered
+	j.outputs(s, out, r, dv)
+	return j.unsuccessful(out, dv)
 }

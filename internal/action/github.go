@@ -37,6 +37,14 @@ type githubAPI interface {
 	UpsertSticky(ctx context.Context, owner, repo string, n int, marker, body, botLogin string) (int64, error)
 	// SetStatus sets the commit status statusContext on sha to state.
 	SetStatus(ctx context.Context, owner, repo, sha, state, statusContext, description, targetURL string) error
+
+	// OpenPullFor is the oldest open pull request from the repository's
+	// own branch head, or 0.
+	OpenPullFor(ctx context.Context, owner, repo, head string) (int, error)
+	// CreatePull opens a pull request from branch head into base.
+	CreatePull(ctx context.Context, owner, repo, head, base, title, body string) (int, error)
+	// EditPull replaces pull request n's title and body.
+	EditPull(ctx context.Context, owner, repo string, n int, title, body string) error
 }
 
 var _ githubAPI = (*github.Client)(nil)

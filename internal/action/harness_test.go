@@ -212,11 +212,23 @@ func (w *world) env(event, eventPath, workspace, commands, home string, inputs m
 		"ACTIONS_RUNTIME_TOKEN": w.runtime, "ACTIONS_RESULTS_URL": w.art.URL() + "/", "ACTIONS_RUNTIME_URL": w.art.URL() + "/",
 		"INPUT_GITHUB-TOKEN": w.token, "INPUT_CONFIG": ".github/loop.toml", "INPUT_STATE-BRANCH": "loop-state",
 		"INPUT_UPLOAD-EXPORT": "true", "INPUT_FAIL-ON-UNSUCCESSFUL": "true", "INPUT_COMMENT": "true",
+		"INPUT_DELIVER": "none", // the world's jobs keep the fix: see worldGit
 	}
 	for k, v := range inputs {
 		e[k] = v
 	}
 	return e
+}
+
+// converged is the exit code of a world job whose run stopped with
+// stopReason: a run that succeeded fails the job, since with deliver: none
+// no commit carries its fix (the status rule), as does any stop but a
+// pause for review.
+func converged(stopReason string) int {
+	if stopReason == "awaiting-review" {
+		return exitOK
+	}
+	return exitFailed
 }
 
 // outputs reads the outputs a job set.

@@ -2,6 +2,7 @@ package action
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,21 @@ type Inputs struct {
 	Comment            bool
 	AllowHeadConfig    bool
 	Bot                string // the login our comments are written as
+	Deliver            string // one of Deliveries
+	PushToken          string // pushes delivered work; "" = Token
 }
+
+// The ways of delivering certified work (the input deliver).
+const (
+	DeliverAuto        = "auto"
+	DeliverPush        = "push"
+	DeliverPullRequest = "pull-request"
+	DeliverComment     = "comment"
+	DeliverNone        = "none"
+)
+
+// Deliveries are the values the input deliver takes.
+var Deliveries = []string{DeliverAuto, DeliverPush, DeliverPullRequest, DeliverComment, DeliverNone}
 
 // readInputs reads INPUT_* (hyphens kept) through go-githubactions.
 func readInputs(a *githubactions.Action) (Inputs, error) {
@@ -32,6 +47,11 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		StateRemote: a.GetInput("state-remote"),
 		RunID:       a.GetInput("run-id"),
 		Bot:         or(a.GetInput("bot-login"), "github-actions[bot]"),
+		Deliver:     or(strings.ToLower(a.GetInput("deliver")), DeliverAuto),
+		PushToken:   a.GetInput("push-token"),
+	}
+	if !slices.Contains(Deliveries, in.Deliver) {
+		return in, fmt.Errorf("input deliver: %q is not one of %s", a.GetInput("deliver"), strings.Join(Deliveries, ", "))
 	}
 	var err error
 	if in.MaxIterations, err = intInput(a, "max-iterations"); err != nil {

@@ -44,7 +44,7 @@ func (w *world) commentJob(user, body string) (int64, int, string, jobDirs) {
 // commentEvent runs the action on the issue_comment event of comment id.
 func (w *world) commentEvent(id int64, user, body string) (int, string, jobDirs) {
 	w.t.Helper()
-	d := w.jobDirs("main")
+	d := w.jobDirs("feature")
 	code, log := inProcess(w.t, w, d, "issue_comment", w.event(d.workflow, "issue_comment_created",
 		map[string]string{"body": body, "user": user, "id": itoa(id)}), nil)
 	return code, log, d
@@ -66,6 +66,15 @@ func (w *world) lastStatus() string {
 		return ""
 	}
 	return st[len(st)-1].State
+}
+
+// certified reports whether the job's run succeeded with the fix the
+// agent made: with deliver: none the head then keeps failure (the fix is
+// not on it) and the job fails, but the run's checkpoint says success.
+func (w *world) certified(code int, out map[string]string) bool {
+	st := w.gh.Statuses(owner, repo, w.headSHA)
+	return code == exitFailed && out["stop-reason"] == "success" && out["success"] == "false" &&
+		len(st) > 0 && strings.Contains(st[len(st)-1].Description, "not delivered")
 }
 
 // repliesTo are the bot's comments that mention login.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // Env is what the action takes from its process, read once by main.
@@ -25,6 +26,10 @@ type Env struct {
 	Stdout  io.Writer
 	Now     func() time.Time
 	Version string
+	// Git builds, compares and pushes commits (package delivery). Without
+	// it nothing can be certified on a commit: no status is success and
+	// nothing is delivered.
+	Git Git
 }
 
 // job is one action invocation.
@@ -36,7 +41,9 @@ type job struct {
 	owner     string
 	repo      string
 	workspace string
-	client    githubAPI // nil without a token
+	client    githubAPI                                      // nil without a token
+	git       Git                                            // nil: nothing is certified on a commit, nothing delivered
+	stores    func(ctx context.Context) (state.Store, error) // nil: the state branch
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
@@ -78,8 +85,10 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Token != "" {
-		a.AddMask(in.Token)
+	for _, t := range []string{in.Token, in.PushToken} {
+		if t != "" {
+			a.AddMask(t)
+		}
 	}
 	if t := env.Getenv("ACTIONS_RUNTIME_TOKEN"); t != "" {
 		a.AddMask(t)
@@ -88,7 +97,7 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace")}
+	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace"), git: env.Git}
 	j.owner, j.repo = gctx.Repo()
 	if j.owner == "" || j.repo == "" {
 		return nil, errors.New("GITHUB_REPOSITORY is unset or not owner/repo")
@@ -189,12 +198,14 @@ func (j *job) annotateConfig(cerr *loop.ConfigError) {
 	}
 }
 
-// mask hides the token in text that reaches the log.
+// mask hides the tokens in text that reaches the log.
 func (j *job) mask(s string) string {
-	if j.in.Token == "" {
-		return s
+	for _, t := range []string{j.in.Token, j.in.PushToken} {
+		if t != "" {
+			s = strings.ReplaceAll(s, t, "***")
+		}
 	}
-	return strings.ReplaceAll(s, j.in.Token, "***")
+	return s
 }
 
 // untrusted brackets output that agents influence with stop-commands, so

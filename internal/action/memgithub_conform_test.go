@@ -2,8 +2,10 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +146,30 @@ func conformanceScript(t *testing.T, s side) []string {
 		say("status "+st, "", s.api.SetStatus(ctx, owner, repo, confHead, st, "loop/demo", "d", "https://example.com/run"))
 	}
 	say("statuses", s.statuses(confHead), nil)
+	return append(log, pullsScript(ctx, s.api)...)
+}
+
+// pullsScript opens, finds and edits a pull request for delivered work.
+func pullsScript(ctx context.Context, api githubAPI) []string {
+	var log []string
+	say := func(what string, v any, err error) {
+		log = append(log, fmt.Sprintf("%s: %v (error %t)", what, v, err != nil))
+	}
+	for _, head := range []string{"loop/demo", "feature"} {
+		n, err := api.OpenPullFor(ctx, owner, repo, head)
+		say("open pull from "+head, n, err)
+	}
+	n, err := api.CreatePull(ctx, owner, repo, "loop/demo", "main", "loop demo", "report 1")
+	say("create", n, err)
+	_, err = api.CreatePull(ctx, owner, repo, "loop/demo", "main", "again", "report 2")
+	say("create again", "", err)
+	found, err := api.OpenPullFor(ctx, owner, repo, "loop/demo")
+	say("open pull from loop/demo", found == n, err)
+	say("edit", "", api.EditPull(ctx, owner, repo, n, "loop demo", "report 3"))
+	say("edit none", "", api.EditPull(ctx, owner, repo, 99, "x", "y"))
+	_, err = api.CreatePull(ctx, owner, repo, "loop/long", "main", "long", strings.Repeat("x", CommentLimit+1))
+	say("create too long", errors.Is(err, github.ErrBodyTooLong), err)
+	pr, err := api.PullRequest(ctx, owner, repo, n)
+	say("the pull request", pr, err)
 	return log
 }

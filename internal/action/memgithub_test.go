@@ -287,3 +287,57 @@ func (m *memGitHub) SetStatus(_ context.Context, owner, repo, sha, state, status
 	m.statuses = append(m.statuses, memStatus{SHA: sha, State: state, Context: statusContext, Description: description, TargetURL: targetURL})
 	return nil
 }
+
+func (m *memGitHub) OpenPullFor(_ context.Context, owner, repo, head string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.enter("OpenPullFor", owner, repo, head); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pr := range m.pulls {
+		if pr.State == "open" && pr.HeadRef == head && strings.EqualFold(pr.HeadRepo, owner+"/"+repo) && (n == 0 || pr.Number < n) {
+			n = pr.Number
+		}
+	}
+	return n, nil
+}
+
+func (m *memGitHub) CreatePull(_ context.Context, owner, repo, head, base, title, body string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.enter("CreatePull", owner, repo, head+" → "+base); err != nil {
+		return 0, err
+	}
+	n := 1
+	for k, pr := range m.pulls {
+		n = max(n, k+1)
+		if pr.State == "open" && pr.HeadRef == head && pr.BaseRef == base && strings.EqualFold(pr.HeadRepo, owner+"/"+repo) {
+			return 0, fmt.Errorf("open a pull request from %s into %s of %s/%s: a pull request already exists", head, base, owner, repo)
+		}
+	}
+	if len([]rune(body)) > CommentLimit {
+		return 0, fmt.Errorf("open a pull request from %s into %s of %s/%s: %w", head, base, owner, repo, github.ErrBodyTooLong)
+	}
+	full := m.owner + "/" + m.repo
+	m.pulls[n] = github.PR{Number: n, Title: title, Body: body, Author: m.bot, State: "open", HeadRef: head, HeadRepo: full, BaseRef: base, BaseRepo: full}
+	return n, nil
+}
+
+func (m *memGitHub) EditPull(_ context.Context, owner, repo string, n int, title, body string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.enter("EditPull", owner, repo, n); err != nil {
+		return err
+	}
+	pr, ok := m.pulls[n]
+	switch {
+	case !ok:
+		return fmt.Errorf("edit pull request %s/%s#%d: not found", owner, repo, n)
+	case len([]rune(body)) > CommentLimit:
+		return fmt.Errorf("edit pull request %s/%s#%d: %w", owner, repo, n, github.ErrBodyTooLong)
+	}
+	pr.Title, pr.Body = title, body
+	m.pulls[n] = pr
+	return nil
+}

@@ -44,13 +44,18 @@ func TestRunOutcomeReports(t *testing.T) {
 		statuses []memStatus
 		sticky   bool
 		requests []reviewRequest // the bot's review requests after the report, ids left out
+		dv       delivery        // for a success: what conclude made of it (deliver_test.go tests how)
 		outputs  map[string]string
 		reportErr,
 		jobErr error
 	}{
-		{name: "success", out: success, statuses: status("success", "success after 2 iterations"), sticky: true,
-			outputs: map[string]string{"success": "true", "stop-reason": "success", "iterations": "2",
+		{name: "success", out: success, dv: delivery{success: true}, sticky: true,
+			outputs: map[string]string{"success": "true", "stop-reason": "success", "iterations": "2", "delivered-sha": "",
 				"summary": "loop demo: success after 2 of 3 iterations; 2 of 2 blocking goals satisfied"}},
+		{name: "success, delivered", out: success, dv: delivery{success: true, sha: "d0d0", ref: "feature", notes: []string{"**Fixed in d0d0**"}}, sticky: true,
+			outputs: map[string]string{"success": "true", "stop-reason": "success", "delivered-sha": "d0d0", "delivered-ref": "feature", "pull-request": ""}},
+		{name: "success, not delivered", out: success, dv: delivery{notes: []string{"not delivered"}}, sticky: true,
+			outputs: map[string]string{"success": "false", "stop-reason": "success"}, jobErr: ErrUnsuccessful},
 		{name: "a pause for review", out: paused, evs: requested,
 			statuses: status("pending", "awaiting review: comment /loop approve ui"), sticky: true,
 			requests: []reviewRequest{{Goal: "ui", Snapshot: memSnap}},
@@ -62,13 +67,13 @@ func TestRunOutcomeReports(t *testing.T) {
 			outputs: map[string]string{"success": "false"}},
 		{name: "already over", out: over, outputs: map[string]string{"stop-reason": "no-progress"}, jobErr: ErrUnsuccessful},
 		{name: "already over, /loop status", out: over, refresh: true, sticky: true, jobErr: ErrUnsuccessful},
-		{name: "comments off", out: success, setup: func(m *memJob) { m.j.in.Comment = false },
-			statuses: status("success", "success after 2 iterations")},
+		{name: "comments off", out: stuck, setup: func(m *memJob) { m.j.in.Comment = false },
+			statuses: status("failure", "no-progress after 3 iterations: 3 iterations without progress"), jobErr: ErrUnsuccessful},
 		{name: "a branch's run", out: paused, evs: requested, setup: func(m *memJob) { m.s.pr = 0 },
 			outputs: map[string]string{"stop-reason": "awaiting-review"}},
-		{name: "the status cannot be set", out: success, setup: func(m *memJob) { m.gh.fail("SetStatus", errors.New("502")) },
-			sticky: true, outputs: map[string]string{"success": "true"}},
-		{name: "the sticky comment cannot be written", out: success, setup: func(m *memJob) { m.gh.fail("UpsertSticky", errors.New("502")) },
+		{name: "the status cannot be set", out: stuck, setup: func(m *memJob) { m.gh.fail("SetStatus", errors.New("502")) },
+			sticky: true, outputs: map[string]string{"success": "false"}, jobErr: ErrUnsuccessful},
+		{name: "the sticky comment cannot be written", out: success, dv: delivery{success: true}, setup: func(m *memJob) { m.gh.fail("UpsertSticky", errors.New("502")) },
 			reportErr: errors.New("502")},
 	}
 	for _, tt := range tests {
@@ -78,7 +83,11 @@ func TestRunOutcomeReports(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(m)
 			}
-			err := m.j.report(context.Background(), m.s, tt.out, tt.evs, tt.refresh)
+			dv := tt.dv
+			if !tt.out.Success {
+				dv = m.j.conclude(context.Background(), m.s, tt.out)
+			}
+			err := m.j.report(context.Background(), m.s, tt.out, dv, tt.evs, tt.refresh)
 			if (err != nil) != (tt.reportErr != nil) {
 				t.Fatalf("report: %v, want an error: %t", err, tt.reportErr != nil)
 			}
@@ -104,7 +113,7 @@ func TestRunOutcomeReports(t *testing.T) {
 					t.Errorf("output %s = %q, want %q", k, out[k], v)
 				}
 			}
-			if err := m.j.unsuccessful(tt.out); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
+			if err := m.j.unsuccessful(tt.out, dv); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
 				t.Errorf("the job's result: %v, want %v", err, tt.jobErr)
 			}
 		})

@@ -46,8 +46,10 @@ func appendOutput(path, name, value string) error {
 	return errors.Join(err, f.Close())
 }
 
-// outputs sets every output of action.yml.
-func (j *job) outputs(s *session, out runner.Outcome, r Report) {
+// outputs sets every output of action.yml. success follows the status
+// rule: true only when a commit carries success from this job (for a
+// gate-only evaluation, when the gate holds).
+func (j *job) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 	satisfied, blocking := gate.Blocking(out.Verdicts)
 	export := ""
 	if out.ExportPath != "" {
@@ -62,7 +64,7 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report) {
 		summary = fmt.Sprintf("loop %s: %s; %d of %d blocking goals satisfied", s.cfg.Name, r.title(), satisfied, blocking)
 	}
 	for _, o := range [][2]string{
-		{"success", fmt.Sprint(out.Success)},
+		{"success", fmt.Sprint(dv.success)},
 		{"stop-reason", string(out.Status)},
 		{"run-id", out.RunID},
 		{"iterations", fmt.Sprint(out.Iteration)},
@@ -71,7 +73,17 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report) {
 		{"export-path", export},
 		{"artifact-url", r.ArtifactURL},
 		{"summary", summary},
+		{"delivered-sha", dv.sha},
+		{"delivered-ref", dv.ref},
+		{"pull-request", pullOutput(dv.pull)},
 	} {
 		j.output(o[0], o[1])
 	}
+}
+
+func pullOutput(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
 }

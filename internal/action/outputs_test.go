@@ -3,13 +3,18 @@ package action
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 )
 
 func testJob(t *testing.T, env map[string]string) (*job, *bytes.Buffer) {
@@ -114,6 +119,8 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"INPUT_UPLOAD-EXPORT": "yes"}, `input upload-export: "yes" is neither true nor false`},
 		{map[string]string{"INPUT_MAX-ITERATIONS": "-1"}, `input max-iterations: "-1" is not a whole number of 0 or more`},
 		{map[string]string{"INPUT_COMMENT": "FALSE", "INPUT_MAX-ITERATIONS": "4"}, ""},
+		{map[string]string{"INPUT_DELIVER": "Pull-Request", "INPUT_PUSH-TOKEN": "ghp_x"}, ""},
+		{map[string]string{"INPUT_DELIVER": "force-push"}, `input deliver: "force-push" is not one of auto, push, pull-request, comment, none`},
 	}
 	for _, tt := range tests {
 		j, _ := testJob(t, tt.env)
@@ -125,8 +132,72 @@ func TestReadInputs(t *testing.T) {
 		if msg != tt.wantErr {
 			t.Errorf("readInputs(%v) error %q, want %q", tt.env, msg, tt.wantErr)
 		}
-		if err == nil && len(tt.env) == 0 && (in.Config != ".github/loop.toml" || !in.UploadExport || in.StateBranch != "loop-state" || in.AllowHeadConfig) {
+		if err == nil && len(tt.env) == 0 && (in.Config != ".github/loop.toml" || !in.UploadExport || in.StateBranch != "loop-state" || in.AllowHeadConfig || in.Deliver != DeliverAuto) {
 			t.Errorf("defaults: %+v", in)
+		}
+		if tt.env["INPUT_PUSH-TOKEN"] != "" && (in.Deliver != DeliverPullRequest || in.PushToken != "ghp_x") {
+			t.Errorf("deliver %q, push-token %q", in.Deliver, in.PushToken)
+		}
+	}
+}
+
+// TestPushTokenNeverReachesAgents: push-token is masked in the job log and
+// left out of the environment agents and checks get, with every input.
+func TestPushTokenNeverReachesAgents(t *testing.T) {
+	t.Parallel()
+	environ := []string{"INPUT_PUSH-TOKEN=ghp_secret-push", "INPUT_GITHUB-TOKEN=ghs_x", "PATH=/bin"}
+	if got := agentEnviron(environ); !cmp.Equal(got, []string{"PATH=/bin"}) {
+		t.Errorf("agents get %q", got)
+	}
+	env := map[string]string{"INPUT_PUSH-TOKEN": "ghp_secret-push", "GITHUB_EVENT_NAME": "schedule", "GITHUB_REPOSITORY": "o/r"}
+	env["GITHUB_EVENT_PATH"] = filepath.Join(t.TempDir(), "event.json")
+	writeFile(t, env["GITHUB_EVENT_PATH"], "{}")
+	var log bytes.Buffer
+	a := githubactions.New(githubactions.WithGetenv(func(k string) string { return env[k] }), githubactions.WithWriter(&log))
+	j, err := newJob(a, Env{Getenv: func(k string) string { return env[k] }, Stdout: &log, Environ: environ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "::add-mask::ghp_secret-push\n") || j.mask("x ghp_secret-push y") != "x *** y" {
+		t.Errorf("push-token is not masked:\n%s", log.String())
+	}
+}
+
+// TestActionYAMLDeclaresInputsAndOutputs: every input the action reads
+// and every output it sets is declared in action.yml, and nothing more.
+func TestActionYAMLDeclaresInputsAndOutputs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string][]string{}
+	section := ""
+	for line := range strings.Lines(string(b)) {
+		switch {
+		case !strings.HasPrefix(line, " "):
+			section = strings.TrimSuffix(strings.TrimSpace(line), ":")
+		case strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.HasSuffix(strings.TrimSpace(line), ":"):
+			declared[section] = append(declared[section], strings.TrimSuffix(strings.TrimSpace(line), ":"))
+		}
+	}
+	var read []string
+	a := githubactions.New(githubactions.WithGetenv(func(k string) string {
+		read = append(read, strings.ToLower(strings.TrimPrefix(k, "INPUT_")))
+		return ""
+	}))
+	if _, err := readInputs(a); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := testJob(t, map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "set_output")})
+	j.outputs(&session{cfg: &loop.Config{Name: "x"}}, runner.Outcome{}, Report{}, delivery{})
+	set := slices.Sorted(maps.Keys(outputs(t, filepath.Dir(j.env.Getenv("GITHUB_OUTPUT")))))
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{{"inputs", slices.Sorted(slices.Values(read)), slices.Sorted(slices.Values(declared["inputs"]))}, {"outputs", set, slices.Sorted(slices.Values(declared["outputs"]))}} {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s (-action.yml +code):\n%s", c.what, diff)
 		}
 	}
 }

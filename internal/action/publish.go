@@ -9,6 +9,7 @@ import (
 	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -16,27 +17,28 @@ import (
 // commentLimit leaves room under GitHub's 65,536 characters.
 const commentLimit = CommentLimit - 1024
 
-// report publishes a run's outcome: the artifact, the job summary, the
-// sticky comment and review requests, the commit status, annotations and
-// outputs. When nothing ran (the run was already over) it changes nothing
-// on the pull request unless asked to refresh the comment (/loop status).
-func (j *job) report(ctx context.Context, s *session, out runner.Outcome, evs []ledger.Event, refresh bool) error {
+// report publishes a run's outcome and what became of its work (the
+// statuses are conclude's): the artifact, the job summary, the sticky
+// comment and review requests, annotations and outputs. When nothing ran
+// (the run was already over) it changes nothing on the pull request unless
+// asked to refresh the comment (/loop status) or something was delivered.
+func (j *job) report(ctx context.Context, s *session, out runner.Outcome, dv delivery, evs []ledger.Event, refresh bool) error {
 	r := j.newReport(ctx, s, out)
+	r.Delivery, r.Diff, r.Apply = dv.notes, dv.diff, dv.apply
 	if out.Ran && out.Success && j.in.UploadExport && out.ExportPath != "" {
 		r.ArtifactURL = j.upload(ctx, out.ExportPath)
 	}
 	j.summary(r)
-	if s.pr > 0 && j.in.Comment && (out.Ran || refresh) {
+	if s.pr > 0 && j.in.Comment && (out.Ran || refresh || out.Status == runner.GateOnly) {
 		if _, err := j.client.UpsertSticky(ctx, j.owner, j.repo, s.pr, Marker(s.cfg.Name), r.Markdown(commentLimit), j.in.Bot); err != nil {
 			return err
 		}
 	}
 	if s.pr > 0 && out.Ran {
 		j.requestReviews(ctx, s, evs)
-		j.status(ctx, s, statusState(out.Status), j.statusText(out))
 	}
 	j.annotate(s, out.Verdicts)
-	j.outputs(s, out, r)
+	j.outputs(s, out, r, dv)
 	return nil
 }
 
@@ -47,7 +49,24 @@ func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
 	if cp == nil {
 		return nil
 	}
-	return j.report(ctx, s, runner.OutcomeOf(cp), nil, true)
+	return j.report(ctx, s, runner.OutcomeOf(cp), recorded(cp), nil, true)
+}
+
+// recorded says, for a report from the checkpoint, where the run's work
+// went as the checkpoint records it; it certifies nothing.
+func recorded(cp *state.Checkpoint) delivery {
+	d := cp.Delivery
+	if d == nil {
+		return delivery{}
+	}
+	var dv delivery
+	switch d.Outcome {
+	case outcomePushed:
+		dv.say("This run's %s work was pushed to `%s` as %s.", d.Kind, d.Ref, phrase.Short(d.SHA))
+	default:
+		dv.say("This run's %s work (snapshot `%s`) was not pushed: %s.", d.Kind, phrase.Short(d.Snapshot), d.Outcome)
+	}
+	return dv
 }
 
 func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
@@ -112,12 +131,20 @@ func (j *job) requestReviews(ctx context.Context, s *session, evs []ledger.Event
 	}
 }
 
-// status sets the commit status loop/<name> on the head.
+// status sets the commit status loop/<name> on a pull request's head; a
+// branch's run sets none on the commit it started from.
 func (j *job) status(ctx context.Context, s *session, st, desc string) {
-	if j.client == nil || s.head == "" {
+	if s.pr > 0 {
+		j.setStatus(ctx, s, s.head, st, desc)
+	}
+}
+
+// setStatus sets the commit status loop/<name> on sha.
+func (j *job) setStatus(ctx context.Context, s *session, sha, st, desc string) {
+	if j.client == nil || sha == "" {
 		return
 	}
-	if err := j.client.SetStatus(ctx, j.owner, j.repo, s.head, st, "loop/"+s.cfg.Name, desc, j.runURL()); err != nil {
+	if err := j.client.SetStatus(ctx, j.owner, j.repo, sha, st, "loop/"+s.cfg.Name, desc, j.runURL()); err != nil {
 		j.a.Warningf("set status loop/%s: %s", s.cfg.Name, j.mask(err.Error()))
 	}
 }

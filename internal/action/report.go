@@ -33,6 +33,9 @@ type Report struct {
 	SummaryURL    string // where the full report is (the job's run page)
 	ExportPath    string
 	ArtifactURL   string
+	Delivery      []string // where the work went: Markdown of trusted text
+	Diff          string   // the certified change, when it was posted instead of pushed
+	Apply         string   // the command that applies Diff's change to a clone
 }
 
 // Marker is the hidden first line that identifies a loop's sticky comment.
@@ -47,15 +50,17 @@ const (
 // Markdown renders the report, with the sticky marker first, cut to fit in
 // limit characters; a cut report ends by pointing at the full one.
 func (r Report) Markdown(limit int) string {
-	var b strings.Builder
+	var b, end strings.Builder
 	b.WriteString(Marker(r.Loop) + "\n")
 	r.header(&b)
+	r.delivery(&b)
 	r.goals(&b)
 	r.failing(&b)
 	r.reviews(&b)
 	r.chart(&b)
-	r.footer(&b)
-	return fit(b.String(), limit, r.SummaryURL)
+	r.footer(&end)
+	r.diff(&b, limit-utf8.RuneCountInString(b.String())-utf8.RuneCountInString(end.String()))
+	return fit(b.String()+end.String(), limit, r.SummaryURL)
 }
 
 func (r Report) header(b *strings.Builder) {

@@ -126,3 +126,28 @@ func outsideCodeSpans(md string) string {
 	}
 	return out.String()
 }
+
+// TestReportCutsALongDiff: a diff too long for a comment is cut on a line,
+// inside its fence, and points at the artifact; the report stays under the
+// limit, the command that applies it follows, and nothing else is cut.
+func TestReportCutsALongDiff(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	r.Delivery = []string{"`deliver: comment`: nothing is pushed."}
+	r.Diff = strings.Repeat("+a line of the certified change with ``` inside\n", 5000)
+	r.Apply = "loop-action apply --run-id green-build/pr-12 --state branch:loop-state --remote https://github.com/o/r.git"
+	r.ArtifactURL = "https://github.com/o/r/actions/runs/1/artifacts/2"
+	md := r.Markdown(commentLimit)
+	if n := utf8.RuneCountInString(md); n > commentLimit {
+		t.Fatalf("%d characters, over %d", n, commentLimit)
+	}
+	for _, want := range []string{"````diff\n+a line", "with ``` inside\n````\n\n…cut to fit: the whole change is in the success export's [artifact](https://github.com/o/r/actions/runs/1/artifacts/2).\n\n</details>",
+		"```sh\n" + r.Apply + "\n```", "Every line above was measured"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "…cut to fit; the full report") {
+		t.Error("the report itself was cut")
+	}
+}

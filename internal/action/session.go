@@ -9,7 +9,6 @@ import (
 
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
-	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -18,14 +17,15 @@ import (
 // open to close: the run's lock is taken and its checkpoint loaded (and
 // its decisions verified) once, before any comment is handled.
 type session struct {
-	cfg   *loop.Config
-	store state.Store
-	run   *runner.Session
-	runID string
-	pr    int               // 0 for a branch's run
-	head  string            // the commit the run is about
-	perms map[string]string // permission by lower-case login, asked once a job
-	evs   *events
+	cfg    *loop.Config
+	store  state.Store
+	run    *runner.Session
+	runID  string
+	pr     int               // 0 for a branch's run
+	head   string            // the commit the run is about
+	branch string            // the branch head is on: the pull request's, or the run's
+	perms  map[string]string // permission by lower-case login, asked once a job
+	evs    *events
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
@@ -41,13 +41,9 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	if err := state.ValidRunID(runID); err != nil {
 		return nil, err
 	}
-	remote := j.in.StateRemote
-	if remote == "" {
-		remote = strings.TrimSuffix(j.ctx.ServerURL, "/") + "/" + j.owner + "/" + j.repo + ".git"
-	}
-	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: remote, Token: j.in.Token})
+	store, err := j.openStore(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
+		return nil, err
 	}
 	s := &session{cfg: cfg, store: store, runID: runID, pr: pr, head: head, evs: &events{j: j}}
 	if pr > 0 {
@@ -63,6 +59,35 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 		return nil, errors.Join(err, store.Close())
 	}
 	return s, nil
+}
+
+// openStore opens the state branch (or the store the tests give).
+func (j *job) openStore(ctx context.Context) (state.Store, error) {
+	if j.stores != nil {
+		return j.stores(ctx)
+	}
+	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.stateRemote(), Token: j.in.Token})
+	if err != nil {
+		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
+	}
+	return store, nil
+}
+
+// repoURL is the repository's git URL on the server: where delivered work
+// is pushed.
+func (j *job) repoURL() string {
+	return strings.TrimSuffix(j.ctx.ServerURL, "/") + "/" + j.owner + "/" + j.repo + ".git"
+}
+
+// stateRemote is the URL of the repository that holds the state branch.
+func (j *job) stateRemote() string { return or(j.in.StateRemote, j.repoURL()) }
+
+// checkpoint is the run's checkpoint as the session holds it, or nil.
+func (s *session) checkpoint() *state.Checkpoint {
+	if s.run == nil {
+		return nil
+	}
+	return s.run.Checkpoint()
 }
 
 // close releases the run, then the state branch.
@@ -85,7 +110,9 @@ func (e *events) Event(ev ledger.Event) {
 	}
 }
 
-// runAndReport runs or resumes the loop, then reports everywhere.
+// runAndReport runs or resumes the loop — or, on the loop's own work, only
+// measures it (recheck) — applies the status rule and delivers what was
+// certified (conclude), then reports everywhere.
 func (j *job) runAndReport(ctx context.Context, s *session) error {
 	env := lookup(j.env.Environ)
 	if ds := s.cfg.CheckEnv(env, loop.Error); ds.HasErrors() {
@@ -98,21 +125,28 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 			}
 		}
 	}
-	out, err := j.run(ctx, s)
+	var out runner.Outcome
+	var dv delivery
+	var err error
+	if why := deliveredHead(s); why != "" {
+		out, dv, err = j.recheck(ctx, s, why)
+	} else if out, err = j.run(ctx, s); err == nil {
+		dv = j.conclude(ctx, s, out)
+	}
 	if err != nil {
 		return err
 	}
-	if err := j.report(ctx, s, out, s.evs.all, false); err != nil {
+	if err := j.report(ctx, s, out, dv, s.evs.all, false); err != nil {
 		return err
 	}
-	return j.unsuccessful(out)
+	return j.unsuccessful(out, dv)
 }
 
-// run drives the loop in the session, as a new generation when the head
-// moved to a commit the loop did not write.
+// run drives the loop in the session, as a new generation when generation
+// says so.
 func (j *job) run(ctx context.Context, s *session) (runner.Outcome, error) {
-	if cp := s.run.Checkpoint(); cp != nil && cp.Commit != "" && s.head != "" && cp.Commit != s.head {
-		s.run.NewGeneration(fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head)))
+	if why := generation(s); why != "" {
+		s.run.NewGeneration(why)
 	}
 	if _, over := maxIterations(j.in.MaxIterations, s.cfg); over {
 		j.a.Warningf("input max-iterations %d is above stop.max_iterations %d; inputs can only lower budgets, so %d holds", j.in.MaxIterations, s.cfg.Stop.MaxIterations, s.cfg.Stop.MaxIterations)

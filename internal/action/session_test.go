@@ -76,9 +76,9 @@ func TestOneLoadPerEvent(t *testing.T) {
 		want                   string // stop-reason
 	}{
 		{"the PR opens and the loop pauses", "feature", "pull_request", "pull_request_opened", nil, "awaiting-review"},
-		{"/loop status", "main", "issue_comment", "issue_comment_created", nil, "awaiting-review"},
+		{"/loop status", "feature", "issue_comment", "issue_comment_created", nil, "awaiting-review"},
 		{"a push event catches up with a dropped approval", "feature", "pull_request", "pull_request_opened", map[string]string{"action": "synchronize"}, "success"},
-		{"/loop run on a run that is over", "main", "issue_comment", "issue_comment_created", nil, "success"},
+		{"/loop run on a run that is over", "feature", "issue_comment", "issue_comment_created", nil, "success"},
 	}
 	for i, st := range steps {
 		vars := st.vars
@@ -91,7 +91,7 @@ func TestOneLoadPerEvent(t *testing.T) {
 			vars = comment("writer", "/loop run")
 		}
 		n, code, log, out := fc.job(w, st.ref, st.event, st.file, vars)
-		if code != exitOK || out["stop-reason"] != st.want {
+		if code != converged(st.want) || out["stop-reason"] != st.want {
 			t.Fatalf("%s: exit %d, outputs %v, want stop-reason %s\n%s", st.name, code, out, st.want, log)
 		}
 		if n != 1 {
@@ -113,7 +113,7 @@ func TestCommandsWaitForTheLock(t *testing.T) {
 	before := w.checkpoint()
 	id := w.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
 	vars := map[string]string{"body": "/loop approve ui", "user": "writer", "id": itoa(id)}
-	d := w.jobDirs("main")
+	d := w.jobDirs("feature")
 	locks, err := state.OpenDir(filepath.Join(d.workspace, ".loop", "state-git", "locks"))
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestCommandsWaitForTheLock(t *testing.T) {
 		t.Errorf("the held run was amended: %d events (was %d), decisions %+v, last comment %d", after.LedgerEvents, before.LedgerEvents, after.Decisions, after.LastCommentID)
 	}
 	code, log, d = w.commentEvent(id, "writer", "/loop approve ui")
-	if out := outputs(t, d.commands); code != exitOK || out["success"] != "true" {
+	if out := outputs(t, d.commands); !w.certified(code, out) {
 		t.Fatalf("the next job: exit %d, outputs %v\n%s", code, out, log)
 	}
 }

@@ -18,6 +18,7 @@ import (
 type steer struct {
 	run    bool // approve, reject or run: drive the loop now
 	status bool // status or stop: refresh the report
+	push   bool // push: deliver the certified workspace now
 }
 
 // catchup is one pass over a pull request's new comments.
@@ -187,6 +188,11 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 		cu.st.status = true
 	case RunLoop:
 		cu.st.run = true
+	case PushFix:
+		if err := j.mayPush(cp); err != nil {
+			return err
+		}
+		cu.st.push = true
 	}
 	return nil
 }
@@ -266,7 +272,8 @@ const helpText = "loop-action commands, one per comment:\n\n" +
 	"- `/loop reject [goal] <reason>` rejects it; the builders get the reason and try again\n" +
 	"- `/loop run` runs the loop again (after a budget was raised, say)\n" +
 	"- `/loop stop` stops the run; `/loop run` resumes it\n" +
+	"- `/loop push` pushes the certified fix onto this branch when the loop only posts it (`deliver: comment` or `none`)\n" +
 	"- `/loop status` refreshes the loop's comment\n" +
 	"- `/loop help` shows this\n\n" +
-	"All but status need write permission on the repository; approve, reject, run and stop are limited to `[review] approvers` when the loop config lists any. " +
+	"All but status need write permission on the repository; approve, reject, run, stop and push are limited to `[review] approvers` when the loop config lists any. " +
 	"An approval or rejection counts for the snapshot whose review request it answers, and an edited comment is never a command."

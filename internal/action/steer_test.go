@@ -63,7 +63,7 @@ func TestApprovalPredatingReviewRequest(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("the early approval's job exited %d\n%s", code, log)
 	}
-	if out := outputs(t, d.commands); w.lastStatus() == "success" || out["success"] == "true" {
+	if out := outputs(t, d.commands); w.lastStatus() == "success" || out["success"] == "true" || out["stop-reason"] == "success" {
 		t.Fatalf("an approval older than the review request certified the head: status %s, outputs %v\n%s", w.lastStatus(), out, log)
 	}
 	replies := w.repliesTo("writer")
@@ -71,7 +71,7 @@ func TestApprovalPredatingReviewRequest(t *testing.T) {
 		t.Errorf("replies to the writer: %q", replies)
 	}
 	_, code, log, d = w.commentJob("writer", "/loop approve ui")
-	if out := outputs(t, d.commands); code != exitOK || out["success"] != "true" || w.lastStatus() != "success" {
+	if out := outputs(t, d.commands); !w.certified(code, out) {
 		t.Fatalf("the approval after the request: exit %d, outputs %v, status %s\n%s", code, out, w.lastStatus(), log)
 	}
 }
@@ -88,8 +88,8 @@ func TestCommandsStayHandledAcrossGenerations(t *testing.T) {
 	w := newWorld(t)
 	w.pause()
 	w.commentJob("writer", "/loop help")
-	approval, code, log, _ := w.commentJob("writer", "/loop approve ui")
-	if code != exitOK || w.lastStatus() != "success" {
+	approval, code, log, d := w.commentJob("writer", "/loop approve ui")
+	if !w.certified(code, outputs(t, d.commands)) {
 		t.Fatalf("the approval: exit %d, status %s\n%s", code, w.lastStatus(), log)
 	}
 	w.push("NOTES.md", "more\n")
@@ -136,7 +136,7 @@ func TestMissingReviewRequestIsPostedAgain(t *testing.T) {
 		!strings.HasPrefix(cs[len(cs)-2].Body, request.Body[:strings.Index(request.Body, "\n")]) {
 		t.Fatalf("replies %q; comments %+v", r, cs)
 	}
-	if _, code, log, _ = w.commentJob("writer", "/loop approve"); code != exitOK || w.lastStatus() != "success" {
+	if _, code, log, d := w.commentJob("writer", "/loop approve"); !w.certified(code, outputs(t, d.commands)) {
 		t.Fatalf("the approval after the new request: exit %d, status %s\n%s", code, w.lastStatus(), log)
 	}
 }

@@ -135,7 +135,7 @@ func TestStoredDecisionVerifiedAcrossPages(t *testing.T) {
 
 	before := len(w.gh.Requests())
 	code, log, dirs = w.prJob("reopened")
-	if out := outputs(t, dirs.commands); code != exitOK || out["success"] != "true" || w.lastStatus() != "success" {
+	if out := outputs(t, dirs.commands); !w.certified(code, out) {
 		t.Fatalf("a genuine stored approval: exit %d, outputs %v, status %s\n%s", code, out, w.lastStatus(), log)
 	}
 	perms, pages := 0, 0

@@ -114,6 +114,7 @@ func defaults() *Config {
 		Run:     Run{Concurrency: DefaultConcurrency},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
 		Success: Success{MinPassRate: 1},
+		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},
 	}
 }
 

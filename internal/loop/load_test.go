@@ -77,6 +77,7 @@ no_progress = 5
 		"blocking":          cfg.Goals[0].IsBlocking(),
 		"check timeout":     cfg.Goals[0].Checks[0].Timeout.Duration,
 		"metrics timeout":   cfg.Metrics.Timeout.Duration,
+		"deliver":           cfg.Deliver,
 	}
 	want := map[string]any{
 		"max_iterations":    10,
@@ -92,6 +93,8 @@ no_progress = 5
 		"blocking":          true,
 		"check timeout":     10 * time.Minute,
 		"metrics timeout":   5 * time.Minute,
+		"deliver": Deliver{Message: "loop {loop}: certified at iteration {iteration}",
+			AuthorName: "github-actions[bot]", AuthorEmail: "41898282+github-actions[bot]@users.noreply.github.com"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -167,6 +170,39 @@ provider = "a"
 [providers.o]
 type = "openai"
 `, []string{`loop.toml:19:1: provider "o": type "openai" is not supported yet; use type = "command" with an agent CLI`}},
+		{"a deliver section", `
+[deliver]
+message = """
+fix({loop}): {snapshot} from {run_id} at {iteration}
+
+Loop-Runs: are not trailers of ours"""
+author_name = "Loop Bot"
+author_email = "loop@example.com"
+allow_workflows = true
+partial = true
+`, nil},
+		{"deliver mistakes", `
+[deliver]
+message = """{loop} {run} {snapshot}
+loop-run: 1"""
+author_name = "Mallory <x@example.com>"
+author_email = "not an email"
+`, []string{
+			`loop.toml:19:1: deliver.message: unknown placeholder {run}; the placeholders are {loop}, {run_id}, {iteration}, {snapshot}`,
+			`loop.toml:19:1: deliver.message writes the trailer "Loop-Run:", which the action adds itself`,
+			`loop.toml:21:1: deliver.author_name "Mallory <x@example.com>" holds <, > or a control character, which a git identity cannot`,
+			`loop.toml:22:1: deliver.author_email "not an email" is not an email address (one word with an @)`,
+		}},
+		{"an empty deliver message and identity", `
+[deliver]
+message = " "
+author_name = ""
+author_email = "a\nb@example.com"
+`, []string{
+			`loop.toml:19:1: deliver.message is empty: it is the message of the commit the action delivers`,
+			`loop.toml:20:1: deliver.author_name "" is empty`,
+			`loop.toml:21:1: deliver.author_email "a\nb@example.com" holds <, > or a control character, which a git identity cannot`,
+		}},
 		{"all at once", `
 [[node]]
 name = "build"

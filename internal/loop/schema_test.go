@@ -101,6 +101,8 @@ func TestSchemaRejects(t *testing.T) {
 		"regex without pattern":     base + "  [[goal.check]]\n  type = \"regex\"\n  path = \"x\"\n",
 		"bad duration":              base + "[metrics]\ntimeout = \"soon\"\n",
 		"no goals":                  "name = \"x\"\n",
+		"unknown key in deliver":    base + "[deliver]\nbranch = \"main\"\n",
+		"deliver partial not bool":  base + "[deliver]\npartial = \"yes\"\n",
 	}
 	for name, src := range tests {
 		if err := s.Validate(asJSON(t, src)); err == nil {

@@ -58,6 +58,7 @@ func (c *Config) validate(out *sink) {
 	v.nodes()
 	v.goals()
 	v.stages()
+	v.deliver()
 }
 
 func (v *validator) top() {

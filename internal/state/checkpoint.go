@@ -90,6 +90,10 @@ type Checkpoint struct {
 	// later job can pick up commands a concurrency group dropped.
 	LastCommentID int64 `json:"last_comment_id,omitempty"`
 
+	// Delivery is where the action delivered this generation's work, if it
+	// did: a generation delivers its certified work at most once.
+	Delivery *Delivery `json:"delivery,omitempty"`
+
 	// Kept by the store: how much of the ledger and log the checkpoint covers.
 	LedgerChunks int   `json:"ledger_chunks"`
 	LedgerEvents int   `json:"ledger_events"`
@@ -97,6 +101,19 @@ type Checkpoint struct {
 
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Delivery records one delivery of a run's work by the action.
+type Delivery struct {
+	Kind        string    `json:"kind"`                   // "certified", or "partial" for a run stopped without success
+	Mode        string    `json:"mode"`                   // how: "push", "pull-request" or "comment"
+	Outcome     string    `json:"outcome"`                // "pushing" while in flight, then "pushed", "moved", "refused", "posted" or "failed"
+	Ref         string    `json:"ref,omitempty"`          // the branch pushed to
+	SHA         string    `json:"sha,omitempty"`          // the commit delivered
+	Base        string    `json:"base,omitempty"`         // its parent: the commit the run started from
+	Snapshot    string    `json:"snapshot"`               // the workspace snapshot it carries
+	PullRequest int       `json:"pull_request,omitempty"` // the pull request opened or updated for it
+	At          time.Time `json:"at"`
 }
 
 // Commit is what one save adds besides the checkpoint itself.

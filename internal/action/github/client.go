@@ -1,7 +1,7 @@
 // Package github is loop-action's client for GitHub's REST API: the pull
 // request under review, who may command the loop, the sticky report
-// comment, replies and reactions to commands, and the commit status that
-// gates merging. It wraps go-github, retries what GitHub asks to be
+// comment, replies and reactions to commands, the commit status that
+// gates merging, and the pull request that carries delivered work. It wraps go-github, retries what GitHub asks to be
 // retried, and names the operation in every error.
 //
 // It decides nothing: what to post and whom to obey is package action's

@@ -15,6 +15,7 @@ import (
 type PR struct {
 	Number   int
 	Title    string
+	Body     string
 	Author   string
 	State    string // "open" or "closed"
 	Draft    bool
@@ -39,6 +40,7 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (PR
 	pr := PR{
 		Number:   p.GetNumber(),
 		Title:    p.GetTitle(),
+		Body:     p.GetBody(),
 		Author:   p.GetUser().GetLogin(),
 		State:    p.GetState(),
 		Draft:    p.GetDraft(),

@@ -20,6 +20,8 @@ type Pull struct {
 	BaseSHA         string
 	Draft           bool
 	State           string // default "open"
+	Body            string
+	Creator         string // who opened it through the API; "" for a pull request set up by a test
 }
 
 type repoState struct {
@@ -136,7 +138,7 @@ type pullJSON struct {
 	Locked    bool       `json:"locked"`
 	Title     string     `json:"title"`
 	User      userJSON   `json:"user"`
-	Body      *string    `json:"body"`
+	Body      string     `json:"body"`
 	CreatedAt string     `json:"created_at"`
 	UpdatedAt string     `json:"updated_at"`
 	Draft     bool       `json:"draft"`
@@ -196,7 +198,7 @@ func (s *Server) pullJSON(base string, rs *repoState, pr Pull) pullJSON {
 		NodeID: fmt.Sprintf("PR_%d", id), HTMLURL: fmt.Sprintf("https://github.com/%s/pull/%d", full, pr.Number),
 		IssueURL: fmt.Sprintf("%s/repos/%s/issues/%d", base, full, pr.Number),
 		Number:   pr.Number, State: pr.State, Title: pr.Title, User: s.user(pr.Author, "").json(base),
-		CreatedAt: created, UpdatedAt: created, Draft: pr.Draft,
+		CreatedAt: created, UpdatedAt: created, Draft: pr.Draft, Body: pr.Body,
 		Head: branchJSON{Label: headOwner + ":" + pr.HeadRef, Ref: pr.HeadRef, SHA: pr.HeadSHA,
 			User: s.user(headOwner, "").json(base), Repo: headRepo},
 		Base: branchJSON{Label: rs.owner + ":" + pr.BaseRef, Ref: pr.BaseRef, SHA: pr.BaseSHA,

@@ -1,6 +1,7 @@
 // Package githubfake is a stateful stand-in for the slice of GitHub's REST
-// API that loop-action uses: pull requests, issue comments and their
-// reactions, collaborator permissions and commit statuses. It answers with
+// API that loop-action uses: pull requests (read, listed by head, opened
+// and edited), issue comments and their reactions, collaborator
+// permissions and commit statuses. It answers with
 // the JSON GitHub sends (enough for go-github to decode), paginates the way
 // GitHub does (per_page, page and a Link header), checks tokens, and injects
 // one-shot faults (rate limits, 404, 422, 5xx) on request.

@@ -21,6 +21,9 @@ type route struct {
 var routes = []route{
 	on("GET", "/user", (*Server).getUser),
 	on("GET", "/repos/{owner}/{repo}/pulls/{number}", (*Server).getPull),
+	on("PATCH", "/repos/{owner}/{repo}/pulls/{number}", (*Server).editPull),
+	on("GET", "/repos/{owner}/{repo}/pulls", (*Server).listPulls),
+	on("POST", "/repos/{owner}/{repo}/pulls", (*Server).createPull),
 	on("GET", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).getComment),
 	on("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).editComment),
 	on("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).deleteComment),

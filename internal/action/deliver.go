@@ -1,0 +1,209 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// Outcomes of a delivery, as a checkpoint records them.
+const (
+	outcomePushing = "pushing"
+	outcomePushed  = "pushed"
+	outcomeMoved   = "moved"
+	outcomeFailed  = "failed"
+	outcomeRefused = "refused"
+	outcomePosted  = "posted"
+	outcomeKept    = "kept" // deliver: none
+)
+
+// deliver puts work the gate certified, which the head does not carry,
+// where dv.mode says; the head gets failure saying where it went. A
+// generation delivers at most once.
+func (j *job) deliver(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
+	snap := phrase.Short(cp.Snapshot)
+	switch {
+	case j.git == nil:
+		dv.say("The gate certified snapshot `%s`, but this loop-action has no git delivery: no commit can be certified, and the fix stays in the run's workspace on the state branch.", snap)
+		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, not delivered: no git delivery", snap))
+		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
+	case cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.Outcome != outcomePosted && cp.Delivery.Outcome != outcomeKept:
+		dv.say("This generation already delivered once (%s): nothing more is delivered.", cp.Delivery.Outcome)
+		j.status(ctx, s, "failure", "fix certified; this generation already delivered")
+	case dv.mode == DeliverNone:
+		dv.say("The gate certified snapshot `%s`, which %s does not carry. `deliver: none`: it stays in the run's workspace on the state branch (`/loop push` pushes it).", snap, phrase.Short(s.head))
+		j.status(ctx, s, "failure", fmt.Sprintf("fix certified (snapshot %s), not delivered (deliver: none)", snap))
+		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: DeliverNone, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
+	case dv.mode == DeliverComment:
+		j.postDiff(ctx, s, cp, dv, "`deliver: comment`: nothing is pushed", "", outcomePosted)
+	default:
+		j.pushCertified(ctx, s, cp, dv)
+	}
+}
+
+// pushCertified builds the certified commit and pushes it: onto the
+// branch (push) or to a loop branch with a pull request (pull-request).
+// What may not be pushed is refused before anything is.
+func (j *job) pushCertified(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
+	branch, err := j.target(s, dv.mode)
+	if err != nil {
+		dv.say("Nothing was pushed: %s.", err)
+		j.status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
+		return
+	}
+	b, why := j.buildCertified(ctx, s, cp)
+	if why != nil {
+		j.refuse(ctx, s, cp, dv, why)
+		return
+	}
+	old := s.head
+	if branch != s.branch {
+		if old, err = j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch); err != nil {
+			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, Verbatim(j.mask(err.Error())))
+			j.status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
+			return
+		}
+	}
+	d, ok := j.pushFix(ctx, s, cp, dv, b, branch, old)
+	if ok && dv.mode == DeliverPullRequest {
+		j.openPull(ctx, s, dv, branch)
+		d.PullRequest = dv.pull
+		j.record(ctx, s, d)
+	}
+}
+
+// target is the branch a certified push goes to: the pull request's (or
+// the run's) own branch for push, a loop branch for pull-request. Never
+// the default branch, never the state branch.
+func (j *job) target(s *session, mode string) (string, error) {
+	branch := s.branch
+	if mode == DeliverPullRequest {
+		branch = fixBranch(s)
+	}
+	switch def := field(j.ctx.Event, "repository", "default_branch"); {
+	case branch == "":
+		return "", errors.New("the branch to push to is unknown")
+	case branch == def || (def == "" && s.pr == 0 && mode == DeliverPush):
+		return "", fmt.Errorf("loop-action never pushes to the default branch %s (use `deliver: pull-request`)", Verbatim(branch))
+	case branch == j.in.StateBranch:
+		return "", fmt.Errorf("the branch %s is the state branch", Verbatim(branch))
+	}
+	return branch, nil
+}
+
+// fixBranch is where pull-request delivers: loop/<name> for a branch's
+// run, loop/<name>-pr-<N> for a pull request's (into its branch).
+func fixBranch(s *session) string {
+	if s.pr > 0 {
+		return fmt.Sprintf("loop/%s-pr-%d", s.cfg.Name, s.pr)
+	}
+	return "loop/" + s.cfg.Name
+}
+
+// pushRemote is the repository with the token pushes use.
+func (j *job) pushRemote() Remote {
+	return Remote{URL: j.repoURL(), Token: or(j.in.PushToken, j.in.Token)}
+}
+
+// pushFix pushes b to branch where it is at old, once the delivery in
+// flight is recorded (a job that dies while pushing leaves the record, so
+// the next event knows the commit). The delivered commit gets success;
+// the head, failure saying where the fix went.
+func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, b *Built, branch, old string) (state.Delivery, bool) {
+	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomePushing, Ref: branch, SHA: b.SHA, Base: s.head,
+		Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
+	if err := s.run.RecordDelivery(ctx, d); err != nil {
+		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", Verbatim(j.mask(err.Error())))
+		j.status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
+		return d, false
+	}
+	if branch == s.branch {
+		j.status(ctx, s, "pending", "delivering the fix to this branch")
+	}
+	err := b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
+	switch {
+	case errors.Is(err, ErrMoved):
+		d.Outcome = outcomeMoved
+		dv.say("**The branch moved; nothing pushed.** `%s` is no longer at %s, so the fix (snapshot `%s`) was not pushed and nothing was overwritten; the next event on the new head starts a new generation.",
+			branch, orShort(old, "(absent)"), phrase.Short(cp.Snapshot))
+		j.status(ctx, s, "failure", "the branch moved; nothing pushed")
+	case err != nil:
+		d.Outcome = outcomeFailed
+		dv.say("The push to `%s` failed: %s. Nothing was delivered.", branch, Verbatim(j.mask(err.Error())))
+		j.a.Warningf("push the certified fix to %s: %s", branch, j.mask(err.Error()))
+		j.status(ctx, s, "failure", "the fix could not be pushed")
+	default:
+		d.Outcome = outcomePushed
+		dv.success, dv.sha, dv.ref = true, b.SHA, branch
+		dv.say("**Fixed in %s, pushed to `%s`.** Its tree is the certified snapshot `%s`, so it carries `loop/%s` success; %s does not.",
+			phrase.Short(b.SHA), branch, phrase.Short(cp.Snapshot), s.cfg.Name, phrase.Short(s.head))
+		j.setStatus(ctx, s, b.SHA, "success", certifiedText(cp))
+		if branch == s.branch {
+			j.status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
+		}
+	}
+	j.record(ctx, s, d)
+	return d, d.Outcome == outcomePushed
+}
+
+func orShort(sha, none string) string {
+	if sha == "" {
+		return none
+	}
+	return phrase.Short(sha)
+}
+
+// record saves where the work went; a failure is a warning (the push is
+// done, or was never made).
+func (j *job) record(ctx context.Context, s *session, d state.Delivery) {
+	if err := s.run.RecordDelivery(ctx, d); err != nil {
+		j.a.Warningf("record the delivery: %s", j.mask(err.Error()))
+	}
+}
+
+// commitMessage is the delivered commit's message: [deliver] message, then
+// the trailers.
+func commitMessage(cfg *loop.Config, cp *state.Checkpoint, subject string) string {
+	if subject == "" {
+		subject = cfg.Deliver.CommitMessage(map[string]string{
+			"loop": cfg.Name, "run_id": cp.RunID, "iteration": fmt.Sprint(cp.Iteration), "snapshot": phrase.Short(cp.Snapshot),
+		})
+	}
+	return fmt.Sprintf("%s\n\nLoop-Run: %s\nLoop-Iteration: %d\nLoop-Snapshot: %s\n",
+		strings.TrimRight(subject, "\n"), cp.RunID, cp.Iteration, cp.Snapshot)
+}
+
+// excluded is what a delivery never pushes: .loop/, the protected paths,
+// the loop config itself, and .github/workflows/** unless allowed.
+func excluded(cfg *loop.Config) func(rel string) bool {
+	pats := append([]string(nil), cfg.Protect.Paths...)
+	if cfg.File != "" && !path.IsAbs(cfg.File) {
+		pats = append(pats, path.Clean(cfg.File))
+	}
+	if !cfg.Deliver.AllowWorkflows {
+		pats = append(pats, ".github/workflows/**")
+	}
+	return func(rel string) bool {
+		if rel == ".loop" || strings.HasPrefix(rel, ".loop/") {
+			return true
+		}
+		for _, p := range pats {
+			if ok, _ := doublestar.Match(p, rel); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// onlyLoop leaves out .loop/ alone: a diff that is posted shows all the
+// certified change.
+func onlyLoop(rel string) bool { return rel == ".loop" || strings.HasPrefix(rel, ".loop/") }

@@ -1,0 +1,139 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// refusal is why certified work is not pushed.
+type refusal struct {
+	why    string // Markdown, paths as Verbatim
+	status string // the head's status description
+	diff   bool   // the diff is posted instead
+}
+
+// spec is the commit of the checkpoint's snapshot on the head.
+func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, subject string) CommitSpec {
+	d := s.cfg.Deliver
+	return CommitSpec{Root: j.workspace, Base: s.head, Snapshot: cp.Snapshot, Exclude: exclude,
+		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now()}
+}
+
+// buildCertified builds the commit of the certified snapshot on the head
+// and checks that it may be pushed: no file it would change holds a
+// secret, it leaves nothing out, and its tree is exactly the snapshot the
+// gate certified (so that it may carry success).
+func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoint) (*Built, *refusal) {
+	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), ""))
+	if err != nil {
+		return nil, &refusal{why: fmt.Sprintf("the commit could not be built (%s)", Verbatim(j.mask(err.Error()))),
+			status: "fix certified, not pushed: the commit could not be built"}
+	}
+	if why := j.secretRefusal(s, append(paths(b.Changes), paths(b.Excluded)...)); why != nil {
+		return nil, why
+	}
+	switch {
+	case len(b.Excluded) > 0:
+		return nil, &refusal{diff: true,
+			why: fmt.Sprintf("the certified change touches %s, which a delivery never pushes (`.loop/`, protected paths, the loop config, `.github/workflows/**` unless `[deliver] allow_workflows`), and a commit without it would not be the tree the gate certified",
+				j.shownPaths(s, b.Excluded)),
+			status: fmt.Sprintf("fix touches %s: not pushed", b.Excluded[0].Path)}
+	case b.Tree != cp.Snapshot:
+		return nil, &refusal{diff: true,
+			why:    fmt.Sprintf("the commit built has tree `%s`, not the certified snapshot `%s`", phrase.Short(b.Tree), phrase.Short(cp.Snapshot)),
+			status: "fix not pushed: the commit is not the certified tree"}
+	}
+	return b, nil
+}
+
+// secretRefusal refuses a delivery when one of paths holds a secret, or
+// cannot be scanned. It names the path, never the value.
+func (j *job) secretRefusal(s *session, paths []string) *refusal {
+	sc := j.scanner(s.cfg)
+	p, err := sc.first(j.workspace, paths)
+	p = sc.mask(p) // a path can hold the value too
+	switch {
+	case err != nil && p != "":
+		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), Verbatim(j.mask(err.Error()))),
+			status: "fix not delivered: a file could not be scanned for secrets"}
+	case err != nil:
+		return &refusal{why: fmt.Sprintf("the workspace could not be scanned for secrets (%s), so nothing is delivered", Verbatim(j.mask(err.Error()))),
+			status: "fix not delivered: the workspace could not be scanned for secrets"}
+	case p != "":
+		return &refusal{why: fmt.Sprintf("%s holds the value of a secret (a provider's `env` variable or a token of this job), so nothing is pushed or posted", Verbatim(p)),
+			status: "fix not delivered: a file holds a secret"}
+	}
+	return nil
+}
+
+// shownPaths renders changed paths for a comment, each masked (a path can
+// hold a secret) and as inline code.
+func (j *job) shownPaths(s *session, cs []Change) string {
+	sc := j.scanner(s.cfg)
+	out := paths(cs)
+	for i, p := range out {
+		out[i] = sc.mask(p)
+	}
+	return verbatimAll(out)
+}
+
+func paths(cs []Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Path
+	}
+	return out
+}
+
+// refuse says why certified work is not pushed, posts its diff when it
+// may be, and leaves the head failure.
+func (j *job) refuse(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, r *refusal) {
+	lead := "Not pushed: " + r.why
+	if r.diff {
+		j.postDiff(ctx, s, cp, dv, lead, r.status, outcomeRefused)
+		return
+	}
+	dv.say("%s.", lead)
+	j.status(ctx, s, "failure", r.status)
+	j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
+}
+
+// postDiff puts the certified change in the report, as a diff with the
+// command that applies it, instead of pushing it. A diff that would carry
+// a secret is not posted either.
+func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, lead, status, outcome string) {
+	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
+	defer func() { j.record(ctx, s, d) }()
+	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
+	var patch string
+	if err == nil {
+		if why := j.secretRefusal(s, paths(b.Changes)); why != nil {
+			dv.say("%s. Not posted either: %s.", lead, why.why)
+			j.status(ctx, s, "failure", why.status)
+			return
+		}
+		patch, err = b.Patch()
+	}
+	if err != nil {
+		dv.say("%s. Its diff could not be made either (%s).", lead, Verbatim(j.mask(err.Error())))
+		j.status(ctx, s, "failure", "fix certified, not delivered")
+		return
+	}
+	where := "comment"
+	if s.pr == 0 {
+		where = "job summary"
+	}
+	dv.diff, dv.apply, d.Outcome = j.scanner(s.cfg).mask(patch), j.applyCommand(s), outcome
+	dv.say("%s. The certified change (snapshot `%s`, %s) is below, with the command that applies it to a clone.",
+		lead, phrase.Short(cp.Snapshot), phrase.Plural(len(b.Changes), "path", "paths"))
+	j.status(ctx, s, "failure", or(status, "fix posted as a diff in the "+where))
+}
+
+// applyCommand applies the run's certified workspace to a clone.
+func (j *job) applyCommand(s *session) string {
+	return j.mask(strings.Join([]string{"loop-action apply --run-id", s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.stateRemote()}, " "))
+}

@@ -1,0 +1,70 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Git is what the action asks of git to apply the status rule and deliver
+// a run's work: package delivery implements it (the composition root
+// wires it into Env.Git); the decision tests hold an in-memory stand-in.
+// The action decides what to build, whether a build may be pushed and
+// where; an implementation decides nothing.
+type Git interface {
+	// Build writes, without touching the loop root or its repository's
+	// refs, one commit whose parent is s.Base and whose tree is the loop
+	// root's content less what s.Exclude leaves out.
+	Build(ctx context.Context, s CommitSpec) (*Built, error)
+	// Tip is the commit ref (a full ref name, refs/heads/…) points at on
+	// the remote, or "" when it does not exist.
+	Tip(ctx context.Context, r Remote, ref string) (string, error)
+	// CommitSnapshot is the workspace snapshot of commit sha, found in the
+	// repository of root: its tree as package workspace would snapshot a
+	// checkout of it (without .loop/ and ignored files), so that it
+	// compares with the snapshot the gate measured.
+	CommitSnapshot(root, sha string) (string, error)
+}
+
+// CommitSpec is what a built commit holds.
+type CommitSpec struct {
+	Root     string // the loop root
+	Base     string // the parent commit: the commit the run started from
+	Snapshot string // the workspace snapshot the root is expected to hold
+	// Exclude reports whether a path (slash-separated, relative to the
+	// root) is left out of the commit: it keeps the base's version.
+	Exclude func(rel string) bool
+	Message string // the whole message, trailers included
+	Author  Identity
+	When    time.Time
+}
+
+// Identity is a commit's author and committer.
+type Identity struct{ Name, Email string }
+
+// Change is one path a built commit changes from its base: Kind is
+// "added", "modified", "deleted", "mode" or "type".
+type Change struct{ Path, Kind string }
+
+// Remote is a repository to push to, with the token to push with (as
+// x-access-token); the token never appears in an error.
+type Remote struct{ URL, Token string }
+
+// Built is a commit built in memory and not pushed yet.
+type Built struct {
+	SHA      string
+	Tree     string   // the commit's tree, comparable with a workspace snapshot
+	Changes  []Change // what it changes from its base, sorted by path
+	Excluded []Change // what the root changes that Exclude left out of it
+	// Patch is the unified diff from the base to the commit's tree.
+	Patch func() (string, error)
+	// Push makes the remote's ref point at the commit, if it points at old
+	// ("" = the ref must not exist): a compare-and-swap that fails with an
+	// error wrapping ErrMoved when the ref is elsewhere, and then changes
+	// nothing.
+	Push func(ctx context.Context, r Remote, ref, old string) error
+}
+
+// ErrMoved reports a push refused because the branch was not where the
+// delivery expected it: nothing was pushed or overwritten.
+var ErrMoved = errors.New("the branch moved")
