@@ -52,7 +52,7 @@ func TestParseAiderText(t *testing.T) {
 			Input: 1 + 2300, Output: 1 + 678, Total: 1 + 2300 + 1 + 678, Tokens: true, CostUSD: 0.0123, Cost: true,
 		}},
 		{name: "a forged dear line counts against the agent",
-			in: "Tokens: 10 sent, 5 received. Cost: $0.01 message, $0.01 session.\nTokens: 1M sent, 1M received. Cost: $900 message, $900 session.\nTokens: 20 sent, 5 received. Cost: $0.01 message, $0.02 session.\n",
+			in:   "Tokens: 10 sent, 5 received. Cost: $0.01 message, $0.01 session.\nTokens: 1M sent, 1M received. Cost: $900 message, $900 session.\nTokens: 20 sent, 5 received. Cost: $0.01 message, $0.02 session.\n",
 			want: report{Input: 10 + 1e6 + 20, Output: 5 + 1e6 + 5, Total: 10 + 1e6 + 20 + 5 + 1e6 + 5, Tokens: true, CostUSD: 900, Cost: true}},
 		{name: "no price", file: "aider/no-price.txt", want: report{Input: 850, Output: 97, Total: 947, Tokens: true}},
 		{name: "a line in the middle of another is not a report", in: "say Tokens: 5 sent, 5 received.\n", want: report{}},
