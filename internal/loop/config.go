@@ -1,7 +1,7 @@
 // Package loop owns the loop config: its types, loading it from TOML with the
 // position of every key, the rules that make a config valid, the defaults,
-// the execution plan derived from it (waves and stage order) and the JSON
-// Schema generated from the same types.
+// the agent CLI presets (preset.go), the execution plan derived from it
+// (waves and stage order) and the JSON Schema generated from the same types.
 //
 // It must never run anything, read the environment on its own, or touch the
 // workspace: loading a config is parsing and checking text. It must never

@@ -263,3 +263,23 @@ func TestPresetEnvIsNotRequired(t *testing.T) {
 		t.Errorf("CheckEnv = %s, want %s", ds, want)
 	}
 }
+
+// TestPresetExamples keeps an example config per preset in
+// testdata/examples (TestExamplesLoadClean loads every one of them).
+func TestPresetExamples(t *testing.T) {
+	t.Parallel()
+	for _, name := range PresetNames() {
+		cfg, err := Load("../../testdata/examples/preset-" + name + ".toml")
+		if err != nil {
+			t.Errorf("preset %q: %v", name, err)
+			continue
+		}
+		used := false
+		for _, p := range cfg.Providers {
+			used = used || p.Preset == name
+		}
+		if !used {
+			t.Errorf("testdata/examples/preset-%s.toml uses no provider with preset = %q", name, name)
+		}
+	}
+}
