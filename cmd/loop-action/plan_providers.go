@@ -36,11 +36,10 @@ func plannedProviders(cfg *loop.Config) []plannedProvider {
 		p := cfg.Providers[n]
 		pp := plannedProvider{Name: n, Preset: p.Preset, Type: p.Type, Command: p.Command, Prompt: p.Prompt,
 			Usage: p.Usage, Tiers: p.Tiers}
+		pp.Env = p.RequiredEnv()
 		for _, e := range p.Env {
-			if slices.Contains(p.OptionalEnv, e) {
+			if !slices.Contains(pp.Env, e) {
 				pp.OptionalEnv = append(pp.OptionalEnv, e)
-			} else {
-				pp.Env = append(pp.Env, e)
 			}
 		}
 		out = append(out, pp)

@@ -165,8 +165,8 @@ func (c *Config) highestPrice() (float64, string) {
 func (c *Config) CheckEnv(lookup func(string) (string, bool), sev Severity) Diagnostics {
 	var ds Diagnostics
 	for name, p := range c.Providers {
-		for _, e := range p.Env {
-			if v, ok := lookup(e); p.requiredEnv(e) && (!ok || v == "") {
+		for _, e := range p.RequiredEnv() {
+			if v, ok := lookup(e); !ok || v == "" {
 				ds = append(ds, Diagnostic{Pos: c.pos(providerPath(name, "env"), providerPath(name)), Severity: sev,
 					Message: fmt.Sprintf("provider %q needs the environment variable %s, which is not set", name, e)})
 			}

@@ -152,8 +152,14 @@ func (v *validator) providerPreset(name string, p Provider) bool {
 	return true
 }
 
-// requiredEnv reports whether the provider needs the variable set: every
-// name in env does, except those a preset lists only to mask them.
-func (p Provider) requiredEnv(name string) bool {
-	return !slices.Contains(p.OptionalEnv, name)
+// RequiredEnv lists the variables the provider needs set: every name in
+// env, except those a preset lists only to mask them (OptionalEnv).
+func (p Provider) RequiredEnv() []string {
+	var out []string
+	for _, e := range p.Env {
+		if !slices.Contains(p.OptionalEnv, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
