@@ -133,10 +133,10 @@ func applyPreset(md toml.MetaData, name string, p Provider) Provider {
 // providerPreset checks a provider's preset key. It reports false when the
 // preset is unknown: the rest of the table is then not worth checking.
 func (v *validator) providerPreset(name string, p Provider) bool {
-	if p.Preset == "" {
+	at := providerPath(name, "preset")
+	if p.Preset == "" && !v.c.has(at) {
 		return true
 	}
-	at := providerPath(name, "preset")
 	if _, ok := presets[p.Preset]; !ok {
 		hint := ""
 		if s := v.suggest.closest(p.Preset, PresetNames()); s != "" {

@@ -194,6 +194,8 @@ func TestPresetErrors(t *testing.T) {
 			`loop.toml:5:1: provider "p": unknown preset "codx" (presets are aider, claude-code, codex, gemini, opencode); did you mean codex?`}},
 		{"wrong case", `preset = "Aider"`, []string{
 			`loop.toml:5:1: provider "p": unknown preset "Aider" (presets are aider, claude-code, codex, gemini, opencode); did you mean aider?`}},
+		{"empty", `preset = ""`, []string{
+			`loop.toml:5:1: provider "p": unknown preset "" (presets are aider, claude-code, codex, gemini, opencode)`}},
 		{"not a string", `preset = 1`, []string{`loop.toml:5:1: providers.p.preset must be a string, not an integer`}},
 		{"with another type", "type = \"openai\"\npreset = \"gemini\"", []string{
 			`loop.toml:6:1: provider "p": preset "gemini" is an agent CLI, which needs type = "command", not "openai"`}},
