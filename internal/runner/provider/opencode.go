@@ -1,10 +1,5 @@
 package provider
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // opencodeEvent is one line of `opencode run --format json`: an object with
 // a type, a timestamp, the session id and the event's data, as run.ts in
 // packages/opencode/src/cli/cmd (sst/opencode) writes it with
@@ -45,17 +40,7 @@ type opencodeTokens struct {
 // report would have to come from opencode itself.
 func parseOpencodeJSONL(stdout []byte) report {
 	var rep report
-	for line := range bytes.Lines(stdout) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
-		var ev opencodeEvent
-		if err := json.Unmarshal(line, &ev); err != nil && !isTypeError(err) {
-			continue
-		}
-		rep.addOpencode(ev)
-	}
+	eachJSONLine(stdout, rep.addOpencode)
 	if rep.Tokens {
 		rep.Total = addTokens(rep.Input, rep.Output)
 	}
