@@ -1,5 +1,7 @@
 package provider
 
+import "strings"
+
 // opencodeEvent is one line of `opencode run --format json`: an object with
 // a type, a timestamp, the session id and the event's data, as run.ts in
 // packages/opencode/src/cli/cmd (sst/opencode) writes it with
@@ -34,40 +36,61 @@ type opencodeTokens struct {
 
 // parseOpencodeJSONL reads the usage, cost and answer from the stdout of
 // `opencode run --format json`: tokens and cost are summed over step_finish
-// events, the answer is the last text, and an error event is a failure.
-// Lines that are not JSON objects are skipped. What the agent's tools print
-// reaches stdout only inside the JSON strings of these events, so a forged
-// report would have to come from opencode itself.
+// events, the answer is the text of the last step that had any (its text
+// parts, one per line), and an error event is a failure. Lines that are not
+// JSON objects are skipped. What the agent's tools print reaches stdout only
+// inside the JSON strings of these events, so a forged report would have to
+// come from opencode itself.
 func parseOpencodeJSONL(stdout []byte) report {
-	var rep report
-	eachJSONLine(stdout, rep.addOpencode)
+	var t opencodeTally
+	eachJSONLine(stdout, t.add)
+	rep := t.rep
 	if rep.Tokens {
 		rep.Total = addTokens(rep.Input, rep.Output)
+	}
+	if t.answer != nil {
+		rep.Answer, rep.HasAnswer = strings.Join(t.answer, "\n"), true
 	}
 	return rep
 }
 
-// addOpencode takes one event into the report.
-func (r *report) addOpencode(ev opencodeEvent) {
+// opencodeTally adds up an opencode stream.
+type opencodeTally struct {
+	rep    report
+	step   []string // the text parts of the current step
+	answer []string // those of the last step with any
+}
+
+// add takes one event into the tally.
+func (t *opencodeTally) add(ev opencodeEvent) {
 	switch {
+	case ev.Type == "step_start":
+		t.step = nil
 	case ev.Type == "step_finish" && ev.Part != nil:
-		if t := ev.Part.Tokens; t != nil {
-			in, out := t.counts()
-			r.Input, r.Output, r.Tokens = addTokens(r.Input, in), addTokens(r.Output, out), true
-		}
-		if ev.Part.Cost != nil {
-			if c, ok := costUSD(*ev.Part.Cost); ok {
-				r.CostUSD, r.Cost = addCost(r.CostUSD, c), true
-			}
-		}
+		t.addStep(ev)
 	case ev.Type == "text" && ev.Part != nil && ev.Part.Text != nil:
-		r.Answer, r.HasAnswer = *ev.Part.Text, true
+		t.step = append(t.step, *ev.Part.Text)
+		t.answer = t.step
 	case ev.Type == "error" && ev.Error != nil:
 		msg := ev.Error.Name
 		if ev.Error.Data != nil && ev.Error.Data.Message != "" {
 			msg = ev.Error.Data.Message
 		}
-		r.Failure = failureLine("", msg)
+		t.rep.Failure = failureLine("", msg)
+	}
+}
+
+// addStep adds a finished step's tokens and cost.
+func (t *opencodeTally) addStep(ev opencodeEvent) {
+	r := &t.rep
+	if tk := ev.Part.Tokens; tk != nil {
+		in, out := tk.counts()
+		r.Input, r.Output, r.Tokens = addTokens(r.Input, in), addTokens(r.Output, out), true
+	}
+	if ev.Part.Cost != nil {
+		if c, ok := costUSD(*ev.Part.Cost); ok {
+			r.CostUSD, r.Cost = addCost(r.CostUSD, c), true
+		}
 	}
 }
 

@@ -99,6 +99,11 @@ func TestParseOpencodeJSONL(t *testing.T) {
 			HasAnswer: true, Answer: "Fixed the trailing-newline case in tokenize.go; the parser tests pass.",
 		}},
 		{name: "error", file: "opencode/error.jsonl", want: report{Failure: "Invalid API key"}},
+		{name: "the last step's text parts are the answer", in: `{"type":"step_start","part":{}}` + "\n" +
+			`{"type":"text","part":{"text":"Looking."}}` + "\n" + `{"type":"step_start","part":{}}` + "\n" +
+			`{"type":"text","part":{"text":"VERDICT: pass"}}` + "\n" + `{"type":"text","part":{"text":"SCORE: 8"}}` + "\n" +
+			`{"type":"step_start","part":{}}` + "\n" + `{"type":"step_finish","part":{"reason":"stop"}}`,
+			want: report{Answer: "VERDICT: pass\nSCORE: 8", HasAnswer: true}},
 		{name: "error with a name only", in: `{"type":"error","error":{"name":"MessageOutputLengthError"}}`,
 			want: report{Failure: "MessageOutputLengthError"}},
 		{name: "odd numbers", in: `{"type":"step_finish","part":{"cost":-1,"tokens":{"input":-5,"output":"x","cache":{"read":1e300}}}}` + "\n" +
