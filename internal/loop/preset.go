@@ -59,11 +59,13 @@ var presets = map[string]preset{
 	// aider --message-file runs one message and exits; see
 	// https://aider.chat/docs/scripting.html. --yes-always approves edits
 	// (aider still never runs shell commands on it: they need an explicit
-	// yes); no commits of its own, no .gitignore edits, plain output for
-	// the "Tokens: … Cost: …" report lines.
+	// yes); no commits of its own, no .gitignore edits, no fetching of URLs
+	// found in the prompt, nothing written to the home directory, plain
+	// output for the "Tokens: … Cost: …" report lines.
 	"aider": {
 		command: []string{"aider", "--message-file", "{prompt_file}", "--yes-always", "--no-auto-commits",
-			"--no-dirty-commits", "--no-gitignore", "--no-pretty", "--no-stream", "--no-check-update", "--analytics-disable", "{tier}"},
+			"--no-dirty-commits", "--no-gitignore", "--no-detect-urls", "--no-pretty", "--no-stream",
+			"--no-check-update", "--no-show-release-notes", "--no-analytics", "{tier}"},
 		prompt: "file", usage: "aider-text",
 		env: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY"},
 	},

@@ -82,7 +82,7 @@ func TestPresetExpands(t *testing.T) {
 		}},
 		{"aider", func() providerView {
 			argv := []string{"aider", "--message-file", "{prompt_file}", "--yes-always", "--no-auto-commits", "--no-dirty-commits",
-				"--no-gitignore", "--no-pretty", "--no-stream", "--no-check-update", "--analytics-disable"}
+				"--no-gitignore", "--no-detect-urls", "--no-pretty", "--no-stream", "--no-check-update", "--no-show-release-notes", "--no-analytics"}
 			env := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY"}
 			return providerView{Command: append(argv[:len(argv):len(argv)], "{tier}"), Prompt: "file", Usage: "aider-text",
 				Env: env, Optional: env, Cheap: argv, Strong: argv, StandardArgv: argv}
