@@ -1,8 +1,9 @@
 #!/bin/sh
 # standin.sh NAME RECORDING ARGS...: what every stand-in in this directory
 # does (see ../README.md). The prompt comes on stdin unless ARGS name a
-# --message-file, whose path is recorded as <prompt file>.
-name=$1 rec=$2
+# --message-file, whose path is recorded as <prompt file>. $PRESET_OUTPUT,
+# when set, names another recording to print.
+name=$1 rec=${PRESET_OUTPUT:-$2}
 shift 2
 : "${PRESET_LOG:?}" "${PRESET_RECORDINGS:?}"
 mkdir -p "$PRESET_LOG"
