@@ -7,7 +7,6 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
-	"github.com/loop-action/loop-action/internal/process"
 )
 
 type planCmd struct {
@@ -16,8 +15,10 @@ type planCmd struct {
 
 func (planCmd) Help() string {
 	return `Shows the waves nodes run in, the stage order, the provider command and tier
-of every node, what each goal checks, every budget, and the worst-case cost
-where prices are known. It invokes no provider and runs no check.
+of every node, each provider's command as its preset expands it (with the
+placeholders, and the names of its variables, never their values), what each
+goal checks, every budget, and the worst-case cost where prices are known. It
+invokes no provider and runs no check.
 
 Example:
   loop-action -C examples/quickstart plan`
@@ -25,15 +26,16 @@ Example:
 
 // planView is what plan prints.
 type planView struct {
-	Name        string          `json:"name"`
-	File        string          `json:"file"`
-	Waves       [][]plannedNode `json:"waves"`
-	Stages      [][]string      `json:"stages"`
-	Goals       []plannedGoal   `json:"goals"`
-	Stop        loop.Stop       `json:"stop"`
-	Concurrency int             `json:"concurrency"`
-	Cost        costView        `json:"cost_ceiling"`
-	Dispatches  int             `json:"max_dispatches"`
+	Name        string            `json:"name"`
+	File        string            `json:"file"`
+	Waves       [][]plannedNode   `json:"waves"`
+	Providers   []plannedProvider `json:"providers"`
+	Stages      [][]string        `json:"stages"`
+	Goals       []plannedGoal     `json:"goals"`
+	Stop        loop.Stop         `json:"stop"`
+	Concurrency int               `json:"concurrency"`
+	Cost        costView          `json:"cost_ceiling"`
+	Dispatches  int               `json:"max_dispatches"`
 }
 
 type plannedNode struct {
@@ -73,7 +75,7 @@ func (p *planCmd) Run(c *cli, d *deps) error {
 
 func newPlanView(cfg *loop.Config) planView {
 	v := planView{Name: cfg.Name, File: cfg.File, Stop: cfg.Stop, Concurrency: cfg.Run.Concurrency,
-		Dispatches: len(cfg.Nodes) * cfg.Stop.MaxIterations, Stages: [][]string{}}
+		Dispatches: len(cfg.Nodes) * cfg.Stop.MaxIterations, Stages: [][]string{}, Providers: plannedProviders(cfg)}
 	for _, wave := range cfg.Waves() {
 		var w []plannedNode
 		for _, n := range wave {
@@ -131,13 +133,14 @@ func (v planView) write(w io.Writer) error {
 			if k > 0 {
 				p.f("    ")
 			}
-			p.f(" %s [%s] on %s (%s tier): %s\n", n.Name, n.Role, n.Provider, n.Tier, process.Quote(n.Argv))
+			p.f(" %s [%s] on %s (%s tier): %s\n", n.Name, n.Role, n.Provider, n.Tier, quoteTemplate(n.Argv))
 			p.f("       %s\n", nodeDetails(n))
 		}
 	}
 	if len(v.Waves) == 0 {
 		p.f("  (no nodes: each iteration only measures)\n")
 	}
+	v.writeProviders(p)
 	v.writeStages(p)
 	p.f("\ngoals:\n")
 	for _, g := range v.Goals {

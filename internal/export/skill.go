@@ -203,7 +203,7 @@ func agentCommands(cfg *loop.Config) []string {
 func envNames(cfg *loop.Config) []string {
 	var names []string
 	for _, p := range cfg.Providers {
-		names = append(names, p.Env...)
+		names = append(names, p.RequiredEnv()...)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -1,7 +1,7 @@
 // Package loop owns the loop config: its types, loading it from TOML with the
 // position of every key, the rules that make a config valid, the defaults,
-// the execution plan derived from it (waves and stage order) and the JSON
-// Schema generated from the same types.
+// the agent CLI presets (preset.go), the execution plan derived from it
+// (waves and stage order) and the JSON Schema generated from the same types.
 //
 // It must never run anything, read the environment on its own, or touch the
 // workspace: loading a config is parsing and checking text. It must never
@@ -87,14 +87,19 @@ type Protect struct {
 
 // Provider says how a node reaches an agent.
 type Provider struct {
+	Preset  string              `toml:"preset" json:"preset,omitempty" jsonschema:"enum=claude-code,enum=codex,enum=aider,enum=gemini,enum=opencode" jsonschema_description:"An agent CLI whose non-interactive command, prompt mode, usage parser, env and tier flags fill in the keys this table leaves out (see Presets in docs/config.md)."`
 	Type    string              `toml:"type" json:"type,omitempty" jsonschema:"enum=command,enum=openai,default=command" jsonschema_description:"command runs an argv template; openai is planned and rejected for now."`
 	Command []string            `toml:"command" json:"command,omitempty" jsonschema:"minItems=1" jsonschema_description:"The argv template, run without a shell. {prompt}, {prompt_file} and {tier} are replaced."`
 	Prompt  string              `toml:"prompt" json:"prompt,omitempty" jsonschema:"enum=stdin,enum=arg,enum=file,default=stdin" jsonschema_description:"How the prompt reaches the agent: on stdin, as the {prompt} argument, or in the file named by {prompt_file}."`
-	Usage   string              `toml:"usage" json:"usage,omitempty" jsonschema:"pattern=^(none|claude-json|codex-jsonl|regex:.+)$,default=none" jsonschema_description:"How tokens and cost are read from the agent's output: none | claude-json | codex-jsonl | regex:<re> with named groups input/output/total/cost."`
+	Usage   string              `toml:"usage" json:"usage,omitempty" jsonschema:"pattern=^(none|claude-json|codex-jsonl|aider-text|gemini-json|opencode-jsonl|regex:.+)$,default=none" jsonschema_description:"How tokens and cost are read from the agent's output: none | claude-json | codex-jsonl | aider-text | gemini-json | opencode-jsonl | regex:<re> with named groups input/output/total/cost."`
 	Timeout Duration            `toml:"timeout" json:"timeout,omitempty" jsonschema_description:"Limit on one call; the process group is killed after it. Default 30m."`
 	Env     []string            `toml:"env" json:"env,omitempty" jsonschema_description:"Environment variables the agent needs: checked before a run and masked in every output."`
 	Tiers   map[string][]string `toml:"tiers" json:"tiers,omitempty" jsonschema_description:"Extra arguments per tier (cheap, standard, strong), spliced at {tier} or appended."`
 	Price   *Price              `toml:"price" json:"price,omitempty" jsonschema_description:"USD per million tokens, for agents that report tokens but not cost."`
+
+	// OptionalEnv are the names in Env that a preset put there only to be
+	// masked: the CLI may read its key from them but need not (CheckEnv).
+	OptionalEnv []string `toml:"-" json:"-"`
 }
 
 // Price is what a provider's tokens cost, in US dollars per million tokens.

@@ -128,6 +128,7 @@ func (c *Config) applyDefaults(md toml.MetaData) {
 		c.Metrics.Timeout = D(DefaultMetricsTimeout)
 	}
 	for name, p := range c.Providers {
+		p = applyPreset(md, name, p)
 		p.Type = cmp.Or(p.Type, "command")
 		p.Prompt = cmp.Or(p.Prompt, "stdin")
 		p.Usage = cmp.Or(p.Usage, "none")

@@ -160,11 +160,12 @@ func (c *Config) highestPrice() (float64, string) {
 
 // CheckEnv reports each environment variable a provider requires that
 // lookup does not find or finds empty, with the given severity: a warning
-// for validate, an error before a run.
+// for validate, an error before a run. The variables a preset lists only to
+// mask them (Provider.OptionalEnv) are not required.
 func (c *Config) CheckEnv(lookup func(string) (string, bool), sev Severity) Diagnostics {
 	var ds Diagnostics
 	for name, p := range c.Providers {
-		for _, e := range p.Env {
+		for _, e := range p.RequiredEnv() {
 			if v, ok := lookup(e); !ok || v == "" {
 				ds = append(ds, Diagnostic{Pos: c.pos(providerPath(name, "env"), providerPath(name)), Severity: sev,
 					Message: fmt.Sprintf("provider %q needs the environment variable %s, which is not set", name, e)})

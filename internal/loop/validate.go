@@ -191,6 +191,9 @@ func (v *validator) provider(name string, p Provider) {
 	if !nameRE.MatchString(name) {
 		v.errorf(providerPath(name), "provider name %q may contain only letters, digits, '-' and '_', and must start with a letter or digit", name)
 	}
+	if !v.providerPreset(name, p) {
+		return
+	}
 	switch p.Type {
 	case "command":
 	case "openai":
@@ -268,12 +271,12 @@ func (v *validator) providerTiers(name string, p Provider) {
 // usageProblem says why a usage setting cannot be used, or "".
 func usageProblem(u string) string {
 	switch u {
-	case "none", "claude-json", "codex-jsonl":
+	case "none", "claude-json", "codex-jsonl", "aider-text", "gemini-json", "opencode-jsonl":
 		return ""
 	}
 	re, ok := strings.CutPrefix(u, "regex:")
 	if !ok {
-		return fmt.Sprintf("usage must be none, claude-json, codex-jsonl or regex:<re>, not %q", u)
+		return fmt.Sprintf("usage must be none, claude-json, codex-jsonl, aider-text, gemini-json, opencode-jsonl or regex:<re>, not %q", u)
 	}
 	r, err := regexp.Compile(re)
 	if err != nil {

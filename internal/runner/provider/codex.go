@@ -1,10 +1,5 @@
 package provider
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // codexEvent is one line of `codex exec --json`, in either of its formats:
 // the current one ({"type":"turn.completed","usage":{…}},
 // {"type":"item.completed","item":{…}}) or the older envelope
@@ -59,17 +54,7 @@ type codexTally struct {
 // no cost.
 func parseCodexJSONL(stdout []byte) report {
 	var t codexTally
-	for _, line := range bytes.Split(stdout, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
-		var ev codexEvent
-		if err := json.Unmarshal(line, &ev); err != nil && !isTypeError(err) {
-			continue
-		}
-		t.add(ev)
-	}
+	eachJSONLine(stdout, t.add)
 	return t.report()
 }
 

@@ -5,7 +5,7 @@
 // It owns the mechanics of one agent call: the argv template and its
 // placeholders, the prompt on stdin, as an argument or in a file, the LOOP_*
 // environment, the timeout, and the usage parsers (claude-json, codex-jsonl,
-// regex:<re>, or an estimate).
+// aider-text, gemini-json, opencode-jsonl, regex:<re>, or an estimate).
 //
 // It must never run a shell, read the process environment (the runner hands
 // it the complete base environment), print anything, or judge an answer: the
@@ -67,8 +67,9 @@ type Usage struct {
 // Response is what came back from one call.
 type Response struct {
 	// Answer is the agent's final text: the "result" of a claude-json
-	// report, the last agent message of a codex-jsonl stream, and otherwise
-	// (or when the parser found none) the whole stdout kept.
+	// report, the last agent message of a codex-jsonl stream, the response
+	// of a gemini-json object, the last text of an opencode-jsonl stream,
+	// and otherwise (or when the parser found none) the whole stdout kept.
 	Answer string
 	// Usage is filled in whenever the agent ran, even when the call failed.
 	Usage Usage

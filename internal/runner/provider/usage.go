@@ -45,6 +45,12 @@ func (c Command) usageReader() (usageReader, error) {
 		return parseClaudeJSON, nil
 	case u == "codex-jsonl":
 		return parseCodexJSONL, nil
+	case u == "aider-text":
+		return parseAiderText, nil
+	case u == "gemini-json":
+		return parseGeminiJSON, nil
+	case u == "opencode-jsonl":
+		return parseOpencodeJSONL, nil
 	case strings.HasPrefix(u, "regex:"):
 		re, err := regexp.Compile(strings.TrimPrefix(u, "regex:"))
 		if err != nil {
@@ -52,7 +58,7 @@ func (c Command) usageReader() (usageReader, error) {
 		}
 		return func(out []byte) report { return parseUsageRegex(re, out) }, nil
 	}
-	return nil, fmt.Errorf("usage must be none, claude-json, codex-jsonl or regex:<re>, not %q", u)
+	return nil, fmt.Errorf("usage must be none, claude-json, codex-jsonl, aider-text, gemini-json, opencode-jsonl or regex:<re>, not %q", u)
 }
 
 // parses reports whether the provider's usage setting names a parser.
