@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 )
+
+var update = flag.Bool("update", false, "rewrite examples/workflows/host.yml")
 
 // fixtures are repositories of each kind init knows, by the files that
 // give them away.
@@ -160,5 +163,28 @@ func TestTestCommandsAreQuoted(t *testing.T) {
 	}
 	if got := cfg.Goals[0].Checks[0].Run; got != cmd {
 		t.Errorf("run = %q, want %q", got, cmd)
+	}
+}
+
+// TestExampleHostWorkflowIsInitsOutput keeps examples/workflows/host.yml
+// what init writes for a Go repository (go test -update rewrites it), so
+// the example actionlint checks in .ci/run is init's own output.
+func TestExampleHostWorkflowIsInitsOutput(t *testing.T) {
+	files, err := Render(Options{Template: "pr-fixer", Name: "demo", Preset: DefaultPreset, Stacks: Detect(fixtures["go"])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const example = "../../examples/workflows/host.yml"
+	if *update {
+		if err := os.WriteFile(example, files[1].Content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(files[1].Content)); diff != "" {
+		t.Errorf("%s is not init's output (-file +init; go test -update rewrites it):\n%s", example, diff)
 	}
 }
