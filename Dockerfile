@@ -6,6 +6,18 @@
 # When PID 1 exits, the kernel kills every process left in the container.
 # Extend it with your toolchain: FROM this image, then install what your
 # checks and agents need (see docs/action.md).
+#
+# Stages: runtime is the image without the binary; the last stage (what the
+# runner builds for `image: Dockerfile`) adds the binary built from this
+# source; release (built by GoReleaser with --target=release) adds the
+# binary GoReleaser already built for the platform. Builders skip the
+# stages their target does not need.
+
+FROM debian:bookworm-slim AS runtime
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git bash ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+ENTRYPOINT ["/usr/local/bin/loop-action", "action"]
 
 FROM golang:1.26-bookworm AS build
 ENV CGO_ENABLED=0 PATH=/usr/local/go/bin:$PATH
@@ -16,9 +28,9 @@ COPY . .
 ARG VERSION=""
 RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/loop-action ./cmd/loop-action
 
-FROM debian:bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends git bash ca-certificates \
- && rm -rf /var/lib/apt/lists/*
+FROM runtime AS release
+ARG TARGETPLATFORM
+COPY $TARGETPLATFORM/loop-action /usr/local/bin/loop-action
+
+FROM runtime
 COPY --from=build /out/loop-action /usr/local/bin/loop-action
-ENTRYPOINT ["/usr/local/bin/loop-action", "action"]

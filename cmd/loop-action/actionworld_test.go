@@ -26,12 +26,20 @@ type actionWorld struct {
 
 func newActionWorld(t *testing.T, token string) *actionWorld {
 	t.Helper()
+	return newActionWorldOf(t, token, thiefLoop, nil)
+}
+
+// newActionWorldOf is newActionWorld with another loop config, and public
+// routes served beside the repositories (release downloads, as github.com
+// serves them), by path prefix.
+func newActionWorldOf(t *testing.T, token, loopToml string, public map[string]http.Handler) *actionWorld {
+	t.Helper()
 	w := &actionWorld{dir: t.TempDir()}
 	w.bare = filepath.Join(w.dir, "git", "octo-org", "demo.git")
 	gitIn(t, w.dir, "init", "-q", "--bare", "-b", "main", w.bare)
 	gitIn(t, w.bare, "config", "http.receivepack", "true")
-	seed := project(t, thiefLoop)
-	writeTestFile(t, filepath.Join(seed, ".github", "loop.toml"), thiefLoop)
+	seed := project(t, loopToml)
+	writeTestFile(t, filepath.Join(seed, ".github", "loop.toml"), loopToml)
 	writeTestFile(t, filepath.Join(seed, ".gitignore"), ".loop/\n")
 	gitIn(t, seed, "init", "-q", "-b", "main")
 	gitIn(t, seed, "add", "-A")
@@ -44,7 +52,7 @@ func newActionWorld(t *testing.T, token string) *actionWorld {
 	t.Cleanup(gh.Close)
 	gh.SetToken(token, "github-actions[bot]")
 	w.api = gh.URL()
-	w.git = serveRepos(t, filepath.Join(w.dir, "git"), token)
+	w.git = serveRepos(t, filepath.Join(w.dir, "git"), token, public)
 	return w
 }
 
@@ -83,8 +91,9 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 }
 
 // serveRepos serves the repositories under root over smart HTTP, to
-// requests that carry token, on a loopback port; it returns the base URL.
-func serveRepos(t *testing.T, root, token string) string {
+// requests that carry token, and the public routes to anyone, on a
+// loopback port; it returns the base URL.
+func serveRepos(t *testing.T, root, token string, public map[string]http.Handler) string {
 	t.Helper()
 	execPath, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
@@ -100,6 +109,12 @@ func serveRepos(t *testing.T, root, token string) string {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		for prefix, h := range public {
+			if strings.HasPrefix(r.URL.Path, prefix) {
+				h.ServeHTTP(rw, r)
+				return
+			}
+		}
 		if r.Header.Get("Authorization") != want {
 			rw.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(rw, "authentication required", http.StatusUnauthorized)

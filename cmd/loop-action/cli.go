@@ -64,6 +64,7 @@ type cli struct {
 	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's pending review, bound to the snapshot under review."`
 	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
+	Init     initCmd     `cmd:"" help:"Write a starter .github/loop.toml and workflow for this repository."`
 	Apply    applyCmd    `cmd:"" help:"Bring a run's workspace from the state branch into the working tree as uncommitted changes."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
 	Action   actionCmd   `cmd:"" help:"Run as the GitHub Action (the container's entrypoint; see docs/action.md)."`
