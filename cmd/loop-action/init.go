@@ -133,12 +133,20 @@ func writeNew(root string, files []scaffold.File, force bool) error {
 	if !force {
 		var there []string
 		for _, f := range files {
-			if _, err := r.Lstat(f.Path); !errors.Is(err, fs.ErrNotExist) {
+			_, err := r.Lstat(f.Path)
+			switch {
+			case err == nil:
 				there = append(there, f.Path)
+			case !errors.Is(err, fs.ErrNotExist):
+				return &usageError{fmt.Errorf("write %s: %w", f.Path, err)}
 			}
 		}
 		if len(there) > 0 {
-			return &usageError{fmt.Errorf("%s already exists: nothing written; --force overwrites it", strings.Join(there, " and "))}
+			verb := "exists"
+			if len(there) > 1 {
+				verb = "exist"
+			}
+			return &usageError{fmt.Errorf("%s already %s: nothing written; --force overwrites", strings.Join(there, " and "), verb)}
 		}
 	}
 	// Every file is written whole under a temporary name first, so a

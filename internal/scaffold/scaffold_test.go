@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -186,5 +187,24 @@ func TestExampleHostWorkflowIsInitsOutput(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), string(files[1].Content)); diff != "" {
 		t.Errorf("%s is not init's output (-file +init; go test -update rewrites it):\n%s", example, diff)
+	}
+}
+
+// TestAgentsAreThePresets: init offers exactly the loop's presets, and the
+// secret each workflow passes is one the preset's CLI reads its key from.
+func TestAgentsAreThePresets(t *testing.T) {
+	if diff := cmp.Diff(loop.PresetNames(), Presets()); diff != "" {
+		t.Errorf("init's agents (-loop presets +init):\n%s", diff)
+	}
+	for name, a := range Agents {
+		cfg, err := loop.Parse("loop.toml", []byte("name = \"x\"\n[providers.agent]\npreset = \""+name+"\"\n[[node]]\nname = \"n\"\nprovider = \"agent\"\n[[goal]]\nname = \"g\"\n[[goal.check]]\ntype = \"test\"\nrun = \"true\"\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, env := range a.Env {
+			if !slices.Contains(cfg.Providers["agent"].OptionalEnv, env) {
+				t.Errorf("%s: the workflow passes %s, which the preset does not read (%v)", name, env, cfg.Providers["agent"].OptionalEnv)
+			}
+		}
 	}
 }
