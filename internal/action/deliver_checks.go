@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,7 +21,21 @@ type refusal struct {
 func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, subject string) CommitSpec {
 	d := s.cfg.Deliver
 	return CommitSpec{Root: j.workspace, Base: s.head, Snapshot: cp.Snapshot, Exclude: exclude,
-		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now()}
+		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now(),
+		Secrets: j.scanner(s.cfg).secrets}
+}
+
+// buildRefusal is why a commit that failed to build is not delivered. A
+// secret in a file (Git.Build checks it too, next to the action's own
+// scan) is named by path and variable, masked, never by value.
+func (j *job) buildRefusal(s *session, err error) *refusal {
+	msg := Verbatim(j.scanner(s.cfg).mask(j.mask(err.Error())))
+	if errors.Is(err, ErrSecret) {
+		return &refusal{why: fmt.Sprintf("a file holds the value of a secret (%s), so nothing is pushed or posted", msg),
+			status: "fix not delivered: a file holds a secret"}
+	}
+	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", msg),
+		status: "fix certified, not pushed: the commit could not be built"}
 }
 
 // buildCertified builds the commit of the certified snapshot on the head
@@ -30,8 +45,7 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoint) (*Built, *refusal) {
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), ""))
 	if err != nil {
-		return nil, &refusal{why: fmt.Sprintf("the commit could not be built (%s)", Verbatim(j.mask(err.Error()))),
-			status: "fix certified, not pushed: the commit could not be built"}
+		return nil, j.buildRefusal(s, err)
 	}
 	if why := j.secretRefusal(s, append(paths(b.Changes), paths(b.Excluded)...)); why != nil {
 		return nil, why
@@ -42,9 +56,9 @@ func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoi
 			why: fmt.Sprintf("the certified change touches %s, which a delivery never pushes (`.loop/`, protected paths, the loop config, `.github/workflows/**` unless `[deliver] allow_workflows`), and a commit without it would not be the tree the gate certified",
 				j.shownPaths(s, b.Excluded)),
 			status: fmt.Sprintf("fix touches %s: not pushed", b.Excluded[0].Path)}
-	case b.Tree != cp.Snapshot:
+	case b.Snapshot != cp.Snapshot:
 		return nil, &refusal{diff: true,
-			why:    fmt.Sprintf("the commit built has tree `%s`, not the certified snapshot `%s`", phrase.Short(b.Tree), phrase.Short(cp.Snapshot)),
+			why:    fmt.Sprintf("a checkout of the commit built would be snapshot `%s`, not the certified `%s`", phrase.Short(b.Snapshot), phrase.Short(cp.Snapshot)),
 			status: "fix not pushed: the commit is not the certified tree"}
 	}
 	return b, nil
@@ -109,6 +123,12 @@ func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv
 	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
 	defer func() { j.record(ctx, s, d) }()
 	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
+	if errors.Is(err, ErrSecret) {
+		why := j.buildRefusal(s, err)
+		dv.say("%s. Not posted either: %s.", lead, why.why)
+		j.status(ctx, s, "failure", why.status)
+		return
+	}
 	var patch string
 	if err == nil {
 		if why := j.secretRefusal(s, paths(b.Changes)); why != nil {

@@ -62,7 +62,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), subject))
 	switch {
 	case err != nil:
-		dv.say("The run's work could not be kept: its commit could not be built (%s).", Verbatim(j.mask(err.Error())))
+		dv.say("The run's work could not be kept: %s.", j.buildRefusal(s, err).why)
 		return
 	case len(b.Changes) == 0:
 		dv.say("The run changed nothing worth keeping on `%s`.", branch)

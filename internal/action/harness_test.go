@@ -212,7 +212,7 @@ func (w *world) env(event, eventPath, workspace, commands, home string, inputs m
 		"ACTIONS_RUNTIME_TOKEN": w.runtime, "ACTIONS_RESULTS_URL": w.art.URL() + "/", "ACTIONS_RUNTIME_URL": w.art.URL() + "/",
 		"INPUT_GITHUB-TOKEN": w.token, "INPUT_CONFIG": ".github/loop.toml", "INPUT_STATE-BRANCH": "loop-state",
 		"INPUT_UPLOAD-EXPORT": "true", "INPUT_FAIL-ON-UNSUCCESSFUL": "true", "INPUT_COMMENT": "true",
-		"INPUT_DELIVER": "none", // the world's jobs keep the fix: see worldGit
+		"INPUT_DELIVER": "none", // the world's jobs keep the fix unless a test says otherwise
 	}
 	for k, v := range inputs {
 		e[k] = v
