@@ -59,7 +59,7 @@ type Remote struct{ URL, Token string }
 
 // Built is a commit built in memory and not pushed yet.
 type Built struct {
-	SHA      string
+	SHA string
 	// Snapshot is the snapshot a checkout of the commit would have (what
 	// CommitSnapshot says of it), which compares with the gate's certified
 	// snapshot: not the commit's raw tree, which keeps files the base
