@@ -12,7 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
@@ -35,6 +38,7 @@ type world struct {
 	baseSHA  string
 	headSHA  string
 	config   []byte
+	agent    string // agents/fixer.sh; "" is the quickstart's
 	runCount int
 }
 
@@ -86,7 +90,13 @@ func newWorld(t *testing.T) *world {
 // newWorldWith is newWorld with another loop config.
 func newWorldWith(t *testing.T, config string) *world {
 	t.Helper()
-	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(config)}
+	return newWorldAgent(t, config, "")
+}
+
+// newWorldAgent is newWorldWith whose agents/fixer.sh is agent.
+func newWorldAgent(t *testing.T, config, agent string) *world {
+	t.Helper()
+	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(config), agent: agent}
 	w.gh = githubfake.New()
 	t.Cleanup(w.gh.Close)
 	w.gh.SetToken(w.token, bot)
@@ -125,6 +135,9 @@ func (w *world) makeOrigin() {
 	w.gitCmd(w.dir, "init", "-q", "-b", "main", seed)
 	for _, f := range []string{"calc.sh", "test.sh", "agents/fixer.sh"} {
 		copyFile(w.t, filepath.Join("../../examples/quickstart", f), filepath.Join(seed, f))
+	}
+	if w.agent != "" {
+		writeFile(w.t, filepath.Join(seed, "agents/fixer.sh"), w.agent)
 	}
 	writeFile(w.t, filepath.Join(seed, ".github/loop.toml"), string(w.config))
 	writeFile(w.t, filepath.Join(seed, ".gitignore"), ".loop/\n")
@@ -319,14 +332,77 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // httpTestServer serves git repositories under root over smart HTTP with
-// git http-backend, for the token only.
+// git http-backend, for the tokens given only.
 type httpTestServer struct {
 	URL string
 	srv *http.Server
 	ln  net.Listener
+
+	mu         sync.Mutex
+	beforePush func(body []byte) // called with each push's request before git sees it
+	pushes     [][]string        // the refs each push asked to update
 }
 
-func serveGit(t *testing.T, dir, token string) *httpTestServer {
+// onPush sets what happens before each push reaches git.
+func (s *httpTestServer) onPush(f func(body []byte)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beforePush = f
+}
+
+// pushed is how many pushes the server received for other refs than the
+// state branch.
+func (s *httpTestServer) pushed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, refs := range s.pushes {
+		if !slices.Equal(refs, []string{"refs/heads/loop-state"}) {
+			n++
+		}
+	}
+	return n
+}
+
+// pushedRefs are the refs a receive-pack request's commands update: the
+// pkt-lines "old new ref\x00caps" before the first flush.
+func pushedRefs(body []byte) []string {
+	var refs []string
+	for len(body) >= 4 {
+		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
+		if err != nil || n < 4 || int(n) > len(body) {
+			break
+		}
+		line, _, _ := strings.Cut(string(body[4:n]), "\x00")
+		if f := strings.Fields(line); len(f) == 3 {
+			refs = append(refs, f[2])
+		}
+		body = body[n:]
+	}
+	return refs
+}
+
+// intercept runs the push hook on a receive-pack request.
+func (s *httpTestServer) intercept(r *http.Request) error {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/git-receive-pack") {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	s.mu.Lock()
+	s.pushes = append(s.pushes, pushedRefs(body))
+	f := s.beforePush
+	s.mu.Unlock()
+	if f != nil {
+		f(body)
+	}
+	return nil
+}
+
+func serveGit(t *testing.T, dir string, tokens ...string) *httpTestServer {
 	t.Helper()
 	execPath, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
@@ -336,11 +412,19 @@ func serveGit(t *testing.T, dir, token string) *httpTestServer {
 		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Join(dir, "git"), "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_GLOBAL=/dev/null"},
 	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
+	want := map[string]bool{}
+	for _, token := range tokens {
+		want["Basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))] = true
+	}
+	s := &httpTestServer{}
 	h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != want {
+		if !want[r.Header.Get("Authorization")] {
 			rw.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(rw, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		if err := s.intercept(r); err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
 			return
 		}
 		backend.ServeHTTP(rw, r)
@@ -349,7 +433,7 @@ func serveGit(t *testing.T, dir, token string) *httpTestServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &httpTestServer{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h}, ln: ln}
+	s.URL, s.srv, s.ln = "http://"+ln.Addr().String(), &http.Server{Handler: h}, ln
 	go s.srv.Serve(ln)
 	t.Cleanup(func() { s.srv.Close() })
 	return s

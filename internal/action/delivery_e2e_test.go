@@ -1,0 +1,221 @@
+package action
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// Delivery end to end: the action in process with DeliveryGit (package
+// delivery), against the GitHub fake and the bare repository served over
+// smart HTTP (token-checked), with a scripted agent that counts its calls.
+
+// e2eWorld is a world whose agent is fixer(extra) and logs its calls.
+type e2eWorld struct {
+	*world
+	agentLog string
+}
+
+func newE2E(t *testing.T, config, extra string) *e2eWorld {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives git and the whole loop")
+	}
+	t.Parallel()
+	e := &e2eWorld{world: newWorldAgent(t, config, fixer(extra)), agentLog: filepath.Join(t.TempDir(), "agent.log")}
+	e.tick()
+	return e
+}
+
+// job runs the action on event (a testdata/events file) for the checkout
+// of ref, with deliver mode and more inputs.
+func (e *e2eWorld) job(event, file, ref, mode string, more map[string]string) (int, string, jobDirs) {
+	e.t.Helper()
+	in := map[string]string{"INPUT_DELIVER": mode, "AGENT_LOG": e.agentLog}
+	for k, v := range more {
+		in[k] = v
+	}
+	d := e.jobDirs(ref)
+	code, log := inProcess(e.t, e.world, d, event, e.event(d.workflow, file, nil), in)
+	return code, log, d
+}
+
+// pr runs a pull_request job on the pull request's head.
+func (e *e2eWorld) pr(mode string, more map[string]string) (int, string, jobDirs) {
+	e.t.Helper()
+	return e.job("pull_request", "pull_request_opened", "feature", mode, more)
+}
+
+// ran is how many times the agent ran.
+func (e *e2eWorld) ran() int {
+	b, _ := os.ReadFile(e.agentLog)
+	return strings.Count(string(b), "ran\n")
+}
+
+// refs are the remote's branches but the state branch: ref → sha.
+func (e *e2eWorld) refs() map[string]string {
+	e.t.Helper()
+	out := map[string]string{}
+	for _, line := range strings.Split(e.gitCmd(e.origin, "for-each-ref", "--format=%(refname) %(objectname)", "refs/"), "\n") {
+		if ref, sha, ok := strings.Cut(line, " "); ok && ref != "refs/heads/loop-state" {
+			out[ref] = sha
+		}
+	}
+	return out
+}
+
+// setHead makes sha the pull request's head, as a push to feature does.
+func (e *e2eWorld) setHead(sha string) {
+	e.headSHA = sha
+	e.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: sha, HeadRef: "feature", BaseRef: "main", BaseSHA: e.baseSHA, Author: "writer"})
+}
+
+// successes are the commits that ever got loop/demo success.
+func (e *e2eWorld) successes() []string {
+	var out []string
+	for _, s := range e.gh.AllStatuses(owner, repo) {
+		if s.State == "success" {
+			out = append(out, s.SHA)
+		}
+	}
+	return out
+}
+
+// sticky is the bot's sticky comment on #7.
+func (e *e2eWorld) sticky() string {
+	for _, c := range e.gh.Comments(owner, repo, 7) {
+		if c.User == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
+			return c.Body
+		}
+	}
+	return ""
+}
+
+// checkoutSnapshot is the workspace snapshot of a fresh clone of ref.
+func (e *e2eWorld) checkoutSnapshot(ref string) string {
+	e.t.Helper()
+	dir := filepath.Join(e.t.TempDir(), "clone")
+	e.gitCmd(e.dir, "clone", "-q", "--branch", ref, "file://"+e.origin, dir)
+	snap, err := workspace.NewHasher(dir).Snapshot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(snap)
+}
+
+// TestE2EDeliverOntoThePullRequest: a same-repository pull request with
+// deliver: auto gets exactly one new commit on its branch — parent the
+// old head, a checkout of it the certified snapshot, the bot's identity,
+// the trailers — which alone carries success; the old head gets failure
+// saying where the fix went. An event on the delivered commit then
+// measures it at iteration 0: no agent, no push, success on it.
+func TestE2EDeliverOntoThePullRequest(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	head := e.headSHA
+	code, log, d := e.pr(DeliverAuto, nil)
+	out := outputs(t, d.commands)
+	if code != exitOK || out["success"] != "true" {
+		t.Fatalf("exit %d, outputs %v\n%s", code, out, log)
+	}
+	tip := e.refs()["refs/heads/feature"]
+	if got := e.gitCmd(e.origin, "rev-list", head+".."+tip); got != tip {
+		t.Fatalf("new commits on feature: %q, want exactly %s", got, tip)
+	}
+	cp := e.checkpoint()
+	if got := e.gitCmd(e.origin, "rev-parse", tip+"^"); got != head {
+		t.Errorf("parent %s, want the old head %s", got, head)
+	}
+	if got := e.checkoutSnapshot("feature"); got != cp.Snapshot {
+		t.Errorf("a checkout of the delivered commit is snapshot %s, the gate certified %s", got, cp.Snapshot)
+	}
+	ident := "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+	if got := e.gitCmd(e.origin, "log", "-1", "--format=%an <%ae>|%cn <%ce>", tip); got != ident+"|"+ident {
+		t.Errorf("author|committer %q", got)
+	}
+	msg := e.gitCmd(e.origin, "log", "-1", "--format=%B", tip)
+	if want := "Loop-Run: demo/pr-7\nLoop-Iteration: 1\nLoop-Snapshot: " + cp.Snapshot; !strings.HasSuffix(msg, want) {
+		t.Errorf("message %q lacks the trailers %q", msg, want)
+	}
+	if diff := cmp.Diff([]string{tip}, e.successes()); diff != "" {
+		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+	st := e.gh.Statuses(owner, repo, head)
+	if last := st[len(st)-1]; last.State != "failure" || !strings.Contains(last.Description, "fixed in "+tip[:7]) {
+		t.Errorf("the old head's last status %+v", last)
+	}
+	for k, v := range map[string]string{"delivered-sha": tip, "delivered-ref": "feature", "stop-reason": "success"} {
+		if out[k] != v {
+			t.Errorf("output %s = %q, want %q", k, out[k], v)
+		}
+	}
+
+	// The event on the delivered commit: iteration 0, no agent, no push.
+	e.setHead(tip)
+	refs, pushes := e.refs(), e.git.pushed()
+	code, log, d = e.pr(DeliverAuto, nil)
+	out = outputs(t, d.commands)
+	if code != exitOK || out["success"] != "true" || out["iterations"] != "0" || out["delivered-sha"] != "" {
+		t.Fatalf("the rerun: exit %d, outputs %v\n%s", code, out, log)
+	}
+	if e.ran() != 1 {
+		t.Errorf("the agent ran %d times, want once (before the delivery)", e.ran())
+	}
+	if diff := cmp.Diff(refs, e.refs()); diff != "" {
+		t.Errorf("the rerun moved the remote's branches (-before +after):\n%s", diff)
+	}
+	if e.git.pushed() != pushes {
+		t.Errorf("the rerun pushed %d times", e.git.pushed()-pushes)
+	}
+	if diff := cmp.Diff([]string{tip, tip}, e.successes()); diff != "" {
+		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+}
+
+// TestE2EHeadMovesBeforeThePush: someone pushes to the branch after the
+// loop built its commit and before its push arrives. The compare-and-swap
+// fails at the remote: their commit stays, nothing is overwritten, no
+// commit gets success, and the comment says why.
+func TestE2EHeadMovesBeforeThePush(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	head := e.headSHA
+	seed := filepath.Join(e.dir, "seed")
+	writeFile(t, filepath.Join(seed, "NOTES.md"), "a human's commit\n")
+	e.gitCmd(seed, "add", "-A")
+	e.gitCmd(seed, "commit", "-q", "-m", "theirs")
+	theirs := e.gitCmd(seed, "rev-parse", "HEAD")
+	var moved atomic.Bool
+	e.git.onPush(func(body []byte) {
+		if strings.Contains(string(body), "refs/heads/feature") && moved.CompareAndSwap(false, true) {
+			if out, err := exec.Command("git", "-C", seed, "push", "-q", e.origin, "feature").CombinedOutput(); err != nil {
+				t.Errorf("their push: %v\n%s", err, out)
+			}
+		}
+	})
+	code, log, d := e.pr(DeliverAuto, nil)
+	if code != exitFailed || !moved.Load() {
+		t.Fatalf("exit %d (moved: %t), want the job to fail\n%s", code, moved.Load(), log)
+	}
+	if got := e.refs()["refs/heads/feature"]; got != theirs {
+		t.Errorf("feature is at %s, want their commit %s", got, theirs)
+	}
+	if got := e.successes(); len(got) != 0 {
+		t.Errorf("success set on %v", got)
+	}
+	if s := e.sticky(); !strings.Contains(s, "**The branch moved; nothing pushed.**") || !strings.Contains(s, head[:7]) {
+		t.Errorf("the sticky comment does not say the branch moved:\n%s", s)
+	}
+	if out := outputs(t, d.commands); out["delivered-sha"] != "" || out["success"] != "false" {
+		t.Errorf("outputs %v", out)
+	}
+	if cp := e.checkpoint(); cp.Delivery == nil || cp.Delivery.Outcome != outcomeMoved {
+		t.Errorf("recorded delivery %+v, want moved", cp.Delivery)
+	}
+}
