@@ -29,12 +29,16 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 // secret in a file (Git.Build checks it too, next to the action's own
 // scan) is named by path and variable, masked, never by value.
 func (j *job) buildRefusal(s *session, err error) *refusal {
-	msg := Verbatim(j.scanner(s.cfg).mask(j.mask(err.Error())))
-	if errors.Is(err, ErrSecret) {
-		return &refusal{why: fmt.Sprintf("a file holds the value of a secret (%s), so nothing is pushed or posted", msg),
+	sc := j.scanner(s.cfg)
+	var se *SecretError
+	if errors.As(err, &se) {
+		if why := j.secretRefusal(s, []string{se.Path}); why != nil {
+			return why
+		}
+		return &refusal{why: fmt.Sprintf("%s holds the value of the secret %s, so nothing is pushed or posted", Verbatim(sc.mask(se.Path)), Verbatim(se.Variable)),
 			status: "fix not delivered: a file holds a secret"}
 	}
-	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", msg),
+	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", Verbatim(sc.mask(j.mask(err.Error())))),
 		status: "fix certified, not pushed: the commit could not be built"}
 }
 

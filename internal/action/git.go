@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/loop-action/loop-action/internal/export"
@@ -77,8 +78,18 @@ type Built struct {
 }
 
 // ErrSecret is wrapped by a Build that found a secret in a file it
-// would deliver: nothing was built.
+// would deliver (a *SecretError says which): nothing was built.
 var ErrSecret = errors.New("a file to deliver holds a secret")
+
+// SecretError names the file holding a secret that stopped a Build, and
+// the secret's variable; never its value.
+type SecretError struct{ Path, Variable string }
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("%s: %q holds the value of %q", ErrSecret, e.Path, e.Variable)
+}
+
+func (e *SecretError) Unwrap() error { return ErrSecret }
 
 // ErrMoved reports a push refused because the branch was not where the
 // delivery expected it: nothing was pushed or overwritten.

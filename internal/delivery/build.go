@@ -78,6 +78,17 @@ type Delivery struct {
 // secret in a file it would deliver.
 var ErrSecret = errors.New("a file to deliver holds a provider secret")
 
+// SecretError is the error (wrapping ErrSecret) of a Build that found a
+// provider secret in a file it would deliver: which file, which
+// variable; never the value.
+type SecretError struct{ Path, Variable string }
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("%s: %q holds the value of the provider variable %q, or an encoding of it; nothing is delivered", ErrSecret, e.Path, e.Variable)
+}
+
+func (e *SecretError) Unwrap() error { return ErrSecret }
+
 // ErrRootMoved is wrapped by the error of a Build whose loop root is not
 // the snapshot it must deliver.
 var ErrRootMoved = errors.New("the loop root is not the certified snapshot")

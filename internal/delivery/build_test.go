@@ -189,6 +189,9 @@ func TestBuildRefuses(t *testing.T) {
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("the error holds the secret: %v", err)
 			}
+			if se := (*SecretError)(nil); errors.As(err, &se) != (tc.is == ErrSecret) || (se != nil && *se != (SecretError{"notes/leak.txt", "API_KEY"})) {
+				t.Errorf("Build: %v; a *SecretError (naming the path and the variable) exactly when a secret is found: %+v", err, se)
+			}
 			if after := runGit(t, root, "status", "--porcelain", "--ignored"); after != before {
 				t.Errorf("Build changed the root:\n%s\nnow:\n%s", before, after)
 			}

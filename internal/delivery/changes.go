@@ -248,7 +248,7 @@ func (d *Delivery) checkSecrets(keep []edit, secrets []export.Secret) error {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
 		if name := f.Find(data); name != "" {
-			return fmt.Errorf("%w: %q holds the value of the provider variable %q, or an encoding of it; nothing is delivered", ErrSecret, e.path, name)
+			return &SecretError{Path: e.path, Variable: name}
 		}
 	}
 	return nil
