@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,4 +219,80 @@ func TestE2EHeadMovesBeforeThePush(t *testing.T) {
 	if cp := e.checkpoint(); cp.Delivery == nil || cp.Delivery.Outcome != outcomeMoved {
 		t.Errorf("recorded delivery %+v, want moved", cp.Delivery)
 	}
+}
+
+// TestE2EScheduledRunOpensOnePullRequest: a scheduled run pushes its
+// certified work to loop/demo and opens one pull request into main; after
+// main moves, the next scheduled run pushes its new work to the same
+// branch (compare-and-swap on its tip) and updates that pull request,
+// never opening a second. main itself is never pushed to.
+func TestE2EScheduledRunOpensOnePullRequest(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	code, log, _ := e.job("schedule", "schedule", "main", DeliverAuto, map[string]string{"GITHUB_SHA": e.baseSHA})
+	if code != exitOK {
+		t.Fatalf("the first scheduled run exited %d\n%s", code, log)
+	}
+	first := e.refs()["refs/heads/loop/demo"]
+	if first == "" || e.gitCmd(e.origin, "rev-parse", first+"^") != e.baseSHA || e.refs()["refs/heads/main"] != e.baseSHA {
+		t.Fatalf("after the first run: refs %v\n%s", e.refs(), log)
+	}
+	e.checkLoopPulls(1)
+
+	seed := filepath.Join(e.dir, "seed")
+	e.gitCmd(seed, "checkout", "-q", "main")
+	writeFile(t, filepath.Join(seed, "CHANGELOG.md"), "main moved\n")
+	e.gitCmd(seed, "add", "-A")
+	e.gitCmd(seed, "commit", "-q", "-m", "main moves")
+	main := e.gitCmd(seed, "rev-parse", "HEAD")
+	e.gitCmd(seed, "push", "-q", e.origin, "main")
+	code, log, d := e.job("schedule", "schedule", "main", DeliverAuto, map[string]string{"GITHUB_SHA": main})
+	if code != exitOK {
+		t.Fatalf("the second scheduled run exited %d\n%s", code, log)
+	}
+	second := e.refs()["refs/heads/loop/demo"]
+	if second == first || e.gitCmd(e.origin, "rev-parse", second+"^") != main {
+		t.Errorf("loop/demo is at %s (was %s), want a commit on the new main %s", second, first, main)
+	}
+	if e.refs()["refs/heads/main"] != main {
+		t.Errorf("main moved to %s", e.refs()["refs/heads/main"])
+	}
+	snap := e.storeSnapshot("demo/main")
+	if got := e.checkoutSnapshot("loop/demo"); got != snap {
+		t.Errorf("a checkout of loop/demo is snapshot %s, not the certified %s", got, snap)
+	}
+	if out := outputs(t, d.commands); out["delivered-sha"] != second || out["delivered-ref"] != "loop/demo" {
+		t.Errorf("outputs %v", out)
+	}
+	if body := e.checkLoopPulls(2).Body; !strings.Contains(body, snap[:7]) {
+		t.Errorf("the pull request's body was not updated with the second run's snapshot %s:\n%s", snap[:7], body)
+	}
+}
+
+// checkLoopPulls checks that exactly one pull request goes from loop/demo
+// into main, opened by the bot, with the report as its body, and returns it.
+func (e *e2eWorld) checkLoopPulls(runs int) githubfake.Pull {
+	e.t.Helper()
+	var got []githubfake.Pull
+	for _, p := range e.gh.Pulls(owner, repo) {
+		if p.HeadRef == "loop/demo" {
+			got = append(got, p)
+		}
+	}
+	if len(got) != 1 || got[0].BaseRef != "main" || got[0].Creator != bot {
+		e.t.Fatalf("pull requests from loop/demo after %d runs: %+v", runs, got)
+	}
+	if !strings.Contains(got[0].Body, "demo/main") {
+		e.t.Errorf("the pull request's body is not the run's report:\n%s", got[0].Body)
+	}
+	return got[0]
+}
+
+// storeSnapshot is the snapshot of run id's checkpoint on the state branch.
+func (e *e2eWorld) storeSnapshot(id string) string {
+	e.t.Helper()
+	cp, err := e.store().Load(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return cp.Snapshot
 }

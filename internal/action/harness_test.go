@@ -34,6 +34,7 @@ type world struct {
 	git      *httpTestServer
 	origin   string // the bare repository
 	token    string
+	pushWith string // a push-token the remote takes too
 	runtime  string // ACTIONS_RUNTIME_TOKEN
 	baseSHA  string
 	headSHA  string
@@ -96,7 +97,8 @@ func newWorldWith(t *testing.T, config string) *world {
 // newWorldAgent is newWorldWith whose agents/fixer.sh is agent.
 func newWorldAgent(t *testing.T, config, agent string) *world {
 	t.Helper()
-	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(config), agent: agent}
+	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", pushWith: "ghp_push-token-9876543210",
+		config: []byte(config), agent: agent}
 	w.gh = githubfake.New()
 	t.Cleanup(w.gh.Close)
 	w.gh.SetToken(w.token, bot)
@@ -106,7 +108,7 @@ func newWorldAgent(t *testing.T, config, agent string) *world {
 	t.Cleanup(w.art.Close)
 	w.runtime = w.art.Token("run-uuid-1", "job-uuid-1")
 	w.makeOrigin()
-	w.git = serveGit(t, w.dir, w.token)
+	w.git = serveGit(t, w.dir, w.token, w.pushWith)
 	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: w.headSHA, HeadRef: "feature", BaseRef: "main", BaseSHA: w.baseSHA, Author: "writer"})
 	w.gh.AddFile(owner, repo, w.baseSHA, ".github/loop.toml", w.config)
 	return w
@@ -340,7 +342,14 @@ type httpTestServer struct {
 
 	mu         sync.Mutex
 	beforePush func(body []byte) // called with each push's request before git sees it
-	pushes     [][]string        // the refs each push asked to update
+	pushes     []gitPush         // in the order received
+}
+
+// gitPush is one push received: the refs it asked to update, and the
+// token it came with.
+type gitPush struct {
+	Refs  []string
+	Token string
 }
 
 // onPush sets what happens before each push reaches git.
@@ -356,12 +365,19 @@ func (s *httpTestServer) pushed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, refs := range s.pushes {
-		if !slices.Equal(refs, []string{"refs/heads/loop-state"}) {
+	for _, p := range s.pushes {
+		if !slices.Equal(p.Refs, []string{"refs/heads/loop-state"}) {
 			n++
 		}
 	}
 	return n
+}
+
+// received are the pushes the server received.
+func (s *httpTestServer) received() []gitPush {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pushes)
 }
 
 // pushedRefs are the refs a receive-pack request's commands update: the
@@ -383,7 +399,7 @@ func pushedRefs(body []byte) []string {
 }
 
 // intercept runs the push hook on a receive-pack request.
-func (s *httpTestServer) intercept(r *http.Request) error {
+func (s *httpTestServer) intercept(r *http.Request, token string) error {
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/git-receive-pack") {
 		return nil
 	}
@@ -393,7 +409,7 @@ func (s *httpTestServer) intercept(r *http.Request) error {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	s.mu.Lock()
-	s.pushes = append(s.pushes, pushedRefs(body))
+	s.pushes = append(s.pushes, gitPush{Refs: pushedRefs(body), Token: token})
 	f := s.beforePush
 	s.mu.Unlock()
 	if f != nil {
@@ -412,18 +428,19 @@ func serveGit(t *testing.T, dir string, tokens ...string) *httpTestServer {
 		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Join(dir, "git"), "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_GLOBAL=/dev/null"},
 	}
-	want := map[string]bool{}
+	want := map[string]string{} // Authorization → token
 	for _, token := range tokens {
-		want["Basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))] = true
+		want["Basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))] = token
 	}
 	s := &httpTestServer{}
 	h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if !want[r.Header.Get("Authorization")] {
+		token, ok := want[r.Header.Get("Authorization")]
+		if !ok {
 			rw.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(rw, "authentication required", http.StatusUnauthorized)
 			return
 		}
-		if err := s.intercept(r); err != nil {
+		if err := s.intercept(r, token); err != nil {
 			http.Error(rw, err.Error(), http.StatusBadRequest)
 			return
 		}
