@@ -1,6 +1,7 @@
 package action
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Delivery end to end, where nothing may be pushed, or only somewhere
@@ -108,6 +110,7 @@ func TestE2ECommentModeAndForksPushNothing(t *testing.T) {
 		if got := e.successes(); len(got) != 0 {
 			t.Errorf("success set on %v", got)
 		}
+		e.applyPrinted(s)
 	})
 	t.Run("fork", func(t *testing.T) {
 		e := newE2E(t, deliverLoop, "")
@@ -244,5 +247,41 @@ func TestE2ETokensNeverLeak(t *testing.T) {
 				t.Errorf("the export's %s holds a token", name)
 			}
 		}
+	}
+}
+
+// applyPrinted runs the apply command a comment prints, with the
+// loop-action binary, in a fresh clone of the pull request's branch: the
+// clone then holds the certified workspace as uncommitted changes.
+func (e *e2eWorld) applyPrinted(comment string) {
+	e.t.Helper()
+	_, rest, _ := strings.Cut(comment, "```sh\n")
+	line, _, _ := strings.Cut(rest, "\n")
+	args := strings.Fields(line)
+	if len(args) < 2 || args[0] != "loop-action" {
+		e.t.Fatalf("no apply command in the comment:\n%s", comment)
+	}
+	bin := filepath.Join(e.t.TempDir(), "loop-action")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/loop-action").CombinedOutput(); err != nil {
+		e.t.Fatalf("go build: %v\n%s", err, out)
+	}
+	clone := filepath.Join(e.t.TempDir(), "clone")
+	e.gitCmd(e.dir, "clone", "-q", "--branch", "feature", "file://"+e.origin, clone)
+	cmd := exec.Command(bin, args[1:]...)
+	cmd.Dir = clone
+	cmd.Env = append(os.Environ(), "GITHUB_TOKEN="+e.token, "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+e.t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	snap, err := workspace.NewHasher(clone).Snapshot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if cp := e.checkpoint(); string(snap) != cp.Snapshot {
+		e.t.Errorf("after %s the clone is snapshot %s, not the certified %s\n%s", line, snap, cp.Snapshot, out)
+	}
+	if got := e.gitCmd(clone, "status", "--porcelain"); got != "M calc.sh" {
+		e.t.Errorf("git status after apply:\n%s", got)
 	}
 }
