@@ -296,3 +296,45 @@ func (e *e2eWorld) storeSnapshot(id string) string {
 	}
 	return cp.Snapshot
 }
+
+// TestDeliveryScenarioInProcess is the delivery scenario of the container
+// test, with the action called in this process.
+func TestDeliveryScenarioInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives git and the whole loop")
+	}
+	t.Parallel()
+	deliveryScenario(t, newWorldAgent(t, deliverLoop, fixer("")), inProcess)
+}
+
+// deliveryScenario: a same-repository pull request with deliver: auto;
+// the loop fixes calc.sh and pushes one commit onto feature over smart
+// HTTP, whose parent is the head and whose checkout is the certified
+// snapshot; that commit alone gets success, the head failure.
+func deliveryScenario(t *testing.T, w *world, run invoker) {
+	head := w.headSHA
+	d := w.jobDirs("feature")
+	code, log := run(t, w, d, "pull_request", w.event(d.workflow, "pull_request_opened", nil),
+		map[string]string{"INPUT_DELIVER": DeliverAuto, "AGENT_LOG": "/dev/null"})
+	out := outputs(t, d.commands)
+	if code != exitOK || out["success"] != "true" {
+		t.Fatalf("exit %d, outputs %v\n%s", code, out, log)
+	}
+	e := &e2eWorld{world: w}
+	tip := e.refs()["refs/heads/feature"]
+	if tip != out["delivered-sha"] || e.gitCmd(w.origin, "rev-list", head+".."+tip) != tip || e.gitCmd(w.origin, "rev-parse", tip+"^") != head {
+		t.Fatalf("feature is at %s (delivered-sha %q), want one commit on %s", tip, out["delivered-sha"], head)
+	}
+	if got, want := e.checkoutSnapshot("feature"), w.checkpoint().Snapshot; got != want {
+		t.Errorf("a checkout of the delivered commit is snapshot %s, the gate certified %s", got, want)
+	}
+	if diff := cmp.Diff([]string{tip}, e.successes()); diff != "" {
+		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+	if st := w.gh.Statuses(owner, repo, head); len(st) == 0 || st[len(st)-1].State != "failure" {
+		t.Errorf("the head's statuses %+v, want failure last", st)
+	}
+	if unmasked(log, w.token) {
+		t.Error("the job log carries the token outside its add-mask command")
+	}
+}
