@@ -38,7 +38,7 @@ func (j *job) buildRefusal(s *session, err error) *refusal {
 		return &refusal{why: fmt.Sprintf("%s holds the value of the secret %s, so nothing is pushed or posted", Verbatim(sc.mask(se.Path)), Verbatim(se.Variable)),
 			status: "fix not delivered: a file holds a secret"}
 	}
-	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", Verbatim(sc.mask(j.mask(err.Error())))),
+	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", j.errText(s, err)),
 		status: "fix certified, not pushed: the commit could not be built"}
 }
 
@@ -76,16 +76,22 @@ func (j *job) secretRefusal(s *session, paths []string) *refusal {
 	p = sc.mask(p) // a path can hold the value too
 	switch {
 	case err != nil && p != "":
-		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), Verbatim(j.mask(err.Error()))),
+		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), j.errText(s, err)),
 			status: "fix not delivered: a file could not be scanned for secrets"}
 	case err != nil:
-		return &refusal{why: fmt.Sprintf("the workspace could not be scanned for secrets (%s), so nothing is delivered", Verbatim(j.mask(err.Error()))),
+		return &refusal{why: fmt.Sprintf("the workspace could not be scanned for secrets (%s), so nothing is delivered", j.errText(s, err)),
 			status: "fix not delivered: the workspace could not be scanned for secrets"}
 	case p != "":
 		return &refusal{why: fmt.Sprintf("%s holds the value of a secret (a provider's `env` variable or a token of this job), so nothing is pushed or posted", Verbatim(p)),
 			status: "fix not delivered: a file holds a secret"}
 	}
 	return nil
+}
+
+// errText renders an error for a report: the job's tokens and the run's
+// secrets masked (a path in it can hold one), its cause kept (ErrSpan).
+func (j *job) errText(s *session, err error) string {
+	return ErrSpan(j.scanner(s.cfg).mask(j.mask(err.Error())))
 }
 
 // shownPaths renders changed paths for a comment, each masked (a path can
@@ -143,7 +149,7 @@ func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv
 		patch, err = b.Patch()
 	}
 	if err != nil {
-		dv.say("%s. Its diff could not be made either (%s).", lead, Verbatim(j.mask(err.Error())))
+		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
 		j.status(ctx, s, "failure", "fix certified, not delivered")
 		return
 	}
