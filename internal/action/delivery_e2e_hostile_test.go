@@ -285,3 +285,32 @@ func (e *e2eWorld) applyPrinted(comment string) {
 		e.t.Errorf("git status after apply:\n%s", got)
 	}
 }
+
+// TestE2EFailedPushIsRetriedByTheNextEvent: a push-token the remote
+// refuses delivers nothing — the comment says the push failed, the token
+// shows nowhere, no commit gets success — and the next event on the same
+// head starts a new generation that delivers.
+func TestE2EFailedPushIsRetriedByTheNextEvent(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	const revoked = "ghp_revoked-token-000000000"
+	head := e.headSHA
+	code, log, d := e.pr(DeliverAuto, map[string]string{"INPUT_PUSH-TOKEN": revoked})
+	if code != exitFailed || e.refs()["refs/heads/feature"] != head {
+		t.Fatalf("exit %d, feature at %s\n%s", code, e.refs()["refs/heads/feature"], log)
+	}
+	if s := e.sticky(); !strings.Contains(s, "The push to `feature` failed") || !strings.Contains(s, "the token was refused") {
+		t.Errorf("the sticky comment does not say the push failed, and why:\n%s", s)
+	}
+	e.noSecret(revoked, log, d)
+	if got := e.successes(); len(got) != 0 {
+		t.Errorf("success set on %v", got)
+	}
+	code, log, _ = e.pr(DeliverAuto, nil)
+	tip := e.refs()["refs/heads/feature"]
+	if code != exitOK || tip == head || e.ran() != 2 {
+		t.Fatalf("the next event: exit %d, feature at %s, the agent ran %d times\n%s", code, tip, e.ran(), log)
+	}
+	if diff := cmp.Diff([]string{tip}, e.successes()); diff != "" {
+		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+}
