@@ -89,6 +89,12 @@ func (e *SecretError) Error() string {
 
 func (e *SecretError) Unwrap() error { return ErrSecret }
 
+// ErrHidden is wrapped by the error of a Build whose root keeps a file
+// the base tracks but its ignore rules now hide (an agent added it to a
+// .gitignore): the snapshot leaves it out, so the commit would delete a
+// file the gate's checks had on disk. Nothing is built.
+var ErrHidden = errors.New("a file the base tracks is hidden by the loop root's ignore rules")
+
 // ErrRootMoved is wrapped by the error of a Build whose loop root is not
 // the snapshot it must deliver.
 var ErrRootMoved = errors.New("the loop root is not the certified snapshot")
