@@ -26,14 +26,17 @@ var secretLoop = strings.Replace(deliverLoop, `command = ["sh", "agents/fixer.sh
 	"command = [\"sh\", \"agents/fixer.sh\"]\nenv = [\"E2E_API_KEY\"]", 1)
 
 // TestE2EHostileAgentsPushNothing: an agent that fixes the bug and also
-// writes a workflow, or the provider's key into a file, gets its change
+// writes a workflow, or the provider's key into a file, or hides the file
+// it fixed behind a .gitignore (the snapshot leaves it out, so the commit
+// would delete it and its checkout fail the tests), gets its change
 // certified, but nothing is pushed to the remote; the comment names the
 // path and says why, and the key shows nowhere: not in a comment, a
 // status, the job log or summary, nor in any commit the branches reach.
 func TestE2EHostileAgentsPushNothing(t *testing.T) {
 	for _, tc := range []struct{ name, extra, path, why string }{
-		{"workflow", "mkdir -p .github/workflows && printf 'on: push\\n' >.github/workflows/x.yml\n", ".github/workflows/x.yml", "which a delivery never pushes"},
-		{"secret", "printf 'key=%s\\n' \"$E2E_API_KEY\" >leak.txt\n", "leak.txt", "holds the value of a secret"},
+		{"workflow", "mkdir -p .github/workflows && printf 'on: push\\n' >.github/workflows/x.yml\n", "`.github/workflows/x.yml`", "which a delivery never pushes"},
+		{"secret", "printf 'key=%s\\n' \"$E2E_API_KEY\" >leak.txt\n", "`leak.txt`", "holds the value of a secret"},
+		{"hidden", "printf 'calc.sh\\n' >>.gitignore\n", `"calc.sh"`, "is in the loop root but ignored, so the commit would delete it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newE2E(t, secretLoop, tc.extra)
@@ -49,7 +52,7 @@ func TestE2EHostileAgentsPushNothing(t *testing.T) {
 				t.Errorf("success set on %v", got)
 			}
 			s := e.sticky()
-			if !strings.Contains(s, "`"+tc.path+"`") || !strings.Contains(s, tc.why) {
+			if !strings.Contains(s, tc.path) || !strings.Contains(s, tc.why) {
 				t.Errorf("the sticky comment does not name %s and why (%q):\n%s", tc.path, tc.why, s)
 			}
 			e.noSecret(e2eKey, log, d)
