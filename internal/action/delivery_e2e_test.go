@@ -338,3 +338,35 @@ func deliveryScenario(t *testing.T, w *world, run invoker) {
 		t.Error("the job log carries the token outside its add-mask command")
 	}
 }
+
+// TestE2EDeliverWhenTheHeadTracksIgnoredFiles: the head tracks a file its
+// .gitignore ignores, so a commit's raw tree and its checkout's snapshot
+// differ. The delivered commit is compared by its checkout's snapshot
+// (Built.Snapshot): it is delivered, keeps the tracked file, and gets
+// success.
+func TestE2EDeliverWhenTheHeadTracksIgnoredFiles(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	seed := filepath.Join(e.dir, "seed")
+	writeFile(t, filepath.Join(seed, ".gitignore"), ".loop/\nout/\n")
+	writeFile(t, filepath.Join(seed, "out/generated.txt"), "tracked, though ignored\n")
+	e.gitCmd(seed, "add", "-f", ".gitignore", "out/generated.txt")
+	e.gitCmd(seed, "commit", "-q", "-m", "track a generated file")
+	e.gitCmd(seed, "push", "-q", e.origin, "feature")
+	head := e.gitCmd(seed, "rev-parse", "HEAD")
+	e.setHead(head)
+	code, log, d := e.pr(DeliverAuto, nil)
+	out := outputs(t, d.commands)
+	if code != exitOK || out["delivered-sha"] == "" {
+		t.Fatalf("exit %d, outputs %v\n%s", code, out, log)
+	}
+	tip := out["delivered-sha"]
+	if got := e.gitCmd(e.origin, "show", tip+":out/generated.txt"); got != "tracked, though ignored" {
+		t.Errorf("the delivered commit's out/generated.txt: %q", got)
+	}
+	if e.gitCmd(e.origin, "rev-parse", tip+"^{tree}") == e.checkoutSnapshot("feature") {
+		t.Error("the raw tree equals the checkout's snapshot: the test does not tell them apart")
+	}
+	if diff := cmp.Diff([]string{tip}, e.successes()); diff != "" {
+		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+}
