@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -260,11 +261,12 @@ func TestE2EScheduledRunOpensOnePullRequest(t *testing.T) {
 	if got := e.checkoutSnapshot("loop/demo"); got != snap {
 		t.Errorf("a checkout of loop/demo is snapshot %s, not the certified %s", got, snap)
 	}
-	if out := outputs(t, d.commands); out["delivered-sha"] != second || out["delivered-ref"] != "loop/demo" {
-		t.Errorf("outputs %v", out)
+	pull := e.checkLoopPulls(2)
+	if out := outputs(t, d.commands); out["delivered-sha"] != second || out["delivered-ref"] != "loop/demo" || out["pull-request"] != strconv.Itoa(pull.Number) {
+		t.Errorf("outputs %v, want the pull request #%d", out, pull.Number)
 	}
-	if body := e.checkLoopPulls(2).Body; !strings.Contains(body, snap[:7]) {
-		t.Errorf("the pull request's body was not updated with the second run's snapshot %s:\n%s", snap[:7], body)
+	if !strings.Contains(pull.Body, snap[:7]) {
+		t.Errorf("the pull request's body was not updated with the second run's snapshot %s:\n%s", snap[:7], pull.Body)
 	}
 }
 
