@@ -17,7 +17,7 @@ Example (what the runner does):
 
 func (actionCmd) Run(d *deps) error {
 	getenv := func(k string) string { v, _ := d.env.lookup(k); return v }
-	err := action.Main(d.ctx, action.Env{Getenv: getenv, Environ: d.env.vars, Stdout: d.stdout, Now: d.now, Version: buildVersion()})
+	err := action.Main(d.ctx, action.Env{Getenv: getenv, Environ: d.env.vars, Stdout: d.stdout, Now: d.now, Version: buildVersion(), Git: action.DeliveryGit{}})
 	if err != nil {
 		return reportedError{err} // the job log has it; exitCode maps it
 	}

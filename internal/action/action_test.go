@@ -33,7 +33,7 @@ func inProcess(t *testing.T, w *world, d jobDirs, event, eventFile string, input
 	}
 	var out bytes.Buffer
 	err := Main(context.Background(), Env{
-		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test", Git: worldGit{},
+		Getenv: func(k string) string { return env[k] }, Environ: environ, Stdout: &out, Now: time.Now, Version: "test", Git: DeliveryGit{},
 	})
 	return exitOf(err), out.String()
 }

@@ -202,3 +202,19 @@ func FuzzParseCommand(f *testing.F) {
 func plain(s string) bool {
 	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\n") == ""
 }
+
+// TestErrSpanKeepsTheCause: an error shown in a report keeps its end,
+// where a wrapped error's cause is, and renders nothing.
+func TestErrSpanKeepsTheCause(t *testing.T) {
+	long := "deliver abc to \"refs/heads/feature\": push at http://host/o/r.git: " + strings.Repeat("x", 300) + ": the token was refused"
+	tests := []struct{ in, want string }{
+		{"refused", "`refused`"},
+		{"@team `x`", "`` @team `x` ``"},
+		{long, "`…" + long[len(long)-maxErr+1:] + "`"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ErrSpan(tt.in)); diff != "" {
+			t.Errorf("ErrSpan(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func (j *job) certify(ctx context.Context, s *session, cp *state.Checkpoint, dv 
 	switch {
 	case err != nil:
 		dv.say("The gate certified snapshot `%s`, but the tree of %s could not be read (%s), so no commit is certified.",
-			phrase.Short(cp.Snapshot), phrase.Short(s.head), Verbatim(j.mask(err.Error())))
+			phrase.Short(cp.Snapshot), phrase.Short(s.head), j.errText(s, err))
 		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, but the head's tree could not be read", phrase.Short(cp.Snapshot)))
 	case tree == cp.Snapshot:
 		dv.success = true

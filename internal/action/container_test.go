@@ -50,3 +50,14 @@ func inContainer(t *testing.T, w *world, d jobDirs, event, eventFile string, inp
 	t.Fatalf("podman: %v\n%s", err, out)
 	return -1, ""
 }
+
+// TestContainerDeliversOntoThePullRequest runs the delivery scenario with
+// the action in the real image: it pushes the certified fix onto the pull
+// request's branch of the smart-HTTP remote, and only that commit gets
+// success.
+func TestContainerDeliversOntoThePullRequest(t *testing.T) {
+	if os.Getenv("LOOP_ACTION_IMAGE") == "" {
+		t.Skip("LOOP_ACTION_IMAGE is unset: run .ci/container")
+	}
+	deliveryScenario(t, newWorldAgent(t, deliverLoop, fixer("")), inContainer)
+}

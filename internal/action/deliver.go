@@ -67,7 +67,7 @@ func (j *job) pushCertified(ctx context.Context, s *session, cp *state.Checkpoin
 	old := s.head
 	if branch != s.branch {
 		if old, err = j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch); err != nil {
-			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, Verbatim(j.mask(err.Error())))
+			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, j.errText(s, err))
 			j.status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
 			return
 		}
@@ -121,7 +121,7 @@ func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv 
 	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomePushing, Ref: branch, SHA: b.SHA, Base: s.head,
 		Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
 	if err := s.run.RecordDelivery(ctx, d); err != nil {
-		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", Verbatim(j.mask(err.Error())))
+		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", j.errText(s, err))
 		j.status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
 		return d, false
 	}
@@ -137,7 +137,7 @@ func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv 
 		j.status(ctx, s, "failure", "the branch moved; nothing pushed")
 	case err != nil:
 		d.Outcome = outcomeFailed
-		dv.say("The push to `%s` failed: %s. Nothing was delivered.", branch, Verbatim(j.mask(err.Error())))
+		dv.say("The push to `%s` failed: %s. Nothing was delivered.", branch, j.errText(s, err))
 		j.a.Warningf("push the certified fix to %s: %s", branch, j.mask(err.Error()))
 		j.status(ctx, s, "failure", "the fix could not be pushed")
 	default:

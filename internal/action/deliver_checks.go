@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,7 +21,25 @@ type refusal struct {
 func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, subject string) CommitSpec {
 	d := s.cfg.Deliver
 	return CommitSpec{Root: j.workspace, Base: s.head, Snapshot: cp.Snapshot, Exclude: exclude,
-		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now()}
+		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now(),
+		Secrets: j.scanner(s.cfg).secrets}
+}
+
+// buildRefusal is why a commit that failed to build is not delivered. A
+// secret in a file (Git.Build checks it too, next to the action's own
+// scan) is named by path and variable, masked, never by value.
+func (j *job) buildRefusal(s *session, err error) *refusal {
+	sc := j.scanner(s.cfg)
+	var se *SecretError
+	if errors.As(err, &se) {
+		if why := j.secretRefusal(s, []string{se.Path}); why != nil {
+			return why
+		}
+		return &refusal{why: fmt.Sprintf("%s holds the value of the secret %s, so nothing is pushed or posted", Verbatim(sc.mask(se.Path)), Verbatim(se.Variable)),
+			status: "fix not delivered: a file holds a secret"}
+	}
+	return &refusal{why: fmt.Sprintf("the commit could not be built (%s)", j.errText(s, err)),
+		status: "fix certified, not pushed: the commit could not be built"}
 }
 
 // buildCertified builds the commit of the certified snapshot on the head
@@ -30,8 +49,7 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoint) (*Built, *refusal) {
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), ""))
 	if err != nil {
-		return nil, &refusal{why: fmt.Sprintf("the commit could not be built (%s)", Verbatim(j.mask(err.Error()))),
-			status: "fix certified, not pushed: the commit could not be built"}
+		return nil, j.buildRefusal(s, err)
 	}
 	if why := j.secretRefusal(s, append(paths(b.Changes), paths(b.Excluded)...)); why != nil {
 		return nil, why
@@ -42,9 +60,9 @@ func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoi
 			why: fmt.Sprintf("the certified change touches %s, which a delivery never pushes (`.loop/`, protected paths, the loop config, `.github/workflows/**` unless `[deliver] allow_workflows`), and a commit without it would not be the tree the gate certified",
 				j.shownPaths(s, b.Excluded)),
 			status: fmt.Sprintf("fix touches %s: not pushed", b.Excluded[0].Path)}
-	case b.Tree != cp.Snapshot:
+	case b.Snapshot != cp.Snapshot:
 		return nil, &refusal{diff: true,
-			why:    fmt.Sprintf("the commit built has tree `%s`, not the certified snapshot `%s`", phrase.Short(b.Tree), phrase.Short(cp.Snapshot)),
+			why:    fmt.Sprintf("a checkout of the commit built would be snapshot `%s`, not the certified `%s`", phrase.Short(b.Snapshot), phrase.Short(cp.Snapshot)),
 			status: "fix not pushed: the commit is not the certified tree"}
 	}
 	return b, nil
@@ -58,16 +76,22 @@ func (j *job) secretRefusal(s *session, paths []string) *refusal {
 	p = sc.mask(p) // a path can hold the value too
 	switch {
 	case err != nil && p != "":
-		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), Verbatim(j.mask(err.Error()))),
+		return &refusal{why: fmt.Sprintf("%s could not be scanned for secrets (%s), so nothing is delivered", Verbatim(p), j.errText(s, err)),
 			status: "fix not delivered: a file could not be scanned for secrets"}
 	case err != nil:
-		return &refusal{why: fmt.Sprintf("the workspace could not be scanned for secrets (%s), so nothing is delivered", Verbatim(j.mask(err.Error()))),
+		return &refusal{why: fmt.Sprintf("the workspace could not be scanned for secrets (%s), so nothing is delivered", j.errText(s, err)),
 			status: "fix not delivered: the workspace could not be scanned for secrets"}
 	case p != "":
 		return &refusal{why: fmt.Sprintf("%s holds the value of a secret (a provider's `env` variable or a token of this job), so nothing is pushed or posted", Verbatim(p)),
 			status: "fix not delivered: a file holds a secret"}
 	}
 	return nil
+}
+
+// errText renders an error for a report: the job's tokens and the run's
+// secrets masked (a path in it can hold one), its cause kept (ErrSpan).
+func (j *job) errText(s *session, err error) string {
+	return ErrSpan(j.scanner(s.cfg).mask(j.mask(err.Error())))
 }
 
 // shownPaths renders changed paths for a comment, each masked (a path can
@@ -109,6 +133,12 @@ func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv
 	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
 	defer func() { j.record(ctx, s, d) }()
 	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
+	if errors.Is(err, ErrSecret) {
+		why := j.buildRefusal(s, err)
+		dv.say("%s. Not posted either: %s.", lead, why.why)
+		j.status(ctx, s, "failure", why.status)
+		return
+	}
 	var patch string
 	if err == nil {
 		if why := j.secretRefusal(s, paths(b.Changes)); why != nil {
@@ -119,7 +149,7 @@ func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv
 		patch, err = b.Patch()
 	}
 	if err != nil {
-		dv.say("%s. Its diff could not be made either (%s).", lead, Verbatim(j.mask(err.Error())))
+		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
 		j.status(ctx, s, "failure", "fix certified, not delivered")
 		return
 	}

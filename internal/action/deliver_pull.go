@@ -33,7 +33,7 @@ func (j *job) openPull(ctx context.Context, s *session, dv *delivery, branch str
 	}
 	if err != nil {
 		j.a.Warningf("open the pull request from %s: %s", branch, j.mask(err.Error()))
-		dv.say("The pull request from `%s` into `%s` could not be opened or updated (%s).", branch, s.branch, Verbatim(j.mask(err.Error())))
+		dv.say("The pull request from `%s` into `%s` could not be opened or updated (%s).", branch, s.branch, j.errText(s, err))
 		j.status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
 		return
 	}
@@ -62,7 +62,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), subject))
 	switch {
 	case err != nil:
-		dv.say("The run's work could not be kept: its commit could not be built (%s).", Verbatim(j.mask(err.Error())))
+		dv.say("The run's work could not be kept: %s.", j.buildRefusal(s, err).why)
 		return
 	case len(b.Changes) == 0:
 		dv.say("The run changed nothing worth keeping on `%s`.", branch)
@@ -79,7 +79,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 		dv.say("The run's work was not kept: `%s` moved while it was pushed.", branch)
 	case err != nil:
 		d.Outcome = outcomeFailed
-		dv.say("The run's work could not be pushed to `%s` (%s).", branch, Verbatim(j.mask(err.Error())))
+		dv.say("The run's work could not be pushed to `%s` (%s).", branch, j.errText(s, err))
 	default:
 		dv.partial = branch
 		dv.say("The run stopped without success (%s: %s). Its work at iteration %d is kept on [`%s`](%s) as %s; it is not certified.",

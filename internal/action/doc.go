@@ -23,5 +23,6 @@
 // not the certified snapshot, one that holds a secret, one that changes
 // .loop/, protected paths or (unless allowed) workflows, or one onto the
 // default branch; a push is a compare-and-swap that never overwrites.
-// What git does is behind Git (package delivery implements it).
+// What git does is behind Git; DeliveryGit implements it on package
+// delivery.
 package action

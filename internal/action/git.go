@@ -3,7 +3,10 @@ package action
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/export"
 )
 
 // Git is what the action asks of git to apply the status rule and deliver
@@ -37,6 +40,11 @@ type CommitSpec struct {
 	Message string // the whole message, trailers included
 	Author  Identity
 	When    time.Time
+	// Secrets are the values the built commit must never carry (the
+	// providers' env variables, this job's tokens): a file it would
+	// change that holds one fails Build with an error wrapping ErrSecret,
+	// which names the file and the variable, never the value.
+	Secrets []export.Secret
 }
 
 // Identity is a commit's author and committer.
@@ -52,8 +60,12 @@ type Remote struct{ URL, Token string }
 
 // Built is a commit built in memory and not pushed yet.
 type Built struct {
-	SHA      string
-	Tree     string   // the commit's tree, comparable with a workspace snapshot
+	SHA string
+	// Snapshot is the snapshot a checkout of the commit would have (what
+	// CommitSnapshot says of it), which compares with the gate's certified
+	// snapshot: not the commit's raw tree, which keeps files the base
+	// tracks that a checkout ignores.
+	Snapshot string
 	Changes  []Change // what it changes from its base, sorted by path
 	Excluded []Change // what the root changes that Exclude left out of it
 	// Patch is the unified diff from the base to the commit's tree.
@@ -64,6 +76,20 @@ type Built struct {
 	// nothing.
 	Push func(ctx context.Context, r Remote, ref, old string) error
 }
+
+// ErrSecret is wrapped by a Build that found a secret in a file it
+// would deliver (a *SecretError says which): nothing was built.
+var ErrSecret = errors.New("a file to deliver holds a secret")
+
+// SecretError names the file holding a secret that stopped a Build, and
+// the secret's variable; never its value.
+type SecretError struct{ Path, Variable string }
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("%s: %q holds the value of %q", ErrSecret, e.Path, e.Variable)
+}
+
+func (e *SecretError) Unwrap() error { return ErrSecret }
 
 // ErrMoved reports a push refused because the branch was not where the
 // delivery expected it: nothing was pushed or overwritten.

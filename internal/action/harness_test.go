@@ -3,12 +3,8 @@ package action
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
-	"net/http"
-	"net/http/cgi"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,10 +27,12 @@ type world struct {
 	git      *httpTestServer
 	origin   string // the bare repository
 	token    string
+	pushWith string // a push-token the remote takes too
 	runtime  string // ACTIONS_RUNTIME_TOKEN
 	baseSHA  string
 	headSHA  string
 	config   []byte
+	agent    string // agents/fixer.sh; "" is the quickstart's
 	runCount int
 }
 
@@ -86,7 +84,14 @@ func newWorld(t *testing.T) *world {
 // newWorldWith is newWorld with another loop config.
 func newWorldWith(t *testing.T, config string) *world {
 	t.Helper()
-	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", config: []byte(config)}
+	return newWorldAgent(t, config, "")
+}
+
+// newWorldAgent is newWorldWith whose agents/fixer.sh is agent.
+func newWorldAgent(t *testing.T, config, agent string) *world {
+	t.Helper()
+	w := &world{t: t, dir: t.TempDir(), token: "ghs_test-token-0123456789", pushWith: "ghp_push-token-9876543210",
+		config: []byte(config), agent: agent}
 	w.gh = githubfake.New()
 	t.Cleanup(w.gh.Close)
 	w.gh.SetToken(w.token, bot)
@@ -96,7 +101,7 @@ func newWorldWith(t *testing.T, config string) *world {
 	t.Cleanup(w.art.Close)
 	w.runtime = w.art.Token("run-uuid-1", "job-uuid-1")
 	w.makeOrigin()
-	w.git = serveGit(t, w.dir, w.token)
+	w.git = serveGit(t, w.dir, w.token, w.pushWith)
 	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: w.headSHA, HeadRef: "feature", BaseRef: "main", BaseSHA: w.baseSHA, Author: "writer"})
 	w.gh.AddFile(owner, repo, w.baseSHA, ".github/loop.toml", w.config)
 	return w
@@ -125,6 +130,9 @@ func (w *world) makeOrigin() {
 	w.gitCmd(w.dir, "init", "-q", "-b", "main", seed)
 	for _, f := range []string{"calc.sh", "test.sh", "agents/fixer.sh"} {
 		copyFile(w.t, filepath.Join("../../examples/quickstart", f), filepath.Join(seed, f))
+	}
+	if w.agent != "" {
+		writeFile(w.t, filepath.Join(seed, "agents/fixer.sh"), w.agent)
 	}
 	writeFile(w.t, filepath.Join(seed, ".github/loop.toml"), string(w.config))
 	writeFile(w.t, filepath.Join(seed, ".gitignore"), ".loop/\n")
@@ -212,7 +220,7 @@ func (w *world) env(event, eventPath, workspace, commands, home string, inputs m
 		"ACTIONS_RUNTIME_TOKEN": w.runtime, "ACTIONS_RESULTS_URL": w.art.URL() + "/", "ACTIONS_RUNTIME_URL": w.art.URL() + "/",
 		"INPUT_GITHUB-TOKEN": w.token, "INPUT_CONFIG": ".github/loop.toml", "INPUT_STATE-BRANCH": "loop-state",
 		"INPUT_UPLOAD-EXPORT": "true", "INPUT_FAIL-ON-UNSUCCESSFUL": "true", "INPUT_COMMENT": "true",
-		"INPUT_DELIVER": "none", // the world's jobs keep the fix: see worldGit
+		"INPUT_DELIVER": "none", // the world's jobs keep the fix unless a test says otherwise
 	}
 	for k, v := range inputs {
 		e[k] = v
@@ -316,41 +324,4 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	writeFile(t, to, string(b))
-}
-
-// httpTestServer serves git repositories under root over smart HTTP with
-// git http-backend, for the token only.
-type httpTestServer struct {
-	URL string
-	srv *http.Server
-	ln  net.Listener
-}
-
-func serveGit(t *testing.T, dir, token string) *httpTestServer {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Join(dir, "git"), "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_GLOBAL=/dev/null"},
-	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != want {
-			rw.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(rw, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(rw, r)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &httpTestServer{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h}, ln: ln}
-	go s.srv.Serve(ln)
-	t.Cleanup(func() { s.srv.Close() })
-	return s
 }

@@ -288,6 +288,19 @@ const maxEcho = 60
 // inside it shows as the characters they are made of.
 func Verbatim(s string) string { return codeSpan(s, maxEcho) }
 
+// maxErr bounds the characters of an error message shown in a report.
+const maxErr = 240
+
+// ErrSpan renders an error message as Verbatim does, cut to its last
+// maxErr characters: a wrapped error names its cause last, and the cause
+// is what a reader needs (a refused token, a missing permission).
+func ErrSpan(s string) string {
+	if r := []rune(s); len(r) > maxErr {
+		s = "…" + string(r[len(r)-maxErr+1:])
+	}
+	return codeSpan(s, maxErr)
+}
+
 // codeSpan is Verbatim with the text cut to limit characters: the form of
 // everything an agent, a check or a commenter wrote that reaches a comment
 // or the job summary.

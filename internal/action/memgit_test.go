@@ -208,7 +208,7 @@ func (g *memGit) Build(_ context.Context, s CommitSpec) (*Built, error) {
 	c.Author = s.Author
 	g.commits[sha] = c
 	g.mu.Unlock()
-	return &Built{SHA: sha, Tree: c.Snapshot, Changes: changes, Excluded: excluded,
+	return &Built{SHA: sha, Snapshot: c.Snapshot, Changes: changes, Excluded: excluded,
 		Patch: func() (string, error) { return patch(base.Files, files, changes), nil },
 		Push:  func(ctx context.Context, r Remote, ref, old string) error { return g.push(r, ref, old, sha) },
 	}, nil

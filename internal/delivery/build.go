@@ -78,6 +78,23 @@ type Delivery struct {
 // secret in a file it would deliver.
 var ErrSecret = errors.New("a file to deliver holds a provider secret")
 
+// SecretError is the error (wrapping ErrSecret) of a Build that found a
+// provider secret in a file it would deliver: which file, which
+// variable; never the value.
+type SecretError struct{ Path, Variable string }
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("%s: %q holds the value of the provider variable %q, or an encoding of it; nothing is delivered", ErrSecret, e.Path, e.Variable)
+}
+
+func (e *SecretError) Unwrap() error { return ErrSecret }
+
+// ErrHidden is wrapped by the error of a Build whose root keeps a file
+// the base tracks but its ignore rules now hide (an agent added it to a
+// .gitignore): the snapshot leaves it out, so the commit would delete a
+// file the gate's checks had on disk. Nothing is built.
+var ErrHidden = errors.New("a file the base tracks is hidden by the loop root's ignore rules")
+
 // ErrRootMoved is wrapped by the error of a Build whose loop root is not
 // the snapshot it must deliver.
 var ErrRootMoved = errors.New("the loop root is not the certified snapshot")

@@ -167,6 +167,8 @@ func TestBuildRefuses(t *testing.T) {
 		{name: "a provider secret in a file", change: edit1("notes/leak.txt", "key="+secret+"\n"),
 			spec: func(s *Spec) { s.Secrets = []export.Secret{{Name: "API_KEY", Forms: []string{secret}}} },
 			is:   ErrSecret, want: `"notes/leak.txt" holds the value of the provider variable "API_KEY"`},
+		{name: "a tracked file made ignored", change: edit1(".gitignore", "calc.sh\n"), spec: func(*Spec) {},
+			is: ErrHidden, want: `"calc.sh" is in the loop root but ignored`},
 		{name: "a base that is not there", spec: func(s *Spec) { s.Base = strings.Repeat("ab", 20) }, want: "is not in the repository"},
 		{name: "a short base", spec: func(s *Spec) { s.Base = head[:7] }, want: "not a full commit id"},
 		{name: "no message", spec: func(s *Spec) { s.Message = " \n" }, want: "no commit message"},
@@ -188,6 +190,9 @@ func TestBuildRefuses(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("the error holds the secret: %v", err)
+			}
+			if se := (*SecretError)(nil); errors.As(err, &se) != (tc.is == ErrSecret) || (se != nil && *se != (SecretError{"notes/leak.txt", "API_KEY"})) {
+				t.Errorf("Build: %v; a *SecretError (naming the path and the variable) exactly when a secret is found: %+v", err, se)
 			}
 			if after := runGit(t, root, "status", "--porcelain", "--ignored"); after != before {
 				t.Errorf("Build changed the root:\n%s\nnow:\n%s", before, after)

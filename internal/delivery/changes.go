@@ -1,16 +1,21 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // leaf is a file or symbolic link of a tree.
@@ -36,6 +41,9 @@ func (d *Delivery) apply(s Spec, snap plumbing.Hash) error {
 	}
 	keep, out, err := d.partition(edits, s.Exclude)
 	if err != nil {
+		return err
+	}
+	if err := d.checkHidden(keep); err != nil {
 		return err
 	}
 	if err := d.checkSecrets(keep, s.Secrets); err != nil {
@@ -233,6 +241,31 @@ func never(p string) bool {
 	})
 }
 
+// checkHidden fails when an edit would delete a file the base tracks
+// that is still in the root, where the root's ignore rules hide it from
+// the snapshot: the commit would lack a file the gate's checks had on
+// disk, and a checkout of it would not be what was measured.
+func (d *Delivery) checkHidden(keep []edit) error {
+	r, err := workspace.OpenRoot(d.root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, e := range keep {
+		if e.to != nil {
+			continue
+		}
+		fi, err := r.Lstat(filepath.FromSlash(e.path))
+		switch {
+		case err == nil && !fi.IsDir(): // a directory replaced the file: its files are edits of their own
+			return fmt.Errorf("%w: %q is in the loop root but ignored, so the commit would delete it", ErrHidden, e.path)
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return fmt.Errorf("check that %q is gone from the loop root: %w", e.path, err)
+		}
+	}
+	return nil
+}
+
 // checkSecrets fails when a file to deliver holds a form of a secret.
 func (d *Delivery) checkSecrets(keep []edit, secrets []export.Secret) error {
 	if len(secrets) == 0 {
@@ -248,7 +281,7 @@ func (d *Delivery) checkSecrets(keep []edit, secrets []export.Secret) error {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
 		if name := f.Find(data); name != "" {
-			return fmt.Errorf("%w: %q holds the value of the provider variable %q, or an encoding of it; nothing is delivered", ErrSecret, e.path, name)
+			return &SecretError{Path: e.path, Variable: name}
 		}
 	}
 	return nil

@@ -10,7 +10,9 @@
 // .git (in any spelling a case-folding file system would take for it)
 // and ignored files are never delivered, nor is a path the caller
 // excludes (protected paths, workflows) or a file holding a secret the
-// caller names (then nothing is). Objects live in memory, over the
+// caller names (then nothing is); nor is anything when the root's ignore
+// rules hide a file the base tracks that is still there (the commit
+// would delete a file the gate's checks had on disk). Objects live in memory, over the
 // root's repository, which is only read, until [Delivery.Push] sends
 // exactly those the remote lacks, with the ref update old → new that the
 // server applies only if the branch is still at old. [Apply] is the

@@ -33,6 +33,14 @@ func (s *Server) Statuses(owner, repo, sha string) []Status {
 	return out
 }
 
+// AllStatuses are every status set in owner/repo, on any commit, oldest
+// first.
+func (s *Server) AllStatuses(owner, repo string) []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Status(nil), s.repo(owner, repo).statuses...)
+}
+
 type statusJSON struct {
 	URL         string   `json:"url"`
 	AvatarURL   string   `json:"avatar_url"`
