@@ -120,9 +120,11 @@ func runHostWithin(t *testing.T, d time.Duration, rel *release, ref string, with
 	defer cancel()
 	token := secretValue(t, "ghs_")
 	w := newActionWorldOf(t, token, hostLoop, map[string]http.Handler{"/octo-org/loop-action/releases/": rel})
-	gitIn(t, w.workspace, "config", "user.name", "t")
 	writeTestFile(t, filepath.Join(w.workspace, "out", "report.md"), "all good\n")
-	gitIn(t, w.workspace, "-c", "user.email=t@example.com", "commit", "-qam", "x", "--allow-empty")
+	gitIn(t, w.workspace, "add", "out/report.md")
+	gitIn(t, w.workspace, "commit", "-qm", "report")
+	gitIn(t, w.workspace, "push", "-q", "origin", "HEAD:main")
+	w.sha = strings.TrimSpace(gitIn(t, w.workspace, "rev-parse", "HEAD"))
 	h := &hostRun{w: w, art: artifactfake.New()}
 	t.Cleanup(h.art.Close)
 	h.c = &composite{
