@@ -230,7 +230,9 @@ func (h *hookRunCmd) gate(d *deps, g *hook.Gate, t hook.Target) bool {
 		fmt.Fprintf(d.stderr, "loop-action hook: %s: %v\n", t.Name(), err)
 		return false
 	}
-	if err := printResult(d.stdout, d.stderr, res); err != nil {
+	// All on stderr: git passes pre-push's stdout through but sends
+	// pre-commit's to stderr; a hook's report belongs with git's own.
+	if err := printResult(d.stderr, d.stderr, res); err != nil {
 		fmt.Fprintf(d.stderr, "loop-action hook: %v\n", err)
 		return false
 	}
