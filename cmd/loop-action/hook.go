@@ -33,8 +33,8 @@ Example:
 
 type hookInstallCmd struct {
 	Hook  string `default:"pre-push" enum:"pre-push,pre-commit" help:"Which hook: pre-push (default) or pre-commit."`
-	Chain bool   `help:"Keep a hook that is already there and run it first; the push fails when it fails."`
-	Force bool   `help:"Replace a hook that is already there, keeping it as <hook>.loop-action-backup."`
+	Chain bool   `xor:"existing" help:"Keep a hook that is already there and run it first; the push fails when it fails."`
+	Force bool   `xor:"existing" help:"Replace a hook that is already there, keeping it as <hook>.loop-action-backup."`
 }
 
 func (hookInstallCmd) Help() string {
