@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,7 +76,7 @@ func (r *Repo) cached(key, tree string, cfg *loop.Config) ([]gate.Verdict, bool)
 	var e cacheEntry
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&e) != nil || e.Key != key || e.Tree != tree || len(e.Verdicts) != len(cfg.Goals) {
+	if dec.Decode(&e) != nil || dec.Decode(&struct{}{}) != io.EOF || e.Key != key || e.Tree != tree || len(e.Verdicts) != len(cfg.Goals) {
 		return nil, false
 	}
 	for i, v := range e.Verdicts {
