@@ -54,7 +54,12 @@ func (g *Gate) Check(ctx context.Context, t Target) (Result, error) {
 			return res, nil
 		}
 	}
-	fmt.Fprintf(g.Log, "loop-action hook: measuring %s in %s\n", t.Name(), ".loop/hook/checkout")
+	release, err := g.Repo.lock()
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	fmt.Fprintf(g.Log, "loop-action hook: measuring %s in .loop/hook/checkout\n", t.Name())
 	if res.Checkout, err = g.Repo.checkout(ctx, t.Commit); err != nil {
 		return Result{}, err
 	}
