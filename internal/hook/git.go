@@ -18,8 +18,8 @@ import (
 // the hook to (GIT_DIR and GIT_WORK_TREE count); every later git names
 // it explicitly and runs without the repository variables.
 type Repo struct {
-	Top    string // the working tree's top level: the loop root
-	GitDir string // the working tree's git directory (absolute)
+	Top    string   // the working tree's top level: the loop root
+	GitDir string   // the working tree's git directory (absolute)
 	env    []string // gitEnv: hooks and fsmonitor off
 	plain  []string // CleanEnv: only to ask where the hooks are
 }
