@@ -10,16 +10,23 @@ import (
 
 // checkout makes the isolated checkout, a detached git worktree at
 // .loop/hook/checkout, hold exactly commit: tracked files as committed,
-// nothing untracked (ignored files stay, as a build cache). It is reused
-// between runs, so only what changed is written. The worktree's HEAD is
-// detached: no branch is created or moved.
+// nothing untracked (ignored files stay, as a build cache), as Check
+// verifies after measuring (changed). It is reused between runs, so only
+// what changed is written; after a run that left it clean (settled), not
+// even that. The worktree's HEAD is detached: no branch is created or
+// moved.
 func (r *Repo) checkout(ctx context.Context, commit string) (string, error) {
 	parent, err := r.ownDir()
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(parent, "checkout")
-	if err := r.update(ctx, dir, commit); err != nil {
+	dir, mark := filepath.Join(parent, "checkout"), filepath.Join(parent, "settled")
+	settled, _ := os.ReadFile(mark)
+	// From here until settle, the checkout is not known to be clean.
+	if err := os.Remove(mark); err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("isolated checkout: %w", err)
+	}
+	if err := r.update(ctx, dir, commit, string(settled)); err != nil {
 		// Not there yet, or broken (.loop removed, the worktree pruned):
 		// start again.
 		if err := os.RemoveAll(dir); err != nil {
@@ -28,32 +35,38 @@ func (r *Repo) checkout(ctx context.Context, commit string) (string, error) {
 		if _, err := r.git(ctx, "worktree", "add", "-f", "--detach", "--no-checkout", dir, commit); err != nil {
 			return "", fmt.Errorf("isolated checkout: %w", err)
 		}
-		if err := r.update(ctx, dir, commit); err != nil {
+		if err := r.update(ctx, dir, commit, ""); err != nil {
 			return "", fmt.Errorf("isolated checkout: %w", err)
 		}
-	}
-	if dirty, err := r.changed(ctx, dir); err != nil || len(dirty) > 0 {
-		return "", fmt.Errorf("isolated checkout %s is not clean after checking out %s (%s): %v", dir, short(commit), strings.Join(dirty, ", "), err)
 	}
 	return dir, nil
 }
 
-// update checks commit out in the worktree dir, discarding whatever
-// the last checks left there.
-func (r *Repo) update(ctx context.Context, dir, commit string) error {
+// update checks commit out in the worktree dir. settled is the commit a
+// clean checkout held after the last run, if any: the same commit needs
+// nothing, another only its changes; otherwise whatever the last checks
+// left is discarded.
+func (r *Repo) update(ctx context.Context, dir, commit, settled string) error {
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		return err
 	}
+	if settled == commit {
+		return nil
+	}
 	if _, err := git(ctx, dir, r.env, nil, "checkout", "-q", "-f", "--detach", commit, "--"); err != nil {
 		return err
+	}
+	if settled != "" {
+		return nil // clean before: nothing untracked to remove
 	}
 	_, err := git(ctx, dir, r.env, nil, "clean", "-q", "-f", "-f", "-d")
 	return err
 }
 
-// changed lists what differs in the worktree dir from its HEAD: tracked
-// changes and untracked files that are not ignored.
-func (r *Repo) changed(ctx context.Context, dir string) ([]string, error) {
+// settle lists what differs in the checkout dir from its HEAD, commit:
+// tracked changes and untracked files that are not ignored. When nothing
+// does, it records that the checkout is clean at commit.
+func (r *Repo) settle(ctx context.Context, dir, commit string) ([]string, error) {
 	out, err := git(ctx, dir, r.env, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return nil, err
@@ -62,6 +75,11 @@ func (r *Repo) changed(ctx context.Context, dir string) ([]string, error) {
 	for _, e := range strings.Split(out, "\x00") {
 		if len(e) > 3 {
 			paths = append(paths, e[3:])
+		}
+	}
+	if len(paths) == 0 {
+		if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "settled"), []byte(commit), 0o644); err != nil {
+			return nil, err
 		}
 	}
 	return paths, nil

@@ -67,7 +67,7 @@ func (g *Gate) Check(ctx context.Context, t Target) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if res.Changed, err = g.Repo.changed(ctx, res.Checkout); err != nil {
+	if res.Changed, err = g.Repo.settle(ctx, res.Checkout, t.Commit); err != nil {
 		return Result{}, fmt.Errorf("isolated checkout: %w", err)
 	}
 	res.Success = gate.OverallSuccess(cfg, res.Verdicts) && len(res.Changed) == 0

@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/loop-action/loop-action/internal/runner"
 )
 
 // Repo is the repository a hook runs in. Open finds it the way git told
@@ -20,21 +18,23 @@ import (
 type Repo struct {
 	Top    string   // the working tree's top level: the loop root
 	GitDir string   // the working tree's git directory (absolute)
+	hooks  string   // where git looks for hooks
 	env    []string // gitEnv: hooks and fsmonitor off
-	plain  []string // CleanEnv: only to ask where the hooks are
 }
 
-// Open finds the repository of dir with the environment git gave the hook.
+// Open finds the repository of dir with the environment git gave the hook,
+// and where its hooks are (core.hooksPath, relative or absolute, or the
+// hooks of the common git directory): one rev-parse, which runs no hook.
 func Open(ctx context.Context, dir string, env []string) (*Repo, error) {
-	out, err := git(ctx, dir, runner.GitEnv(env), nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir")
+	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-path", "hooks")
 	if err != nil {
 		return nil, fmt.Errorf("find the repository of %q: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		return nil, fmt.Errorf("find the repository of %q: not in a working tree", dir)
 	}
-	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), env: gitEnv(env), plain: CleanEnv(env)}, nil
+	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), hooks: filepath.Clean(lines[2]), env: gitEnv(env)}, nil
 }
 
 // git runs git on the repository.
@@ -43,11 +43,9 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 }
 
 // gitPath is `git rev-parse --git-path name`, absolute: where git keeps
-// name for this working tree. For hooks it honours core.hooksPath, which
-// is why it runs without the override that turns hooks off (rev-parse
-// runs no hook).
+// name for this working tree.
 func (r *Repo) gitPath(ctx context.Context, name string) (string, error) {
-	out, err := git(ctx, r.Top, r.plain, nil, "--git-dir="+r.GitDir, "--work-tree="+r.Top, "rev-parse", "--path-format=absolute", "--git-path", name)
+	out, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-path", name)
 	return strings.TrimSpace(out), err
 }
 

@@ -14,7 +14,7 @@ import (
 
 // gitRepo makes a repository with one commit of files and returns it
 // opened, and the commit.
-func gitRepo(t *testing.T, files map[string]string) (*Repo, string) {
+func gitRepo(t testing.TB, files map[string]string) (*Repo, string) {
 	t.Helper()
 	dir := t.TempDir()
 	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
@@ -177,4 +177,44 @@ func TestLockExcludes(t *testing.T) {
 		t.Fatalf("the lock after a release: %v", err)
 	}
 	again()
+}
+
+// TestSettledCheckout: a checkout left clean is not checked out again for
+// the same commit, but whatever changes it afterwards is still reported
+// (never measured as the commit), and the next checkout discards it.
+func TestSettledCheckout(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ctx := context.Background()
+	r, head := gitRepo(t, map[string]string{"a.txt": "a"})
+	dir, err := r.checkout(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := r.settle(ctx, dir, head); err != nil || len(changed) != 0 {
+		t.Fatalf("a fresh checkout: changed %v, %v", changed, err)
+	}
+	for _, f := range []string{"a.txt", "new.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("tampered"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.checkout(ctx, head); err != nil { // settled: nothing checked out
+		t.Fatal(err)
+	}
+	changed, err := r.settle(ctx, dir, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.txt", "new.txt"}, changed); diff != "" {
+		t.Errorf("changes after a settled checkout (-want +got):\n%s", diff)
+	}
+	if _, err := r.checkout(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := r.settle(ctx, dir, head); err != nil || len(changed) != 0 {
+		t.Errorf("the checkout after a tampered one: changed %v, %v", changed, err)
+	}
 }

@@ -153,12 +153,11 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 
 // hookPath is where git looks for the hook: core.hooksPath (relative or
 // absolute) or the hooks directory of the common git directory.
-func (r *Repo) hookPath(ctx context.Context, hook string) (string, error) {
-	dir, err := r.gitPath(ctx, "hooks")
-	if err != nil {
-		return "", fmt.Errorf("find the hooks directory: %w", err)
+func (r *Repo) hookPath(_ context.Context, hook string) (string, error) {
+	if r.hooks == "" {
+		return "", errors.New("find the hooks directory: the repository was not opened")
 	}
-	return filepath.Join(dir, hook), nil
+	return filepath.Join(r.hooks, hook), nil
 }
 
 // shimInfo returns the hook and mode a shim at path names; ok is false
