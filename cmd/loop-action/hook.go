@@ -219,6 +219,12 @@ func (h *hookRunCmd) targets(c *cli, d *deps, repo *hook.Repo, input []byte) ([]
 		t, err := repo.StagedTarget(d.ctx, d.env.vars, c.root(d))
 		return []hook.Target{t}, err
 	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		// Under the pre-commit framework, which read git's input itself.
+		if ts, ok, err := repo.FrameworkTargets(d.ctx, d.env.vars); ok {
+			return ts, err
+		}
+	}
 	return repo.PushTargets(d.ctx, bytes.NewReader(input))
 }
 

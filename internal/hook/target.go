@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -144,4 +145,24 @@ func copyIndex(from, to string) error {
 		return fmt.Errorf("copy the index: %w", err)
 	}
 	return nil
+}
+
+// FrameworkTargets is what the pre-commit framework (pre-commit.com)
+// hands a pre-push hook instead of git's input, which it reads itself:
+// the pushed commit in PRE_COMMIT_TO_REF, or only the ref in
+// PRE_COMMIT_LOCAL_BRANCH when the push carries a new root. ok is false
+// when neither is set: not run by the framework.
+func (r *Repo) FrameworkTargets(ctx context.Context, env []string) (ts []Target, ok bool, err error) {
+	to, _ := lookup(env, "PRE_COMMIT_TO_REF")
+	ref, _ := lookup(env, "PRE_COMMIT_LOCAL_BRANCH")
+	if to == "" && ref == "" {
+		return nil, false, nil
+	}
+	name := cmp.Or(ref, to)
+	obj := cmp.Or(to, ref)
+	if strings.HasPrefix(obj, "-") {
+		return nil, true, fmt.Errorf("PRE_COMMIT_TO_REF/PRE_COMMIT_LOCAL_BRANCH %q is no revision", obj)
+	}
+	ts, err = r.peel(ctx, []string{obj}, map[string][]string{obj: {name}})
+	return ts, true, err
 }
