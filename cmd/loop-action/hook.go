@@ -10,6 +10,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/hook"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // hookCmd is `loop-action hook`: the git hooks (internal/hook).
@@ -33,6 +34,7 @@ Example:
 
 type hookInstallCmd struct {
 	Hook  string `default:"pre-push" enum:"pre-push,pre-commit" help:"Which hook: pre-push (default) or pre-commit."`
+	Mode  string `default:"gate" enum:"gate,loop" help:"When the gate fails: refuse (gate), or also run a bounded loop that leaves a fix on a new local branch (loop; pre-push only)."`
 	Chain bool   `xor:"existing" help:"Keep a hook that is already there and run it first; the push fails when it fails."`
 	Force bool   `xor:"existing" help:"Replace a hook that is already there, keeping it as <hook>.loop-action-backup."`
 }
@@ -48,6 +50,9 @@ Example:
 }
 
 func (h *hookInstallCmd) Run(c *cli, d *deps) error {
+	if h.Mode == "loop" && h.Hook != "pre-push" {
+		return &usageError{errors.New("--mode loop is for the pre-push hook: a fix branch needs a commit to start from")}
+	}
 	repo, err := hook.Open(d.ctx, c.root(d), d.env.vars)
 	if err != nil {
 		return &usageError{err}
@@ -60,7 +65,7 @@ func (h *hookInstallCmd) Run(c *cli, d *deps) error {
 	if cfg != "" && !filepath.IsAbs(cfg) {
 		cfg = filepath.ToSlash(cfg)
 	}
-	msg, err := repo.Install(d.ctx, hook.InstallOptions{Hook: h.Hook, Mode: "gate", Chain: h.Chain, Force: h.Force, Binary: bin, Config: cfg})
+	msg, err := repo.Install(d.ctx, hook.InstallOptions{Hook: h.Hook, Mode: h.Mode, Chain: h.Chain, Force: h.Force, Binary: bin, Config: cfg})
 	var exists *hook.ExistsError
 	if errors.As(err, &exists) {
 		return &usageError{err}
@@ -153,6 +158,7 @@ type hookRunCmd struct {
 	Hook    string   `arg:"" enum:"pre-push,pre-commit" help:"The hook git is running: pre-push or pre-commit."`
 	Args    []string `arg:"" optional:"" help:"What git passes the hook (pre-push: the remote's name and URL)."`
 	NoCache bool     `help:"Measure even a tree the verdict cache certified (or LOOP_HOOK=nocache)."`
+	Mode    string   `default:"gate" enum:"gate,loop" help:"When the gate fails: refuse (gate), or also run a bounded loop that leaves a fix on a new local branch (loop; pre-push only)."`
 }
 
 func (hookRunCmd) Help() string {
@@ -179,6 +185,9 @@ func (h *hookRunCmd) Run(c *cli, d *deps) error {
 	case "":
 	default:
 		return &usageError{fmt.Errorf("LOOP_HOOK=%q: use skip or nocache", v)}
+	}
+	if h.Mode == "loop" && h.Hook != "pre-push" {
+		return &usageError{errors.New("--mode loop is for the pre-push hook")}
 	}
 	var input []byte
 	if h.Hook == "pre-push" {
@@ -242,6 +251,9 @@ func (h *hookRunCmd) gate(d *deps, g *hook.Gate, t hook.Target) bool {
 		fmt.Fprintf(d.stderr, "loop-action hook: %v\n", err)
 		return false
 	}
+	if !res.Success && h.Mode == "loop" && len(res.Changed) == 0 {
+		h.loop(d, g, t)
+	}
 	return res.Success
 }
 
@@ -258,4 +270,35 @@ func (h *hookRunCmd) refuse(c *cli, d *deps, failed, total int) {
 	fmt.Fprintf(d.stderr, "loop-action hook: the %s is refused: %d of %d gated trees do not pass the gate.\n", what, failed, total)
 	fmt.Fprintf(d.stderr, "  Fix and commit, or let the loop work on it: %s\n", run)
 	fmt.Fprintf(d.stderr, "  Skip the hook once: %s (or LOOP_HOOK=skip)\n", skip)
+}
+
+// loop runs --mode loop on a target the gate refused and says where the
+// fix is, or why there is none. The push is refused either way.
+func (h *hookRunCmd) loop(d *deps, g *hook.Gate, t hook.Target) {
+	fmt.Fprintf(d.stderr, "loop-action hook: running the loop on %s in .loop/hook/checkout (budgets: [hook])\n", t.Name())
+	fix, ok, err := g.Loop(d.ctx, t, newProgress(d.stderr, d.color(), d.now))
+	switch {
+	case err != nil:
+		fmt.Fprintf(d.stderr, "loop-action hook: the loop on %s: %v\n", t.Name(), err)
+	case !ok:
+		fmt.Fprintf(d.stderr, "loop-action hook: the loop did not fix %s: %s after %s%s\n",
+			t.Name(), fix.Outcome.Status, phrase.Plural(fix.Outcome.Iteration, "iteration", "iterations"), detail(fix.Outcome.Detail))
+	default:
+		remote := "origin"
+		if len(h.Args) > 0 {
+			remote = h.Args[0]
+		}
+		fmt.Fprintf(d.stderr, "loop-action hook: the loop fixed %s in %s: commit %s on the new branch %s (its parent is %s). Nothing was pushed.\n",
+			t.Name(), phrase.Plural(fix.Outcome.Iteration, "iteration", "iterations"), phrase.Short(fix.Commit), fix.Branch, phrase.Short(t.Commit))
+		fmt.Fprintf(d.stderr, "  Review it: git show %s\n", fix.Branch)
+		fmt.Fprintf(d.stderr, "  Take it:   git merge --ff-only %s   (then push again)\n", fix.Branch)
+		fmt.Fprintf(d.stderr, "  Or push it as it is: git push %s %s:%s\n", remote, fix.Branch, t.Refs[0])
+	}
+}
+
+func detail(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }

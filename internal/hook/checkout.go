@@ -63,11 +63,17 @@ func (r *Repo) update(ctx context.Context, dir, commit, settled string) error {
 	return err
 }
 
+// ownState is the pathspec of loop-action's own directory at the top of
+// the checkout, which a loop there writes (its state, history and
+// export): never part of what is gated or committed, as no snapshot
+// holds it.
+const ownState = ":(top,exclude).loop"
+
 // settle lists what differs in the checkout dir from its HEAD, commit:
 // tracked changes and untracked files that are not ignored. When nothing
 // does, it records that the checkout is clean at commit.
 func (r *Repo) settle(ctx context.Context, dir, commit string) ([]string, error) {
-	out, err := git(ctx, dir, r.env, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	out, err := git(ctx, dir, r.env, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".", ownState)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 type Repo struct {
 	Top    string   // the working tree's top level: the loop root
 	GitDir string   // the working tree's git directory (absolute)
+	common string   // the git directory worktrees share: config, hooks
 	hooks  string   // where git looks for hooks
 	env    []string // gitEnv: hooks and fsmonitor off
 }
@@ -26,15 +27,15 @@ type Repo struct {
 // and where its hooks are (core.hooksPath, relative or absolute, or the
 // hooks of the common git directory): one rev-parse, which runs no hook.
 func Open(ctx context.Context, dir string, env []string) (*Repo, error) {
-	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-path", "hooks")
+	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks")
 	if err != nil {
 		return nil, fmt.Errorf("find the repository of %q: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		return nil, fmt.Errorf("find the repository of %q: not in a working tree", dir)
 	}
-	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), hooks: filepath.Clean(lines[2]), env: gitEnv(env)}, nil
+	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), common: filepath.Clean(lines[2]), hooks: filepath.Clean(lines[3]), env: gitEnv(env)}, nil
 }
 
 // git runs git on the repository.
