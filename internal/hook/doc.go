@@ -4,10 +4,13 @@
 // staged tree — never the working tree), the isolated checkout under
 // .loop/hook/checkout where the checks run, and the verdict cache that
 // lets a tree already certified under the same config pass without being
-// measured again.
+// measured again; and --mode loop, a bounded loop in that checkout whose
+// fix becomes one commit on a new local branch (Gate.Loop), with what its
+// agents write outside the checkout put back (guardOutside).
 //
 // It rules through runner.Measure only, the one gate path. It must never
-// touch the user's working tree, index, stash, HEAD or branches; never
+// touch the user's working tree, index, stash, HEAD or branches (it only
+// creates a fix branch, never moves one); never push; never
 // let a pushed commit's content run anything at hook time but the
 // configured checks inside the isolated checkout (every git it runs has
 // hooks and fsmonitor turned off, and nothing it starts inherits the
