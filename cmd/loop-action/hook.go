@@ -10,6 +10,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/hook"
+	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
@@ -241,7 +242,12 @@ func (h *hookRunCmd) targets(c *cli, d *deps, repo *hook.Repo, input []byte) ([]
 // problem fails it, with the reason.
 func (h *hookRunCmd) gate(d *deps, g *hook.Gate, t hook.Target) bool {
 	res, err := g.Check(d.ctx, t)
-	if err != nil {
+	var cfgErr *loop.ConfigError
+	switch {
+	case errors.As(err, &cfgErr):
+		fmt.Fprintf(d.stderr, "loop-action hook: %s: its loop config has errors:\n%s", t.Name(), cfgErr.Diagnostics.String())
+		return false
+	case err != nil:
 		fmt.Fprintf(d.stderr, "loop-action hook: %s: %v\n", t.Name(), err)
 		return false
 	}
