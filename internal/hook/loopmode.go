@@ -65,15 +65,39 @@ func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fi
 	if err := errors.Join(err, check()); err != nil {
 		return fix, false, err
 	}
-	if _, verdicts, err := runner.Measure(ctx, gated, dir, env); err != nil || !gate.OverallSuccess(gated, verdicts) {
+	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
+	if err != nil || fix.Commit == "" {
 		return fix, false, err
 	}
-	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
-	if err != nil {
+	if ok, err := g.certify(ctx, gated, dir, fix.Commit, name, src); !ok || err != nil {
 		return fix, false, err
 	}
 	fix.Branch, err = g.Repo.fixBranch(ctx, cfg.Name, t, fix.Commit)
 	return fix, err == nil, err
+}
+
+// certify measures the fix, committed and checked out in dir, with the
+// gate the hook applies, and remembers its tree when the gate holds and
+// the checks left the checkout as committed: pushing the fix then
+// answers from the cache.
+func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, name string, src []byte) (bool, error) {
+	_, verdicts, err := runner.Measure(ctx, gated, dir, CleanEnv(g.Env))
+	if err != nil || !gate.OverallSuccess(gated, verdicts) {
+		return false, err
+	}
+	if changed, err := g.Repo.settle(ctx, dir, commit); err != nil || len(changed) > 0 {
+		return false, err
+	}
+	tree, err := git(ctx, dir, g.Repo.env, nil, "rev-parse", "HEAD^{tree}")
+	if err != nil {
+		return false, err
+	}
+	tree = strings.TrimSpace(tree)
+	key := cacheKey(g.Version, tree, name, src, gated, g.Env)
+	if err := g.Repo.remember(key, tree, name, verdicts); err != nil {
+		fmt.Fprintf(g.Log, "loop-action hook: %v (the fix stands; it is not cached)\n", err)
+	}
+	return true, nil
 }
 
 // run runs the loop in dir with a store of its own, started afresh.
@@ -103,13 +127,13 @@ func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, 
 
 // commitFix commits everything the loop changed in the checkout dir (but
 // loop-action's own .loop) as one commit whose parent is the target's,
-// with the user's identity, and returns it.
+// with the user's identity, and returns it; "" when nothing changed.
 func (r *Repo) commitFix(ctx context.Context, dir, name string, t Target) (string, error) {
 	if _, err := git(ctx, dir, r.env, nil, "add", "-A", "--", ".", ownState); err != nil {
 		return "", fmt.Errorf("commit the fix: %w", err)
 	}
 	if _, err := git(ctx, dir, r.env, nil, "diff", "--cached", "--quiet"); err == nil {
-		return "", errors.New("commit the fix: the loop changed nothing, yet the gate now holds: the checks are flaky")
+		return "", nil // the loop changed nothing: no fix
 	}
 	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.\n", name, short(t.Commit), t.Commit)
 	if _, err := git(ctx, dir, r.env, nil, "commit", "-q", "--no-verify", "-m", msg); err != nil {
