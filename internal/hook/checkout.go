@@ -13,20 +13,24 @@ import (
 // nothing untracked (ignored files stay, as a build cache), as Check
 // verifies after measuring (changed). It is reused between runs, so only
 // what changed is written; after a run that left it clean (settled), not
-// even that. The worktree's HEAD is detached: no branch is created or
+// even that. With fresh ([hook] clean_ignored), ignored files go too,
+// every time. The worktree's HEAD is detached: no branch is created or
 // moved.
-func (r *Repo) checkout(ctx context.Context, commit string) (string, error) {
+func (r *Repo) checkout(ctx context.Context, commit string, fresh bool) (string, error) {
 	parent, err := r.ownDir()
 	if err != nil {
 		return "", err
 	}
 	dir, mark := filepath.Join(parent, "checkout"), filepath.Join(parent, "settled")
 	settled, _ := os.ReadFile(mark)
+	if fresh {
+		settled = nil
+	}
 	// From here until settle, the checkout is not known to be clean.
 	if err := os.Remove(mark); err != nil && !os.IsNotExist(err) {
 		return "", fmt.Errorf("isolated checkout: %w", err)
 	}
-	if err := r.update(ctx, dir, commit, string(settled)); err != nil {
+	if err := r.update(ctx, dir, commit, string(settled), fresh); err != nil {
 		// Not there yet, or broken (.loop removed, the worktree pruned):
 		// start again.
 		if err := os.RemoveAll(dir); err != nil {
@@ -35,7 +39,7 @@ func (r *Repo) checkout(ctx context.Context, commit string) (string, error) {
 		if _, err := r.git(ctx, "worktree", "add", "-f", "--detach", "--no-checkout", dir, commit); err != nil {
 			return "", fmt.Errorf("isolated checkout: %w", err)
 		}
-		if err := r.update(ctx, dir, commit, ""); err != nil {
+		if err := r.update(ctx, dir, commit, "", fresh); err != nil {
 			return "", fmt.Errorf("isolated checkout: %w", err)
 		}
 	}
@@ -45,8 +49,8 @@ func (r *Repo) checkout(ctx context.Context, commit string) (string, error) {
 // update checks commit out in the worktree dir. settled is the commit a
 // clean checkout held after the last run, if any: the same commit needs
 // nothing, another only its changes; otherwise whatever the last checks
-// left is discarded.
-func (r *Repo) update(ctx context.Context, dir, commit, settled string) error {
+// left is discarded (ignored files too when fresh).
+func (r *Repo) update(ctx context.Context, dir, commit, settled string, fresh bool) error {
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		return err
 	}
@@ -59,7 +63,11 @@ func (r *Repo) update(ctx context.Context, dir, commit, settled string) error {
 	if settled != "" {
 		return nil // clean before: nothing untracked to remove
 	}
-	_, err := git(ctx, dir, r.env, nil, "clean", "-q", "-f", "-f", "-d")
+	args := []string{"clean", "-q", "-f", "-f", "-d"}
+	if fresh {
+		args = append(args, "-x", "--", ".", ownState)
+	}
+	_, err := git(ctx, dir, r.env, nil, args...)
 	return err
 }
 

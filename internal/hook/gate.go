@@ -60,7 +60,7 @@ func (g *Gate) Check(ctx context.Context, t Target) (Result, error) {
 	}
 	defer release()
 	fmt.Fprintf(g.Log, "loop-action hook: measuring %s in .loop/hook/checkout\n", t.Name())
-	if res.Checkout, err = g.Repo.checkout(ctx, t.Commit); err != nil {
+	if res.Checkout, err = g.Repo.checkout(ctx, t.Commit, cfg.Hook.CleanIgnored); err != nil {
 		return Result{}, err
 	}
 	_, res.Verdicts, err = runner.Measure(ctx, cfg, res.Checkout, CleanEnv(g.Env))

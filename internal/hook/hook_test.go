@@ -98,7 +98,7 @@ func TestCheckoutIsIncremental(t *testing.T) {
 	}
 	ctx := context.Background()
 	r, first := gitRepo(t, map[string]string{"same.txt": "same", "changes.txt": "one"})
-	dir, err := r.checkout(ctx, first)
+	dir, err := r.checkout(ctx, first, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCheckoutIsIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.checkout(ctx, strings.TrimSpace(second)); err != nil {
+	if _, err := r.checkout(ctx, strings.TrimSpace(second), false); err != nil {
 		t.Fatal(err)
 	}
 	after, err := os.Stat(filepath.Join(dir, "same.txt"))
@@ -146,13 +146,13 @@ func TestCheckoutRecovers(t *testing.T) {
 	}
 	ctx := context.Background()
 	r, head := gitRepo(t, map[string]string{"a.txt": "a"})
-	if _, err := r.checkout(ctx, head); err != nil {
+	if _, err := r.checkout(ctx, head, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(r.Top, ".loop")); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := r.checkout(ctx, head)
+	dir, err := r.checkout(ctx, head, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestSettledCheckout(t *testing.T) {
 	}
 	ctx := context.Background()
 	r, head := gitRepo(t, map[string]string{"a.txt": "a"})
-	dir, err := r.checkout(ctx, head)
+	dir, err := r.checkout(ctx, head, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestSettledCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := r.checkout(ctx, head); err != nil { // settled: nothing checked out
+	if _, err := r.checkout(ctx, head, false); err != nil { // settled: nothing checked out
 		t.Fatal(err)
 	}
 	changed, err := r.settle(ctx, dir, head)
@@ -211,10 +211,46 @@ func TestSettledCheckout(t *testing.T) {
 	if diff := cmp.Diff([]string{"a.txt", "new.txt"}, changed); diff != "" {
 		t.Errorf("changes after a settled checkout (-want +got):\n%s", diff)
 	}
-	if _, err := r.checkout(ctx, head); err != nil {
+	if _, err := r.checkout(ctx, head, false); err != nil {
 		t.Fatal(err)
 	}
 	if changed, err := r.settle(ctx, dir, head); err != nil || len(changed) != 0 {
 		t.Errorf("the checkout after a tampered one: changed %v, %v", changed, err)
+	}
+}
+
+// TestCheckoutFresh: ignored files an earlier measurement built stay in
+// the checkout as a build cache, unless [hook] clean_ignored asks for a
+// checkout as fresh as CI's, where nothing built for another commit can
+// stand in for this one's.
+func TestCheckoutFresh(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ctx := context.Background()
+	r, head := gitRepo(t, map[string]string{".gitignore": "build/\n", "a.txt": "a"})
+	dir, err := r.checkout(ctx, head, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := filepath.Join(dir, "build", "out")
+	for _, fresh := range []bool{false, true} {
+		if err := os.MkdirAll(filepath.Dir(built), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(built, []byte("stale"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.settle(ctx, dir, head); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.checkout(ctx, head, fresh); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(built)
+		if kept := err == nil; kept == fresh {
+			t.Errorf("fresh=%v: the ignored build output kept: %v", fresh, kept)
+		}
 	}
 }

@@ -53,7 +53,7 @@ func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fi
 		return Fix{}, false, err
 	}
 	defer release()
-	dir, err := g.Repo.checkout(ctx, t.Commit)
+	dir, err := g.Repo.checkout(ctx, t.Commit, cfg.Hook.CleanIgnored)
 	if err != nil {
 		return Fix{}, false, err
 	}

@@ -10,6 +10,7 @@ import (
 // runs in --mode loop. The hook's checks are the config's own.
 type Hook struct {
 	Goals         []string `toml:"goals" json:"goals,omitempty" jsonschema_description:"The goals the hook gates (default: every goal). Judge checks never run in a hook and fail there, so list the goals without them when the loop has judges."`
+	CleanIgnored  bool     `toml:"clean_ignored" json:"clean_ignored,omitempty" jsonschema_description:"Remove ignored files (build output, dependencies) from the hook's isolated checkout before each measurement, as a fresh CI checkout has none: slower, but nothing an earlier commit's checks built can stand in for this one's. Off: they stay, as a build cache."`
 	CacheEnv      []string `toml:"cache_env" json:"cache_env,omitempty" jsonschema_description:"Environment variables whose values the checks depend on: part of the key of the hook's verdict cache (PATH always is)."`
 	MaxIterations int      `toml:"max_iterations" json:"max_iterations,omitempty" jsonschema:"minimum=0,default=3" jsonschema_description:"--mode loop: iterations of the loop the hook runs when the gate fails (0 = the default)."`
 	MaxWallClock  Duration `toml:"max_wall_clock" json:"max_wall_clock,omitempty" jsonschema_description:"--mode loop: wall-clock budget of that loop, e.g. \"10m\" (default 10m)."`
