@@ -177,18 +177,8 @@ Example:
 }
 
 func (h *hookRunCmd) Run(c *cli, d *deps) error {
-	switch v, _ := d.env.lookup("LOOP_HOOK"); v {
-	case "skip":
-		_, err := fmt.Fprintln(d.stderr, "loop-action hook: skipped (LOOP_HOOK=skip)")
+	if skip, err := h.settings(d); skip || err != nil {
 		return err
-	case "nocache":
-		h.NoCache = true
-	case "":
-	default:
-		return &usageError{fmt.Errorf("LOOP_HOOK=%q: use skip or nocache", v)}
-	}
-	if h.Mode == "loop" && h.Hook != "pre-push" {
-		return &usageError{errors.New("--mode loop is for the pre-push hook")}
 	}
 	var input []byte
 	if h.Hook == "pre-push" {
@@ -221,6 +211,25 @@ func (h *hookRunCmd) Run(c *cli, d *deps) error {
 		return exitCodeError(exitUnsuccessful)
 	}
 	return nil
+}
+
+// settings applies LOOP_HOOK and checks the flags; skip says that
+// LOOP_HOOK=skip asked for nothing to be done.
+func (h *hookRunCmd) settings(d *deps) (skip bool, err error) {
+	switch v, _ := d.env.lookup("LOOP_HOOK"); v {
+	case "skip":
+		_, err := fmt.Fprintln(d.stderr, "loop-action hook: skipped (LOOP_HOOK=skip)")
+		return true, err
+	case "nocache":
+		h.NoCache = true
+	case "":
+	default:
+		return false, &usageError{fmt.Errorf("LOOP_HOOK=%q: use skip or nocache", v)}
+	}
+	if h.Mode == "loop" && h.Hook != "pre-push" {
+		return false, &usageError{errors.New("--mode loop is for the pre-push hook")}
+	}
+	return false, nil
 }
 
 // targets are what the hook gates: the pushed commits or the staged tree.

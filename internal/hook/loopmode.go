@@ -30,24 +30,11 @@ type Fix struct {
 // the user's working tree, index or current branch. ok is false when the
 // loop did not fix it (the outcome says why).
 func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fix Fix, ok bool, err error) {
-	name, src, err := g.Repo.configAt(ctx, t.Tree, g.Config)
+	lc, err := g.loopConfig(ctx, t)
 	if err != nil {
 		return Fix{}, false, err
 	}
-	cfg, err := loop.Parse(name, src)
-	if err != nil {
-		return Fix{}, false, err
-	}
-	gated, err := parseConfig(name, src)
-	if err != nil {
-		return Fix{}, false, err
-	}
-	env := CleanEnv(g.Env)
-	if ds := cfg.CheckEnv(func(k string) (string, bool) { return lookup(env, k) }, loop.Error); ds.HasErrors() {
-		return Fix{}, false, &loop.ConfigError{Diagnostics: ds}
-	}
-	iterations, wall, cost := cfg.Hook.Budgets()
-	cfg.Stop.MaxIterations, cfg.Stop.MaxWallClock, cfg.Stop.MaxCostUSD = iterations, loop.D(wall), cost
+	cfg, gated, name, src := lc.cfg, lc.gated, lc.name, lc.src
 	release, err := g.Repo.lock()
 	if err != nil {
 		return Fix{}, false, err
@@ -98,6 +85,36 @@ func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, nam
 		fmt.Fprintf(g.Log, "loop-action hook: %v (the fix stands; it is not cached)\n", err)
 	}
 	return true, nil
+}
+
+// loopConfig is the target's config twice: whole, with [hook]'s budgets
+// in place of [stop]'s, for the loop; and as the hook gates it.
+type loopConfig struct {
+	cfg, gated *loop.Config
+	name       string
+	src        []byte
+}
+
+func (g *Gate) loopConfig(ctx context.Context, t Target) (loopConfig, error) {
+	name, src, err := g.Repo.configAt(ctx, t.Tree, g.Config)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	cfg, err := loop.Parse(name, src)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	gated, err := parseConfig(name, src)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	env := CleanEnv(g.Env)
+	if ds := cfg.CheckEnv(func(k string) (string, bool) { return lookup(env, k) }, loop.Error); ds.HasErrors() {
+		return loopConfig{}, &loop.ConfigError{Diagnostics: ds}
+	}
+	iterations, wall, cost := cfg.Hook.Budgets()
+	cfg.Stop.MaxIterations, cfg.Stop.MaxWallClock, cfg.Stop.MaxCostUSD = iterations, loop.D(wall), cost
+	return loopConfig{cfg: cfg, gated: gated, name: name, src: src}, nil
 }
 
 // run runs the loop in dir with a store of its own, started afresh.
