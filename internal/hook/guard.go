@@ -20,7 +20,8 @@ import (
 // records, before the loop, the user's working tree (as a snapshot: not
 // .git, .loop or ignored files) and the files of the git directory that
 // make git run commands (config, hooks, info: as the runner's own guard
-// of a root's .git), plus the hooks directory when core.hooksPath puts it
+// of a root's .git), the hook's own files under .loop/hook (the verdict
+// cache above all), and the hooks directory when core.hooksPath puts it
 // elsewhere. The check it returns puts back whatever changed and fails.
 func (r *Repo) guardOutside() (check func() error, err error) {
 	mem := memory.NewStorage()
@@ -28,9 +29,16 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("store the working tree before the loop: %w", err)
 	}
-	dirs := []gitFiles{{root: r.common, keep: gitKeep}}
+	all := func(string) bool { return true }
+	dirs := []gitFiles{
+		{root: r.common, descend: gitDescend, keep: gitKeep},
+		// The hook's own files: a forged cache entry would pass a tree
+		// later without measuring it. The checkout is the agents', the
+		// loop's state the runner's.
+		{root: r.loopDir(), descend: notTheLoops, keep: notTheLoops},
+	}
 	if !within(r.hooks, r.common) && !within(r.hooks, r.Top) {
-		dirs = append(dirs, gitFiles{root: r.hooks, keep: func(string) bool { return true }})
+		dirs = append(dirs, gitFiles{root: r.hooks, descend: all, keep: all})
 	}
 	for i := range dirs {
 		if err := dirs[i].scan(); err != nil {
@@ -60,6 +68,13 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 	}, nil
 }
 
+// notTheLoops says which paths of .loop/hook are the hook's own: not the
+// checkout (the agents') nor the loop's state (the runner's).
+func notTheLoops(rel string) bool {
+	top, _, _ := strings.Cut(rel, "/")
+	return top != "checkout" && top != "state"
+}
+
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
@@ -67,9 +82,9 @@ func within(p, dir string) bool {
 
 // gitFiles are the files kept under root, as they were.
 type gitFiles struct {
-	root   string
-	keep   func(rel string) bool
-	before map[string]workspace.Entry
+	root          string
+	descend, keep func(rel string) bool
+	before        map[string]workspace.Entry
 }
 
 func (g *gitFiles) scan() (err error) {
@@ -83,7 +98,7 @@ func (g *gitFiles) read() (map[string]workspace.Entry, error) {
 		return nil, err
 	}
 	defer w.Close()
-	return w.Scan("", gitDescend, g.keep)
+	return w.Scan("", g.descend, g.keep)
 }
 
 // putBack makes every kept file what it was and names those it changed.
