@@ -284,6 +284,9 @@ func (h *hookRunCmd) refuse(c *cli, d *deps, failed, total int) {
 	}
 	fmt.Fprintf(d.stderr, "loop-action hook: the %s is refused: %d of %d gated trees do not pass the gate.\n", what, failed, total)
 	fmt.Fprintf(d.stderr, "  Fix and commit, or let the loop work on it: %s\n", run)
+	if h.Hook == "pre-push" && h.Mode == "gate" {
+		fmt.Fprintln(d.stderr, "  Or let this hook run the loop on a refused commit: loop-action hook install --mode loop")
+	}
 	fmt.Fprintf(d.stderr, "  Skip the hook once: %s (or LOOP_HOOK=skip)\n", skip)
 }
 
