@@ -13,6 +13,9 @@
 #      Goal: < 200 ms excluding network.
 #   4. internal/runner/isolate: worktree setup + publish of a 10,000-file repository
 #      against git worktree add; publish cost against changed files.
+#   5. internal/hook: the pre-push hook measuring a pushed commit against
+#      `loop-action gate` (goal <= 1.2x with a 0.3 s check), and a cached
+#      answer (goal < 100 ms).
 #
 # Usage: scripts/bench.sh   (takes a few minutes; needs git)
 set -euo pipefail
@@ -36,3 +39,6 @@ go test -run '^$' -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./in
 
 echo "== isolation"
 internal/runner/isolate/testdata/bench.sh 3 300
+
+echo "== git hook"
+internal/hook/testdata/bench.sh 9 2000 0.3

@@ -67,6 +67,7 @@ type cli struct {
 	Init     initCmd     `cmd:"" help:"Write a starter .github/loop.toml and workflow for this repository."`
 	Apply    applyCmd    `cmd:"" help:"Bring a run's workspace from the state branch into the working tree as uncommitted changes."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
+	Hook     hookCmd     `cmd:"" help:"Install, inspect and run the git hooks that gate what is pushed or committed, locally."`
 	Action   actionCmd   `cmd:"" help:"Run as the GitHub Action (the container's entrypoint; see docs/action.md)."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }

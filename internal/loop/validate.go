@@ -59,6 +59,7 @@ func (c *Config) validate(out *sink) {
 	v.goals()
 	v.stages()
 	v.deliver()
+	v.hook()
 }
 
 func (v *validator) top() {

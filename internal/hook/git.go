@@ -1,0 +1,106 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Repo is the repository a hook runs in. Open finds it the way git told
+// the hook to (GIT_DIR and GIT_WORK_TREE count); every later git names
+// it explicitly and runs without the repository variables.
+type Repo struct {
+	Top    string   // the working tree's top level: the loop root
+	GitDir string   // the working tree's git directory (absolute)
+	common string   // the git directory worktrees share: config, hooks
+	hooks  string   // where git looks for hooks
+	env    []string // gitEnv: hooks and fsmonitor off
+}
+
+// Open finds the repository of dir with the environment git gave the hook,
+// and where its hooks are (core.hooksPath, relative or absolute, or the
+// hooks of the common git directory): one rev-parse, which runs no hook.
+func Open(ctx context.Context, dir string, env []string) (*Repo, error) {
+	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks")
+	if err != nil {
+		return nil, fmt.Errorf("find the repository of %q: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 4 {
+		return nil, fmt.Errorf("find the repository of %q: not in a working tree", dir)
+	}
+	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), common: filepath.Clean(lines[2]), hooks: filepath.Clean(lines[3]), env: gitEnv(env)}, nil
+}
+
+// git runs git on the repository.
+func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
+	return git(ctx, r.Top, r.env, nil, append([]string{"--git-dir=" + r.GitDir, "--work-tree=" + r.Top}, args...)...)
+}
+
+// gitPath is `git rev-parse --git-path name`, absolute: where git keeps
+// name for this working tree.
+func (r *Repo) gitPath(ctx context.Context, name string) (string, error) {
+	out, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-path", name)
+	return strings.TrimSpace(out), err
+}
+
+// loopDir is the hook's own directory, under the loop root's .loop.
+func (r *Repo) loopDir(parts ...string) string {
+	return filepath.Join(append([]string{r.Top, ".loop", "hook"}, parts...)...)
+}
+
+// ownDir makes the hook's directory under .loop, or one below it, and
+// returns it. The first time, it writes a .gitignore there that keeps the
+// user's git from seeing it (git add -A would take the checkout for an
+// embedded repository).
+func (r *Repo) ownDir(parts ...string) (string, error) {
+	dir := r.loopDir(parts...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("make %q: %w", dir, err)
+	}
+	ignore := r.loopDir(".gitignore")
+	if _, err := os.Lstat(ignore); err == nil {
+		return dir, nil
+	}
+	if err := os.WriteFile(ignore, []byte("# loop-action hook: the isolated checkout and the verdict cache\n*\n"), 0o644); err != nil {
+		return "", fmt.Errorf("make %q: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// git runs git in dir with env and returns its stdout; a failure carries
+// the end of its stderr.
+func git(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && msg != "" {
+			return stdout.String(), fmt.Errorf("git %s: %s", args[firstVerb(args)], msg)
+		}
+		return stdout.String(), fmt.Errorf("git %s: %w", args[firstVerb(args)], err)
+	}
+	return stdout.String(), nil
+}
+
+// firstVerb is the index of git's subcommand in args (after its options).
+func firstVerb(args []string) int {
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return i
+		}
+	}
+	return 0
+}

@@ -1,0 +1,161 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// The agents of --mode loop work in the isolated checkout, which lies in
+// the user's working tree and shares the repository's git directory: a
+// runner guards its loop root, not what is around it. guardOutside
+// records, before the loop, the user's working tree (as a snapshot: not
+// .git, .loop or ignored files) and the files of the git directory that
+// make git run commands (config, hooks, info: as the runner's own guard
+// of a root's .git), the hook's own files under .loop/hook (the verdict
+// cache above all), and the hooks directory when core.hooksPath puts it
+// elsewhere. The check it returns puts back whatever changed and fails.
+func (r *Repo) guardOutside() (check func() error, err error) {
+	mem := memory.NewStorage()
+	tree, err := workspace.NewHasher(r.Top).WriteObjects(mem)
+	if err != nil {
+		return nil, fmt.Errorf("store the working tree before the loop: %w", err)
+	}
+	all := func(string) bool { return true }
+	dirs := []gitFiles{
+		{root: r.common, descend: gitDescend, keep: gitKeep},
+		// The hook's own files: a forged cache entry would pass a tree
+		// later without measuring it. The checkout is the agents', the
+		// loop's state the runner's.
+		{root: r.loopDir(), descend: notTheLoops, keep: notTheLoops},
+	}
+	if !within(r.hooks, r.common) && !within(r.hooks, r.Top) {
+		dirs = append(dirs, gitFiles{root: r.hooks, descend: all, keep: all})
+	}
+	for i := range dirs {
+		if err := dirs[i].scan(); err != nil {
+			return nil, fmt.Errorf("record %s before the loop: %w", dirs[i].root, err)
+		}
+	}
+	return func() error {
+		var changed []string
+		for _, d := range dirs {
+			paths, err := d.putBack()
+			if err != nil {
+				return fmt.Errorf("an agent of the loop changed %s, and putting it back failed: %w", d.root, err)
+			}
+			changed = append(changed, paths...)
+		}
+		if after, err := workspace.NewHasher(r.Top).Snapshot(); err != nil || after != tree {
+			n, err := workspace.Restore(r.Top, mem, tree)
+			if err != nil {
+				return fmt.Errorf("an agent of the loop changed your working tree, and putting it back failed: %w", err)
+			}
+			changed = append(changed, phrase.Plural(n, "path", "paths")+" of your working tree")
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		return fmt.Errorf("an agent of the loop wrote outside its checkout (%s): put back; its work is refused", strings.Join(changed, ", "))
+	}, nil
+}
+
+// notTheLoops says which paths of .loop/hook are the hook's own: not the
+// checkout (the agents') nor the loop's state (the runner's).
+func notTheLoops(rel string) bool {
+	top, _, _ := strings.Cut(rel, "/")
+	return top != "checkout" && top != "state"
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// gitFiles are the files kept under root, as they were.
+type gitFiles struct {
+	root          string
+	descend, keep func(rel string) bool
+	before        map[string]workspace.Entry
+}
+
+func (g *gitFiles) scan() (err error) {
+	g.before, err = g.read()
+	return err
+}
+
+func (g *gitFiles) read() (map[string]workspace.Entry, error) {
+	w, err := workspace.OpenWriter(g.root)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	return w.Scan("", g.descend, g.keep)
+}
+
+// putBack makes every kept file what it was and names those it changed.
+func (g *gitFiles) putBack() ([]string, error) {
+	now, err := g.read()
+	if err != nil {
+		return nil, err
+	}
+	w, err := workspace.OpenWriter(g.root)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	var changed []string
+	for rel, is := range now {
+		if was, had := g.before[rel]; !had {
+			err = errors.Join(err, w.Remove(rel))
+		} else if !was.Equal(is) {
+			_, perr := w.Put(rel, was)
+			err = errors.Join(err, perr)
+		} else {
+			continue
+		}
+		changed = append(changed, filepath.Join(g.root, rel))
+	}
+	for rel, was := range g.before {
+		if _, has := now[rel]; !has {
+			_, perr := w.Put(rel, was)
+			err = errors.Join(err, perr)
+			changed = append(changed, filepath.Join(g.root, rel))
+		}
+	}
+	slices.Sort(changed)
+	return changed, err
+}
+
+// gitDescend and gitKeep choose, in a git directory, the files that make
+// git run commands: config, config.worktree and commondir anywhere (the
+// worktrees' too), and everything under hooks/ and info/; objects, refs
+// and logs are never entered.
+func gitDescend(rel string) bool {
+	switch path.Base(rel) {
+	case "objects", "refs", "logs", "lfs", "rr-cache":
+		return false
+	}
+	return true
+}
+
+func gitKeep(rel string) bool {
+	switch path.Base(rel) {
+	case "config", "config.worktree", "commondir":
+		return true
+	}
+	for _, dir := range strings.Split(rel, "/") {
+		if dir == "hooks" || dir == "info" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,186 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// Fix is what a loop in the isolated checkout left: one commit, on a new
+// local branch, whose parent is the commit that failed the gate.
+type Fix struct {
+	Branch  string
+	Commit  string
+	Outcome runner.Outcome
+}
+
+// Loop runs the target's loop, bounded by [hook]'s budgets, in the
+// isolated checkout of t.Commit, with its state under .loop/hook/state
+// (fresh each time). When the gate the hook applies then holds on what
+// the loop left, Loop commits it there and points a new branch
+// loop/<name>/<ref> at the commit. It never pushes, and never touches
+// the user's working tree, index or current branch. ok is false when the
+// loop did not fix it (the outcome says why).
+func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fix Fix, ok bool, err error) {
+	lc, err := g.loopConfig(ctx, t)
+	if err != nil {
+		return Fix{}, false, err
+	}
+	cfg, gated, name, src := lc.cfg, lc.gated, lc.name, lc.src
+	release, err := g.Repo.lock()
+	if err != nil {
+		return Fix{}, false, err
+	}
+	defer release()
+	dir, err := g.Repo.checkout(ctx, t.Commit, cfg.Hook.CleanIgnored)
+	if err != nil {
+		return Fix{}, false, err
+	}
+	check, err := g.Repo.guardOutside()
+	if err != nil {
+		return Fix{}, false, err
+	}
+	fix.Outcome, err = g.run(ctx, cfg, dir, t, progress)
+	if err := errors.Join(err, check()); err != nil {
+		return fix, false, err
+	}
+	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
+	if err != nil || fix.Commit == "" {
+		return fix, false, err
+	}
+	if ok, err := g.certify(ctx, gated, dir, fix.Commit, name, src); !ok || err != nil {
+		return fix, false, err
+	}
+	fix.Branch, err = g.Repo.fixBranch(ctx, cfg.Name, t, fix.Commit)
+	return fix, err == nil, err
+}
+
+// certify measures the fix, committed and checked out in dir, with the
+// gate the hook applies, and remembers its tree when the gate holds and
+// the checks left the checkout as committed: pushing the fix then
+// answers from the cache.
+func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, name string, src []byte) (bool, error) {
+	_, verdicts, err := runner.Measure(ctx, gated, dir, CleanEnv(g.Env))
+	if err != nil || !gate.OverallSuccess(gated, verdicts) {
+		return false, err
+	}
+	if changed, err := g.Repo.settle(ctx, dir, commit); err != nil || len(changed) > 0 {
+		return false, err
+	}
+	tree, err := git(ctx, dir, g.Repo.env, nil, "rev-parse", "HEAD^{tree}")
+	if err != nil {
+		return false, err
+	}
+	tree = strings.TrimSpace(tree)
+	key := cacheKey(g.Version, tree, name, src, gated, g.Env)
+	if err := g.Repo.remember(key, tree, name, verdicts); err != nil {
+		fmt.Fprintf(g.Log, "loop-action hook: %v (the fix stands; it is not cached)\n", err)
+	}
+	return true, nil
+}
+
+// loopConfig is the target's config twice: whole, with [hook]'s budgets
+// in place of [stop]'s, for the loop; and as the hook gates it.
+type loopConfig struct {
+	cfg, gated *loop.Config
+	name       string
+	src        []byte
+}
+
+func (g *Gate) loopConfig(ctx context.Context, t Target) (loopConfig, error) {
+	name, src, err := g.Repo.configAt(ctx, t.Tree, g.Config)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	cfg, err := loop.Parse(name, src)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	gated, err := parseConfig(name, src)
+	if err != nil {
+		return loopConfig{}, err
+	}
+	env := CleanEnv(g.Env)
+	if ds := cfg.CheckEnv(func(k string) (string, bool) { return lookup(env, k) }, loop.Error); ds.HasErrors() {
+		return loopConfig{}, &loop.ConfigError{Diagnostics: ds}
+	}
+	iterations, wall, cost := cfg.Hook.Budgets()
+	cfg.Stop.MaxIterations, cfg.Stop.MaxWallClock, cfg.Stop.MaxCostUSD = iterations, loop.D(wall), cost
+	return loopConfig{cfg: cfg, gated: gated, name: name, src: src}, nil
+}
+
+// run runs the loop in dir with a store of its own, started afresh.
+func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, progress ledger.Progress) (runner.Outcome, error) {
+	stateDir, err := g.Repo.ownDir("state")
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	if err := os.RemoveAll(stateDir); err != nil {
+		return runner.Outcome{}, fmt.Errorf("loop state: %w", err)
+	}
+	store, err := state.OpenDir(stateDir)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	defer store.Close()
+	s, err := runner.Open(ctx, runner.Options{
+		Config: cfg, Root: dir, RunID: cfg.Name + "/hook", Store: store, Env: CleanEnv(g.Env),
+		Commit: t.Commit, Version: g.Version, Progress: progress, Log: g.Log,
+	})
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	defer s.Close()
+	return s.Run(ctx)
+}
+
+// commitFix commits everything the loop changed in the checkout dir (but
+// loop-action's own .loop) as one commit whose parent is the target's,
+// with the user's identity, and returns it; "" when nothing changed.
+func (r *Repo) commitFix(ctx context.Context, dir, name string, t Target) (string, error) {
+	if _, err := git(ctx, dir, r.env, nil, "add", "-A", "--", ".", ownState); err != nil {
+		return "", fmt.Errorf("commit the fix: %w", err)
+	}
+	if _, err := git(ctx, dir, r.env, nil, "diff", "--cached", "--quiet"); err == nil {
+		return "", nil // the loop changed nothing: no fix
+	}
+	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.\n", name, short(t.Commit), t.Commit)
+	if _, err := git(ctx, dir, r.env, nil, "commit", "-q", "--no-verify", "-m", msg); err != nil {
+		return "", fmt.Errorf("commit the fix: %w", err)
+	}
+	out, err := git(ctx, dir, r.env, nil, "rev-parse", "HEAD")
+	return strings.TrimSpace(out), err
+}
+
+// fixBranch points a new branch loop/<name>/<ref> at commit, or, when
+// that exists, loop/<name>/<ref>-2 and so on: a branch that is there is
+// never moved.
+func (r *Repo) fixBranch(ctx context.Context, name string, t Target, commit string) (string, error) {
+	ref := t.Refs[0]
+	for _, p := range []string{"refs/heads/", "refs/tags/"} {
+		ref = strings.TrimPrefix(ref, p)
+	}
+	base := "loop/" + name + "/" + ref
+	if _, err := r.git(ctx, "check-ref-format", "--branch", base); err != nil {
+		base = "loop/" + name + "/" + short(t.Commit)
+	}
+	zero := strings.Repeat("0", len(commit))
+	for i := 1; i <= 20; i++ {
+		branch := base
+		if i > 1 {
+			branch = fmt.Sprintf("%s-%d", base, i)
+		}
+		if _, err := r.git(ctx, "update-ref", "-m", "loop-action hook: fix", "refs/heads/"+branch, commit, zero); err == nil {
+			return branch, nil
+		}
+	}
+	return "", fmt.Errorf("no free branch name for the fix: %s and %s-2…-20 exist; the fix is commit %s", base, base, commit)
+}
