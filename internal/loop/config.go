@@ -87,7 +87,7 @@ type Protect struct {
 
 // Provider says how a node reaches an agent.
 type Provider struct {
-	Type    string              `toml:"type" json:"type,omitempty" jsonschema:"enum=command,enum=openai,default=command" jsonschema_description:"command runs an argv template; openai is planned and rejected for now."`
+	Type    string              `toml:"type" json:"type,omitempty" jsonschema:"enum=command,enum=openai,default=command" jsonschema_description:"command runs an argv template; openai calls an OpenAI-compatible Chat Completions API."`
 	Command []string            `toml:"command" json:"command,omitempty" jsonschema:"minItems=1" jsonschema_description:"The argv template, run without a shell. {prompt}, {prompt_file} and {tier} are replaced."`
 	Prompt  string              `toml:"prompt" json:"prompt,omitempty" jsonschema:"enum=stdin,enum=arg,enum=file,default=stdin" jsonschema_description:"How the prompt reaches the agent: on stdin, as the {prompt} argument, or in the file named by {prompt_file}."`
 	Usage   string              `toml:"usage" json:"usage,omitempty" jsonschema:"pattern=^(none|claude-json|codex-jsonl|regex:.+)$,default=none" jsonschema_description:"How tokens and cost are read from the agent's output: none | claude-json | codex-jsonl | regex:<re> with named groups input/output/total/cost."`
@@ -95,6 +95,8 @@ type Provider struct {
 	Env     []string            `toml:"env" json:"env,omitempty" jsonschema_description:"Environment variables the agent needs: checked before a run and masked in every output."`
 	Tiers   map[string][]string `toml:"tiers" json:"tiers,omitempty" jsonschema_description:"Extra arguments per tier (cheap, standard, strong), spliced at {tier} or appended."`
 	Price   *Price              `toml:"price" json:"price,omitempty" jsonschema_description:"USD per million tokens, for agents that report tokens but not cost."`
+
+	OpenAI // the keys of type = "openai" (openai.go)
 }
 
 // Price is what a provider's tokens cost, in US dollars per million tokens.
