@@ -158,11 +158,15 @@ func TestFailures(t *testing.T) {
 		waits    []time.Duration
 	}{
 		{name: "401 names the provider and the variable, and is not retried",
-			replies: func(t *testing.T) []openaifake.Reply { return []openaifake.Reply{recorded(t, "error_401.json", 401, nil)} },
-			want:    `provider "api": ` + "%URL%" + ` refused the API key in TEST_OPENAI_KEY (401 Unauthorized); check that variable`, fatal: true, requests: 1},
+			replies: func(t *testing.T) []openaifake.Reply {
+				return []openaifake.Reply{recorded(t, "error_401.json", 401, nil)}
+			},
+			want: `provider "api": ` + "%URL%" + ` refused the API key in TEST_OPENAI_KEY (401 Unauthorized); check that variable`, fatal: true, requests: 1},
 		{name: "404 names the model",
-			replies: func(t *testing.T) []openaifake.Reply { return []openaifake.Reply{recorded(t, "error_404.json", 404, nil)} },
-			want:    `has no model "gpt-4.1" or no chat completions endpoint (404 Not Found): The model ` + "`gpt-9`", fatal: true, requests: 1},
+			replies: func(t *testing.T) []openaifake.Reply {
+				return []openaifake.Reply{recorded(t, "error_404.json", 404, nil)}
+			},
+			want: `has no model "gpt-4.1" or no chat completions endpoint (404 Not Found): The model ` + "`gpt-9`", fatal: true, requests: 1},
 		{name: "429 waits its Retry-After seconds, then succeeds",
 			replies: func(t *testing.T) []openaifake.Reply {
 				return []openaifake.Reply{recorded(t, "error_429.json", 429, map[string]string{"Retry-After": "7"}), recorded(t, "completion.json", 200, nil)}
@@ -288,4 +292,3 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
-
