@@ -28,6 +28,7 @@ type nodeRun struct {
 	answers []string // a judge's answers, one per attempt
 	retried string   // why a judge was dispatched again
 	usage   provider.Usage
+	edited  []string // the files an openai builder's edits wrote
 }
 
 // dispatched is what the waves of one iteration left.
@@ -221,6 +222,7 @@ func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 		return
 	}
 	nr.resp = r.call(ctx, nr)
+	r.applyEdits(nr, nr.resp.Answer, r.nodeRoot(nr))
 	usage := nr.resp.Usage
 	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
 		nr.answers = []string{nr.resp.Answer}
@@ -247,14 +249,18 @@ func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
 	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
-	root := r.opts.Root
-	if nr.dir != "" {
-		root = nr.dir
-	}
-	return p.Dispatch(ctx, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: root, HistoryFile: r.history,
+	return dispatchTo(ctx, p, nr.node, provider.Request{
+		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.nodeRoot(nr), HistoryFile: r.history,
 		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: r.agentEnv(nr),
 	})
+}
+
+// nodeRoot is where a node works: its worktree, else the loop root.
+func (r *run) nodeRoot(nr *nodeRun) string {
+	if nr.dir != "" {
+		return nr.dir
+	}
+	return r.opts.Root
 }
 
 func addUsage(a, b provider.Usage) provider.Usage {

@@ -57,7 +57,9 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 		}
 	}
 	fmt.Fprintf(b, "## History\n\nEvery earlier attempt of this run is summarised in %s.\n\n", r.history)
-	if files := r.cfg.Context.Files; len(files) > 0 {
+	if r.isOpenAI(n) {
+		r.contextFiles(b)
+	} else if files := r.cfg.Context.Files; len(files) > 0 {
 		b.WriteString("## Context files\n\nRead these before you change anything:\n\n")
 		for _, f := range files {
 			fmt.Fprintf(b, "- %s\n", f)
@@ -133,6 +135,9 @@ func (r *run) judgePrompt(b *strings.Builder, it int, n loop.Node) {
 				break
 			}
 		}
+	}
+	if r.isOpenAI(n) {
+		r.contextFiles(b)
 	}
 	b.WriteString("## Your answer\n\n")
 	b.WriteString(judgeContract)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -17,7 +18,6 @@ import (
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
-	"github.com/loop-action/loop-action/internal/runner/provider"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -50,6 +50,7 @@ type run struct {
 	void       []string        // why the current iteration's measurement cannot count
 	files      *FileCommands   // the job's file commands, put back after each wave
 	finished   bool            // the run was over when this process took it: saves keep the stored workspace
+	edits      sync.Mutex      // openai builders apply their edits one at a time (openai.go)
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes
@@ -138,7 +139,7 @@ func prepare(opts Options) *run {
 	if r.providers == nil {
 		r.providers = map[string]Provider{}
 		for name, p := range opts.Config.Providers {
-			r.providers[name] = provider.Command{Name: name, Spec: p}
+			r.providers[name] = newProvider(name, p)
 		}
 	}
 	r.iso = r.isolation()
