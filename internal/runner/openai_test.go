@@ -1,0 +1,271 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/openaifake"
+)
+
+const apiKey = "sk-live-9f8e7d6c5b4a3210"
+
+const openaiLoop = `name = "api"
+objective = "Make add.txt add."
+[stop]
+max_iterations = 1
+no_progress = 0
+[context]
+files = ["*.txt"]
+[protect]
+paths = ["locked/**"]
+[providers.api]
+type = "openai"
+base_url = "%URL%"
+model = "gpt-test"
+api_key_env = "TEST_OPENAI_KEY"
+price = { input = 2, output = 8 }
+[[node]]
+name = "fixer"
+provider = "api"
+goals = ["sum"]
+[[goal]]
+name = "sum"
+  [[goal.check]]
+  type = "test"
+  run = "grep -q 'a + b' add.txt"
+`
+
+const fix = "The check wants a sum.\n\nadd.txt\n```\n<<<<<<< SEARCH\nreturn a - b\n=======\nreturn a + b\n>>>>>>> REPLACE\n```\n"
+
+// apiHarness is a run of src against srv, in a root holding add.txt, a
+// locked/ file, a .git/config and a link "out" to a directory outside.
+func apiHarness(t *testing.T, src string, srv *openaifake.Server) (*harness, string) {
+	t.Helper()
+	h := newHarness(t, strings.ReplaceAll(src, "%URL%", srv.BaseURL()), nil)
+	outside := t.TempDir()
+	for name, content := range map[string]string{"add.txt": "return a - b\n", "locked/a.txt": "locked\n", ".git/config": "[core]\n"} {
+		p := filepath.Join(h.root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(h.root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	h.opts.Env = []string{"PATH=" + os.Getenv("PATH"), "TEST_OPENAI_KEY=" + apiKey}
+	h.opts.Log = &bytes.Buffer{}
+	return h, outside
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noKey fails when the key appears in any file below dir (ledger,
+// checkpoint, history, export…) or in the run's log.
+func noKey(t *testing.T, h *harness) {
+	t.Helper()
+	err := filepath.WalkDir(h.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(apiKey)) {
+			t.Errorf("%s holds the API key", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h.opts.Log.(*bytes.Buffer).String(), apiKey) {
+		t.Error("the log holds the API key")
+	}
+}
+
+func TestOpenAIBuilderFixesTheCheck(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 1000, 50))
+	h, _ := apiHarness(t, openaiLoop, srv)
+	out := h.run(context.Background())
+	if !out.Success || out.Iteration != 1 {
+		t.Fatalf("outcome %s at %d (%s); want success at 1", out.Status, out.Iteration, out.Detail)
+	}
+	if got := read(t, filepath.Join(h.root, "add.txt")); got != "return a + b\n" {
+		t.Errorf("add.txt = %q", got)
+	}
+	want := state.Spend{Tokens: 1050, CostUSD: (1000*2 + 50*8) / 1e6}
+	got := out.Spend
+	got.WallClock = 0
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spend (-want +got):\n%s", diff)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	user := message(reqs[0].Body, 1)
+	for _, want := range []string{"Make add.txt add.", "grep -q 'a + b' add.txt", "add.txt\n````\nreturn a - b\n````", "(at most 262144 bytes are shown)"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, user)
+		}
+	}
+	if strings.Contains(user, "locked\n") && !strings.Contains(user, "locked/**") {
+		t.Errorf("the prompt shows a file no pattern names")
+	}
+	noKey(t, h)
+}
+
+func message(body map[string]any, i int) string {
+	msgs, _ := body["messages"].([]any)
+	if i >= len(msgs) {
+		return ""
+	}
+	m, _ := msgs[i].(map[string]any)
+	s, _ := m["content"].(string)
+	return s
+}
+
+func TestOpenAIRetriesA429AndConverges(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Error(429, "slow down", map[string]string{"Retry-After": "1"}), openaifake.Completion(fix, 10, 5))
+	h, _ := apiHarness(t, openaiLoop, srv)
+	out := h.run(context.Background())
+	if !out.Success || len(srv.Requests()) != 2 {
+		t.Fatalf("outcome %s (%s) after %d requests; want success after 2", out.Status, out.Detail, len(srv.Requests()))
+	}
+}
+
+func TestOpenAIWrongKeyEndsTheRun(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t)
+	srv.Otherwise = func(openaifake.Request) openaifake.Reply {
+		return openaifake.Error(401, "Incorrect API key provided: "+apiKey, nil)
+	}
+	src := strings.Replace(openaiLoop, "max_iterations = 1", "max_iterations = 5", 1)
+	h, _ := apiHarness(t, src, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out := h.run(ctx)
+	if out.Success || out.Status != state.Escalated || len(srv.Requests()) != 1 {
+		t.Fatalf("outcome %s after %d requests; want escalated after 1", out.Status, len(srv.Requests()))
+	}
+	if want := `provider "api": ` + srv.BaseURL() + ` refused the API key in TEST_OPENAI_KEY (401 Unauthorized)`; !strings.Contains(out.Detail, want) {
+		t.Errorf("detail %q, want it to contain %q", out.Detail, want)
+	}
+	noKey(t, h)
+}
+
+// TestOpenAIKeyEchoedByTheServerIsMasked: an endpoint that quotes the key
+// in an error message does not get it into the ledger or the checkpoint.
+func TestOpenAIKeyEchoedByTheServerIsMasked(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Error(400, "bad request from key "+apiKey, nil))
+	h, _ := apiHarness(t, openaiLoop, srv)
+	out := h.run(context.Background())
+	if out.Success {
+		t.Fatal("a failed call succeeded")
+	}
+	if n := count(h.events(), ledger.NodeFailed, "fixer"); n != 1 {
+		t.Fatalf("%d node failures, want 1", n)
+	}
+	noKey(t, h)
+}
+
+func TestOpenAIJudgeFailKeepsTheGoalUnmet(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5),
+		openaifake.Completion(`{"verdict":"fail","reason":"the sum is untested","evidence":"no test file"}`, 10, 5))
+	src := openaiLoop + `  [[goal.check]]
+  type = "judge"
+  node = "review"
+[providers.judge]
+type = "openai"
+base_url = "%URL%"
+model = "gpt-judge"
+api_key_env = "TEST_OPENAI_KEY"
+[[node]]
+name = "review"
+role = "judge"
+provider = "judge"
+after = ["fixer"]
+`
+	h, _ := apiHarness(t, src, srv)
+	out := h.run(context.Background())
+	if out.Success || out.Verdicts[0].Satisfied {
+		t.Fatalf("outcome %s, goal satisfied %v: a failing judge must keep it unmet", out.Status, out.Verdicts[0].Satisfied)
+	}
+	if ev := out.Verdicts[0].Checks[1].Evidence; !strings.Contains(ev, "the sum is untested") {
+		t.Errorf("judge evidence %q", ev)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[1].Body["model"] != "gpt-judge" || reqs[1].Body["response_format"] == nil {
+		t.Fatalf("want a builder request, then a JSON-mode judge request for gpt-judge")
+	}
+}
+
+func TestOpenAIHostileEditsAreRefused(t *testing.T) {
+	t.Parallel()
+	block := func(path, search, replace string) string {
+		return path + "\n<<<<<<< SEARCH\n" + search + "=======\n" + replace + ">>>>>>> REPLACE\n"
+	}
+	tests := []struct{ name, reply, reason string }{
+		{"outside the root", block("../x", "", "pwned\n"), `edit of "../x" refused: the path leads outside the loop root`},
+		{"into the state", block(".loop/state/test/run/checkpoint.json", "", "{}\n"), `edit of ".loop/state/test/run/checkpoint.json" refused: the path is inside .loop`},
+		{"into .git", block(".git/config", "[core]\n", "[core]\n\tfsmonitor = touch pwned\n"), `edit of ".git/config" refused: the path is inside a .git directory`},
+		{"through a linked directory", block("out/x", "outside\n", "pwned\n"), `edit of "out/x" refused: its parent "out" is a symbolic link`},
+		{"a protected file", block("locked/a.txt", "locked\n", "open\n"), `edit of "locked/a.txt" refused: it is protected`},
+		{"the loop config", block("loop.toml", "", "name = \"x\"\n"), `edit of "loop.toml" refused: it is protected`},
+		{"half-matching", block("add.txt", "return a - b\n", "return a + b\n") + block("add.txt", "no such line\n", "x\n"),
+			`edit of "add.txt" failed: block 2: its SEARCH text does not match the file exactly`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := openaifake.New(t, openaifake.Completion(tt.reply, 10, 5))
+			h, outside := apiHarness(t, openaiLoop, srv)
+			out := h.run(context.Background())
+			if out.Success {
+				t.Fatal("the run succeeded")
+			}
+			for path, want := range map[string]string{"add.txt": "return a - b\n", "locked/a.txt": "locked\n", ".git/config": "[core]\n"} {
+				if got := read(t, filepath.Join(h.root, path)); got != want {
+					t.Errorf("%s = %q, want it untouched", path, got)
+				}
+			}
+			if got := read(t, filepath.Join(outside, "x")); got != "outside\n" {
+				t.Errorf("the file outside the root = %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(h.root), "x")); err == nil {
+				t.Error("a file was written beside the root")
+			}
+			found := false
+			for _, e := range h.events() {
+				found = found || e.Type == ledger.NodeFailed && e.Node == "fixer" && strings.Contains(e.Reason, tt.reason)
+			}
+			if !found {
+				t.Errorf("no node_failed event of fixer saying %q", tt.reason)
+			}
+		})
+	}
+}
