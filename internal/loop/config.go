@@ -77,7 +77,7 @@ type Run struct {
 // Context says what every builder prompt carries.
 type Context struct {
 	CarrySummaries int      `toml:"carry_summaries" json:"carry_summaries,omitempty" jsonschema:"minimum=0,default=2" jsonschema_description:"Deterministic summaries of earlier iterations carried into prompts."`
-	Files          []string `toml:"files" json:"files,omitempty" jsonschema_description:"Extra context files (relative to the loop root) named in every builder prompt."`
+	Files          []string `toml:"files" json:"files,omitempty" jsonschema_description:"Extra context files: glob patterns (** allowed) relative to the loop root, named in every builder prompt; openai nodes get their contents, up to 256 KiB."`
 }
 
 // Protect lists paths nodes may not change.

@@ -133,7 +133,7 @@ func (v *validator) metrics() {
 // paths checks the path lists: context files, protected and exported globs.
 func (v *validator) paths() {
 	for i, f := range v.c.Context.Files {
-		if p := relPathProblem(f); p != "" {
+		if p := globProblem(f); p != "" {
 			v.errorf("context.files", "context.files[%d] %q %s", i, f, p)
 		}
 	}
