@@ -29,6 +29,7 @@ type nodeRun struct {
 	retried string   // why a judge was dispatched again
 	usage   provider.Usage
 	edited  []string // the files an openai builder's edits wrote
+	refused string   // why an openai builder's edits were not applied
 }
 
 // dispatched is what the waves of one iteration left.
@@ -57,6 +58,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		r.runWave(ctx, runs)
 		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
+		r.noteEdits(runs)
 		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
 	}

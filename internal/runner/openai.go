@@ -51,7 +51,8 @@ func (r *run) applyEdits(nr *nodeRun, reply, root string) {
 	}
 	blocks, err := edit.Parse(reply)
 	if err != nil {
-		nr.resp.Err = fmt.Errorf("node %s: its reply's edits cannot be read, none applied: %w", nr.node.Name, err)
+		nr.refused = "its reply's edits cannot be read, none applied: " + err.Error()
+		nr.resp.Err = fmt.Errorf("node %s: %s", nr.node.Name, nr.refused)
 		return
 	}
 	w, err := workspace.OpenWriter(root)
@@ -71,10 +72,37 @@ func (r *run) applyEdits(nr *nodeRun, reply, root string) {
 	defer r.edits.Unlock()
 	written, err := edit.Apply(w, blocks, edit.Options{Refuse: refuse})
 	if err != nil {
-		nr.resp.Err = fmt.Errorf("node %s: none of its %d edits applied: %s", nr.node.Name, len(blocks), strings.ReplaceAll(err.Error(), "\n", "; "))
+		nr.refused = fmt.Sprintf("none of its %d edits applied: %s", len(blocks), strings.ReplaceAll(err.Error(), "\n", "; "))
+		nr.resp.Err = fmt.Errorf("node %s: %s", nr.node.Name, nr.refused)
 		return
 	}
 	nr.edited = written
+}
+
+// noteEdits keeps, after a wave, why each openai builder's edits were not
+// applied, for its next prompt; a builder whose edits applied is cleared.
+func (r *run) noteEdits(runs []*nodeRun) {
+	for _, nr := range runs {
+		if nr.queued && nr.skip == "" && r.isOpenAI(nr.node) && nr.node.Role == loop.RoleBuilder {
+			if r.refusals == nil {
+				r.refusals = map[string]string{}
+			}
+			r.refusals[nr.node.Name] = nr.refused
+		}
+	}
+}
+
+// lastEdits tells an openai builder why its last reply's edits were not
+// applied: it cannot see the workspace, so this is how it learns.
+func (r *run) lastEdits(b *strings.Builder, n loop.Node) {
+	why := r.refusals[n.Name]
+	if why == "" {
+		return
+	}
+	if r.mask != nil {
+		why = r.mask(why)
+	}
+	fmt.Fprintf(b, "## Your last reply's edits\n\nNothing of your last reply was applied: %s\n\n", why)
 }
 
 // contextFiles writes the contents of the [context] files into an openai

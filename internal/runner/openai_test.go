@@ -269,3 +269,47 @@ func TestOpenAIHostileEditsAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIBuilderLearnsWhyItsEditsFailed: a reply whose SEARCH does not
+// match changes nothing, and the next prompt says why; the corrected reply
+// then converges.
+func TestOpenAIBuilderLearnsWhyItsEditsFailed(t *testing.T) {
+	t.Parallel()
+	wrong := "add.txt\n<<<<<<< SEARCH\nreturn a-b\n=======\nreturn a+b\n>>>>>>> REPLACE\n"
+	srv := openaifake.New(t, openaifake.Completion(wrong, 10, 5), openaifake.Completion(fix, 10, 5))
+	h, _ := apiHarness(t, strings.Replace(openaiLoop, "max_iterations = 1", "max_iterations = 3", 1), srv)
+	out := h.run(context.Background())
+	if !out.Success || out.Iteration != 2 {
+		t.Fatalf("outcome %s at %d (%s); want success at 2", out.Status, out.Iteration, out.Detail)
+	}
+	reqs := srv.Requests()
+	want := `Nothing of your last reply was applied: none of its 1 edits applied: edit of "add.txt" failed: block 1: its SEARCH text does not match the file exactly`
+	if len(reqs) != 2 || !strings.Contains(message(reqs[1].Body, 1), want) {
+		t.Fatalf("the second prompt does not say %q", want)
+	}
+	if strings.Contains(message(reqs[0].Body, 1), "Nothing of your last reply") {
+		t.Error("the first prompt speaks of a last reply")
+	}
+	if !strings.Contains(message(reqs[1].Body, 1), "its edits were not applied (refused, not matching or malformed") {
+		t.Error("the carried summary does not say the edits were not applied")
+	}
+}
+
+// TestOpenAIIsolatedBuilderEditsItsWorktree: an isolated openai builder's
+// edits land in its worktree and are published like any node's.
+func TestOpenAIIsolatedBuilderEditsItsWorktree(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	src := strings.Replace(openaiLoop, "goals = [\"sum\"]", "goals = [\"sum\"]\nisolate = true", 1)
+	h, _ := apiHarness(t, src, srv)
+	out := h.run(context.Background())
+	if !out.Success {
+		t.Fatalf("outcome %s (%s)", out.Status, out.Detail)
+	}
+	if got := read(t, filepath.Join(h.root, "add.txt")); got != "return a + b\n" {
+		t.Errorf("add.txt = %q after publishing", got)
+	}
+	if n := count(h.events(), ledger.NodeSucceeded, "fixer"); n != 1 {
+		t.Errorf("fixer succeeded %d times, want 1", n)
+	}
+}

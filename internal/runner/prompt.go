@@ -58,6 +58,7 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 	}
 	fmt.Fprintf(b, "## History\n\nEvery earlier attempt of this run is summarised in %s.\n\n", r.history)
 	if r.isOpenAI(n) {
+		r.lastEdits(b, n)
 		r.contextFiles(b)
 	} else if files := r.cfg.Context.Files; len(files) > 0 {
 		b.WriteString("## Context files\n\nRead these before you change anything:\n\n")

@@ -46,11 +46,12 @@ type run struct {
 	summary    string // the summary of the iteration not yet saved
 	iso        *isolate.Manager
 	mask       func(string) string
-	objects    *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
-	void       []string        // why the current iteration's measurement cannot count
-	files      *FileCommands   // the job's file commands, put back after each wave
-	finished   bool            // the run was over when this process took it: saves keep the stored workspace
-	edits      sync.Mutex      // openai builders apply their edits one at a time (openai.go)
+	objects    *memory.Storage   // the root's content before waves of isolated nodes (rootGuard)
+	void       []string          // why the current iteration's measurement cannot count
+	files      *FileCommands     // the job's file commands, put back after each wave
+	finished   bool              // the run was over when this process took it: saves keep the stored workspace
+	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
+	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes
