@@ -21,7 +21,7 @@ type OpenAI struct {
 	BaseURL   string            `toml:"base_url" json:"base_url,omitempty" jsonschema:"default=https://api.openai.com/v1" jsonschema_description:"openai: the API's base URL (OpenAI, Azure, OpenRouter, LiteLLM, vLLM, Ollama…)."`
 	Model     string            `toml:"model" json:"model,omitempty" jsonschema_description:"openai: the model of the standard tier; tiers.<tier> = [\"<model>\"] names the others."`
 	APIKeyEnv string            `toml:"api_key_env" json:"api_key_env,omitempty" jsonschema:"pattern=^[A-Za-z_][A-Za-z0-9_]*$" jsonschema_description:"openai: the environment variable holding the API key, sent as a bearer token; checked before a run and masked like env."`
-	Headers   map[string]string `toml:"headers" json:"headers,omitempty" jsonschema_description:"openai: extra HTTP headers of every request (e.g. api-key for Azure, HTTP-Referer for OpenRouter); never Authorization."`
+	Headers   map[string]string `toml:"headers" json:"headers,omitempty" jsonschema_description:"openai: extra HTTP headers of every request (e.g. HTTP-Referer and X-Title for OpenRouter); not masked, so never a key, and never Authorization."`
 }
 
 // ModelFor returns the model an openai provider uses on a tier: the tier's

@@ -313,3 +313,34 @@ func TestOpenAIIsolatedBuilderEditsItsWorktree(t *testing.T) {
 		t.Errorf("fixer succeeded %d times, want 1", n)
 	}
 }
+
+// TestOpenAIContextFilesAreCappedAndNeverFollowLinks: the prompt carries
+// the matched files up to ContextCap, names those past it (and the log
+// says so), and never shows what a link in the root points to.
+func TestOpenAIContextFilesAreCappedAndNeverFollowLinks(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	h, outside := apiHarness(t, openaiLoop, srv)
+	if err := os.WriteFile(filepath.Join(h.root, "big.txt"), bytes.Repeat([]byte("b"), ContextCap), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("outside-secret-contents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(h.root, "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
+	h.run(context.Background())
+	user := message(srv.Requests()[0].Body, 1)
+	for _, want := range []string{"1 files, 13 bytes (at most 262144 bytes are shown)", "Not shown, past the cap: big.txt"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the prompt lacks %q", want)
+		}
+	}
+	if strings.Contains(user, "outside-secret-contents") {
+		t.Error("the prompt shows a file outside the root through a link")
+	}
+	if log := h.opts.Log.(*bytes.Buffer).String(); !strings.Contains(log, "context files past the cap of 262144 bytes, not shown: big.txt") {
+		t.Errorf("log %q does not report the cap", log)
+	}
+}
