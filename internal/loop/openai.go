@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -107,7 +108,7 @@ func baseURLProblem(raw string) string {
 }
 
 func (v *validator) openAIHeaders(name string, headers map[string]string) {
-	for _, h := range sortedKeys(headers) {
+	for _, h := range slices.Sorted(maps.Keys(headers)) {
 		at := providerPath(name, "headers", h)
 		switch {
 		case !httpguts.ValidHeaderFieldName(h):
@@ -121,7 +122,7 @@ func (v *validator) openAIHeaders(name string, headers map[string]string) {
 }
 
 func (v *validator) openAITiers(name string, p Provider) {
-	for _, t := range sortedKeys(p.Tiers) {
+	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
 		at := providerPath(name, "tiers", t)
 		switch m := p.Tiers[t]; {
 		case !slices.Contains(TierLadder, t):
@@ -130,15 +131,6 @@ func (v *validator) openAITiers(name string, p Provider) {
 			v.errorf(at, "provider %q: tier %q of an openai provider names one model, e.g. [\"gpt-4.1-mini\"]", name, t)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // JSONSchemaExtend keeps the keys of each provider type to that type: an

@@ -70,7 +70,7 @@ type Options struct {
 	Root      string              // the loop root, absolute
 	RunID     string              // see state.ValidRunID
 	Store     Store               // required
-	Providers map[string]Provider // by provider name; nil builds command providers from the config
+	Providers map[string]Provider // by provider name; nil builds them from the config (command and openai)
 	Collector Collector           // nil collects in Root with gate/evidence
 	Env       []string            // of agents and checks, less the file commands (GuardFileCommands); nil is empty
 	Progress  ledger.Progress     // live events; nil shows nothing

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,13 +112,4 @@ func oneLine(s string) string {
 		s = s[:maxDetail] + "…"
 	}
 	return s
-}
-
-func sortedHeaders(h map[string]string) []string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

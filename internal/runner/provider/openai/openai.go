@@ -21,7 +21,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,7 +145,7 @@ func (c Client) options(key string) []option.RequestOption {
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	for _, h := range sortedHeaders(c.Spec.Headers) {
+	for _, h := range slices.Sorted(maps.Keys(c.Spec.Headers)) {
 		opts = append(opts, option.WithHeader(h, c.Spec.Headers[h]))
 	}
 	return opts
