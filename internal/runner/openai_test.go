@@ -192,11 +192,7 @@ func TestOpenAIKeyEchoedByTheServerIsMasked(t *testing.T) {
 	noKey(t, h)
 }
 
-func TestOpenAIJudgeFailKeepsTheGoalUnmet(t *testing.T) {
-	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5),
-		openaifake.Completion(`{"verdict":"fail","reason":"the sum is untested","evidence":"no test file"}`, 10, 5))
-	src := openaiLoop + `  [[goal.check]]
+const judgedLoop = openaiLoop + `  [[goal.check]]
   type = "judge"
   node = "review"
 [providers.judge]
@@ -210,7 +206,28 @@ role = "judge"
 provider = "judge"
 after = ["fixer"]
 `
-	h, _ := apiHarness(t, src, srv)
+
+// TestOpenAIJudgeWithoutAVerdictIsAskedOnceMore: the same single retry as
+// for command judges.
+func TestOpenAIJudgeWithoutAVerdictIsAskedOnceMore(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5), openaifake.Completion("Looks right to me.", 10, 5),
+		openaifake.Completion(`{"verdict":"pass","reason":"a sum","evidence":"add.txt: return a + b","score":9}`, 10, 5))
+	h, _ := apiHarness(t, judgedLoop, srv)
+	out := h.run(context.Background())
+	if !out.Success || len(srv.Requests()) != 3 || count(h.events(), ledger.JudgeRetried, "review") != 1 {
+		t.Fatalf("outcome %s after %d requests; want success after a builder call and two judge calls", out.Status, len(srv.Requests()))
+	}
+	if out.Spend.Tokens != 45 {
+		t.Errorf("spend %d tokens, want 45 (both judge calls count)", out.Spend.Tokens)
+	}
+}
+
+func TestOpenAIJudgeFailKeepsTheGoalUnmet(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5),
+		openaifake.Completion(`{"verdict":"fail","reason":"the sum is untested","evidence":"no test file"}`, 10, 5))
+	h, _ := apiHarness(t, judgedLoop, srv)
 	out := h.run(context.Background())
 	if out.Success || out.Verdicts[0].Satisfied {
 		t.Fatalf("outcome %s, goal satisfied %v: a failing judge must keep it unmet", out.Status, out.Verdicts[0].Satisfied)
