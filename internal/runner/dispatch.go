@@ -251,9 +251,13 @@ func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
 	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
+	env := r.agentEnv(nr)
+	if r.isOpenAI(nr.node) {
+		env = r.opts.Env // the runner's own request: it needs the key
+	}
 	return dispatchTo(ctx, p, nr.node, provider.Request{
 		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.nodeRoot(nr), HistoryFile: r.history,
-		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: r.agentEnv(nr),
+		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: env,
 	})
 }
 

@@ -26,6 +26,36 @@ func newProvider(name string, p loop.Provider) Provider {
 	return provider.Command{Name: name, Spec: p}
 }
 
+// WithoutAPIKeys is env without the variables that openai providers name
+// in api_key_env: only the runner's own requests use those keys, so
+// agents and checks (which run what models wrote) never get them. A
+// variable a command provider lists in its env stays: its agent needs it.
+func WithoutAPIKeys(cfg *loop.Config, env []string) []string {
+	keys := map[string]bool{}
+	for _, p := range cfg.Providers {
+		if p.Type == "openai" && p.APIKeyEnv != "" {
+			keys[p.APIKeyEnv] = true
+		}
+	}
+	for _, p := range cfg.Providers {
+		if p.Type != "openai" {
+			for _, e := range p.Env {
+				delete(keys, e)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); !keys[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // isOpenAI reports whether a node's provider is of type "openai".
 func (r *run) isOpenAI(n loop.Node) bool {
 	return r.cfg.Providers[n.Provider].Type == "openai"

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/openaifake"
 )
@@ -359,5 +360,48 @@ func TestOpenAIContextFilesAreCappedAndNeverFollowLinks(t *testing.T) {
 	}
 	if log := h.opts.Log.(*bytes.Buffer).String(); !strings.Contains(log, "context files past the cap of 262144 bytes, not shown: big.txt") {
 		t.Errorf("log %q does not report the cap", log)
+	}
+}
+
+// TestOpenAIKeyReachesNoAgentAndNoCheck: the key is the runner's own; an
+// agent CLI that does not list it in env, and every check (which runs what
+// models wrote), run without it.
+func TestOpenAIKeyReachesNoAgentAndNoCheck(t *testing.T) {
+	t.Parallel()
+	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	src := openaiLoop + `  [[goal.check]]
+  type = "test"
+  run = "env > check-env.txt; test -z \"$TEST_OPENAI_KEY\""
+[providers.cli]
+command = ["sh", "-c", "cat >/dev/null; env > agent-env.txt"]
+[[node]]
+name = "peek"
+provider = "cli"
+goals = ["sum"]
+`
+	h, _ := apiHarness(t, src, srv)
+	out := h.run(context.Background())
+	if !out.Success {
+		t.Fatalf("outcome %s (%s): a check saw the key", out.Status, out.Detail)
+	}
+	for _, f := range []string{"agent-env.txt", "check-env.txt"} {
+		if got := read(t, filepath.Join(h.root, f)); !strings.Contains(got, "PATH=") {
+			t.Errorf("%s holds no environment: %q", f, got)
+		}
+	}
+	noKey(t, h)
+}
+
+func TestWithoutAPIKeys(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "O_KEY=sk-1", "SHARED_KEY=sk-2", "OTHER=x"}
+	cfg := &loop.Config{Providers: map[string]loop.Provider{
+		"o":     {Type: "openai", OpenAI: loop.OpenAI{APIKeyEnv: "O_KEY"}},
+		"s":     {Type: "openai", OpenAI: loop.OpenAI{APIKeyEnv: "SHARED_KEY"}},
+		"aider": {Type: "command", Command: []string{"aider"}, Env: []string{"SHARED_KEY"}},
+	}}
+	want := []string{"PATH=/bin", "SHARED_KEY=sk-2", "OTHER=x"}
+	if diff := cmp.Diff(want, WithoutAPIKeys(cfg, env)); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
 	}
 }

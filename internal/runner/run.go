@@ -135,7 +135,7 @@ func prepare(opts Options) *run {
 	r.started = r.now()
 	r.hasher = workspace.NewHasher(opts.Root)
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(opts.Env), Hasher: r.hasher}
+		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}
