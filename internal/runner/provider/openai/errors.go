@@ -21,7 +21,7 @@ const maxDetail = 240
 // (after their Retry-After, when they give one) and requests that got no
 // answer at all. Nothing is tried again once ctx has ended.
 func retryable(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() != nil {
+	if err == nil || ctx.Err() != nil || errors.Is(err, errTooLarge) {
 		return err
 	}
 	var apiErr *openai.Error

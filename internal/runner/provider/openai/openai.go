@@ -42,7 +42,7 @@ type Client struct {
 	Name string // the provider's name in the config
 	Spec loop.Provider
 	// HTTP sends the requests; nil is a client of its own with Go's
-	// default transport.
+	// default transport. Either way no answer is read past MaxReplyBytes.
 	HTTP *http.Client
 	// Retry is how 429 and 5xx answers are tried again; the zero value is
 	// DefaultRetry. Its budget is cut to what is left of ctx's deadline.
@@ -133,12 +133,8 @@ func (c Client) params(req provider.Request, judge bool) openai.ChatCompletionNe
 // options build the SDK's client from the config alone: no OPENAI_*
 // variable of the process reaches it, and it never retries on its own.
 func (c Client) options(key string) []option.RequestOption {
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{}
-	}
 	opts := []option.RequestOption{
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(c.httpClient()),
 		option.WithBaseURL(c.Spec.BaseURL),
 		option.WithMaxRetries(0),
 	}

@@ -292,3 +292,16 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestAnAnswerPastTheCapIsNotRead(t *testing.T) {
+	t.Parallel()
+	huge := openaifake.Completion(strings.Repeat("x", MaxReplyBytes), 1, 1)
+	srv := openaifake.New(t, huge, huge)
+	resp := client(srv, &sleeps{}).Dispatch(context.Background(), request(""))
+	if resp.Err == nil || !strings.Contains(resp.Err.Error(), "the answer is larger than 16 MiB") {
+		t.Fatalf("error %v, want the cap named", resp.Err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1: an answer past the cap is not asked again", n)
+	}
+}
