@@ -131,8 +131,11 @@ func TestOpenAIBuilderFixesTheCheck(t *testing.T) {
 			t.Errorf("the prompt lacks %q:\n%s", want, user)
 		}
 	}
-	if strings.Contains(user, "locked\n") && !strings.Contains(user, "locked/**") {
+	if strings.Contains(user, "\nlocked\n") {
 		t.Errorf("the prompt shows a file no pattern names")
+	}
+	if strings.Contains(user, h.root) {
+		t.Errorf("the prompt sent to the API names a path of this machine")
 	}
 	noKey(t, h)
 }
