@@ -78,7 +78,7 @@ type Run struct {
 // Context says what every builder prompt carries.
 type Context struct {
 	CarrySummaries int      `toml:"carry_summaries" json:"carry_summaries,omitempty" jsonschema:"minimum=0,default=2" jsonschema_description:"Deterministic summaries of earlier iterations carried into prompts."`
-	Files          []string `toml:"files" json:"files,omitempty" jsonschema_description:"Extra context files (relative to the loop root) named in every builder prompt."`
+	Files          []string `toml:"files" json:"files,omitempty" jsonschema_description:"Extra context files: glob patterns (** allowed) relative to the loop root, named in every builder prompt; openai nodes get their contents, up to 256 KiB."`
 }
 
 // Protect lists paths nodes may not change.
@@ -89,7 +89,7 @@ type Protect struct {
 // Provider says how a node reaches an agent.
 type Provider struct {
 	Preset  string              `toml:"preset" json:"preset,omitempty" jsonschema:"enum=claude-code,enum=codex,enum=aider,enum=gemini,enum=opencode" jsonschema_description:"An agent CLI whose non-interactive command, prompt mode, usage parser, env and tier flags fill in the keys this table leaves out (see Presets in docs/config.md)."`
-	Type    string              `toml:"type" json:"type,omitempty" jsonschema:"enum=command,enum=openai,default=command" jsonschema_description:"command runs an argv template; openai is planned and rejected for now."`
+	Type    string              `toml:"type" json:"type,omitempty" jsonschema:"enum=command,enum=openai,default=command" jsonschema_description:"command runs an argv template; openai calls an OpenAI-compatible Chat Completions API."`
 	Command []string            `toml:"command" json:"command,omitempty" jsonschema:"minItems=1" jsonschema_description:"The argv template, run without a shell. {prompt}, {prompt_file} and {tier} are replaced."`
 	Prompt  string              `toml:"prompt" json:"prompt,omitempty" jsonschema:"enum=stdin,enum=arg,enum=file,default=stdin" jsonschema_description:"How the prompt reaches the agent: on stdin, as the {prompt} argument, or in the file named by {prompt_file}."`
 	Usage   string              `toml:"usage" json:"usage,omitempty" jsonschema:"pattern=^(none|claude-json|codex-jsonl|aider-text|gemini-json|opencode-jsonl|regex:.+)$,default=none" jsonschema_description:"How tokens and cost are read from the agent's output: none | claude-json | codex-jsonl | aider-text | gemini-json | opencode-jsonl | regex:<re> with named groups input/output/total/cost."`
@@ -101,6 +101,8 @@ type Provider struct {
 	// OptionalEnv are the names in Env that a preset put there only to be
 	// masked: the CLI may read its key from them but need not (CheckEnv).
 	OptionalEnv []string `toml:"-" json:"-"`
+
+	OpenAI // the keys of type = "openai" (openai.go)
 }
 
 // Price is what a provider's tokens cost, in US dollars per million tokens.

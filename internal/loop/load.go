@@ -130,6 +130,10 @@ func (c *Config) applyDefaults(md toml.MetaData) {
 	for name, p := range c.Providers {
 		p = applyPreset(md, name, p)
 		p.Type = cmp.Or(p.Type, "command")
+		if p.Type == "openai" {
+			c.Providers[name] = p.openAIDefaults()
+			continue
+		}
 		p.Prompt = cmp.Or(p.Prompt, "stdin")
 		p.Usage = cmp.Or(p.Usage, "none")
 		if !p.Timeout.IsSet() {

@@ -166,10 +166,52 @@ name = "h"
 name = "idle"
 provider = "a"
 `, []string{`loop.toml:19:1: warning: node "idle" is a builder with no goals: its prompt will name no checks`}},
-		{"openai is planned", `
+		{"openai without a model", `
 [providers.o]
 type = "openai"
-`, []string{`loop.toml:19:1: provider "o": type "openai" is not supported yet; use type = "command" with an agent CLI`}},
+`, []string{`loop.toml:19:1: provider "o" needs a model, e.g. model = "gpt-4.1"`}},
+		{"openai with the keys of a command", `
+[providers.o]
+type = "openai"
+model = "m"
+command = ["x"]
+usage = "claude-json"
+`, []string{
+			`loop.toml:21:1: provider "o": command is a key of type = "command"; type = "openai" sends the prompt to the API and reads usage from its reply`,
+			`loop.toml:22:1: provider "o": usage is a key of type = "command"; type = "openai" sends the prompt to the API and reads usage from its reply`,
+		}},
+		{"a command with the keys of openai", `
+[providers.c]
+command = ["x"]
+model = "m"
+`, []string{`loop.toml:20:1: provider "c": model is a key of type = "openai", not of type "command"`}},
+		{"openai keys that cannot be used", `
+[providers.o]
+type = "openai"
+model = "m"
+base_url = "ftp://user:pw@host/v1"
+api_key_env = "not a name"
+headers = { Authorization = "Bearer sk-x", "bad name" = "v", ok = "a\nb" }
+tiers = { strong = ["a", "b"], cheap = [""], huge = ["m"] }
+`, []string{
+			`loop.toml:21:1: provider "o": base_url "ftp://user:pw@host/v1" must start with https:// (or http:// for a local server)`,
+			`loop.toml:22:1: provider "o": "not a name" is not an environment variable name`,
+			`loop.toml:23:13: provider "o": the Authorization header comes from api_key_env; a key written in the config is not secret`,
+			`loop.toml:23:44: provider "o": "bad name" is not an HTTP header name`,
+			`loop.toml:23:62: provider "o": header "ok" has a value that cannot be sent (a line break or control character)`,
+			`loop.toml:24:11: provider "o": tier "strong" of an openai provider names one model, e.g. ["gpt-4.1-mini"]`,
+			`loop.toml:24:32: provider "o": tier "cheap" of an openai provider names one model, e.g. ["gpt-4.1-mini"]`,
+			`loop.toml:24:46: provider "o": unknown tier "huge" (tiers are cheap, standard, strong)`,
+		}},
+		{"openai valid", `
+[providers.o]
+type = "openai"
+model = "m"
+base_url = "http://127.0.0.1:8080/v1"
+api_key_env = "O_KEY"
+headers = { "api-key" = "x" }
+tiers = { strong = ["big"] }
+`, nil},
 		{"a deliver section", `
 [deliver]
 message = """

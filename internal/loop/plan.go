@@ -83,8 +83,13 @@ func (c *Config) StageGoals(stage string) []string {
 
 // Argv returns the provider's command for a tier: the tier's arguments
 // replace a {tier} element, or are appended when there is none. The
-// {prompt} and {prompt_file} placeholders are left for the caller.
+// {prompt} and {prompt_file} placeholders are left for the caller. An
+// openai provider has no command: its Argv names what it calls instead,
+// "openai", the base URL and the tier's model.
 func (p Provider) Argv(tier string) []string {
+	if p.Type == "openai" {
+		return []string{"openai", p.BaseURL, p.ModelFor(tier)}
+	}
 	extra := p.Tiers[tier]
 	out := make([]string, 0, len(p.Command)+len(extra))
 	spliced := false
@@ -167,7 +172,11 @@ func (c *Config) CheckEnv(lookup func(string) (string, bool), sev Severity) Diag
 	for name, p := range c.Providers {
 		for _, e := range p.RequiredEnv() {
 			if v, ok := lookup(e); !ok || v == "" {
-				ds = append(ds, Diagnostic{Pos: c.pos(providerPath(name, "env"), providerPath(name)), Severity: sev,
+				at := []string{providerPath(name, "env"), providerPath(name)}
+				if e == p.APIKeyEnv {
+					at = append([]string{providerPath(name, "api_key_env")}, at...)
+				}
+				ds = append(ds, Diagnostic{Pos: c.pos(at...), Severity: sev,
 					Message: fmt.Sprintf("provider %q needs the environment variable %s, which is not set", name, e)})
 			}
 		}

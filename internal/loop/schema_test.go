@@ -97,6 +97,8 @@ func TestSchemaRejects(t *testing.T) {
 		"unknown key in a check":    base + "  [[goal.check]]\n  type = \"test\"\n  run = \"true\"\n  retries = 2\n",
 		"unknown key in a provider": base + "[providers.c]\ncommand = [\"c\"]\nmodel = \"x\"\n",
 		"wrong type":                base + "[run]\nconcurrency = \"four\"\n",
+		"openai with a command":     base + "[providers.o]\ntype = \"openai\"\nmodel = \"m\"\ncommand = [\"c\"]\n",
+		"openai without a model":    base + "[providers.o]\ntype = \"openai\"\n",
 		"unknown check type":        base + "  [[goal.check]]\n  type = \"smoke\"\n",
 		"regex without pattern":     base + "  [[goal.check]]\n  type = \"regex\"\n  path = \"x\"\n",
 		"bad duration":              base + "[metrics]\ntimeout = \"soon\"\n",

@@ -134,7 +134,7 @@ func (v *validator) metrics() {
 // paths checks the path lists: context files, protected and exported globs.
 func (v *validator) paths() {
 	for i, f := range v.c.Context.Files {
-		if p := relPathProblem(f); p != "" {
+		if p := globProblem(f); p != "" {
 			v.errorf("context.files", "context.files[%d] %q %s", i, f, p)
 		}
 	}
@@ -197,11 +197,12 @@ func (v *validator) provider(name string, p Provider) {
 	}
 	switch p.Type {
 	case "command":
+		v.notOpenAI(name, p)
 	case "openai":
-		v.errorf(at("type"), "provider %q: type \"openai\" is not supported yet; use type = \"command\" with an agent CLI", name)
+		v.openAI(name, p)
 		return
 	default:
-		v.errorf(at("type"), "provider %q: unknown type %q (use \"command\")", name, p.Type)
+		v.errorf(at("type"), "provider %q: unknown type %q (use \"command\" or \"openai\")", name, p.Type)
 		return
 	}
 	if len(p.Command) == 0 || p.Command[0] == "" {

@@ -28,6 +28,8 @@ type nodeRun struct {
 	answers []string // a judge's answers, one per attempt
 	retried string   // why a judge was dispatched again
 	usage   provider.Usage
+	edited  []string // the files an openai builder's edits wrote
+	refused string   // why an openai builder's edits were not applied
 }
 
 // dispatched is what the waves of one iteration left.
@@ -56,6 +58,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		r.runWave(ctx, runs)
 		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
+		r.noteEdits(runs)
 		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
 	}
@@ -221,6 +224,7 @@ func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 		return
 	}
 	nr.resp = r.call(ctx, nr)
+	r.applyEdits(nr, nr.resp.Answer, r.nodeRoot(nr))
 	usage := nr.resp.Usage
 	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
 		nr.answers = []string{nr.resp.Answer}
@@ -247,14 +251,22 @@ func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
 	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
-	root := r.opts.Root
-	if nr.dir != "" {
-		root = nr.dir
+	env := r.agentEnv(nr)
+	if r.isOpenAI(nr.node) {
+		env = r.opts.Env // the runner's own request: it needs the key
 	}
-	return p.Dispatch(ctx, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: root, HistoryFile: r.history,
-		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: r.agentEnv(nr),
+	return dispatchTo(ctx, p, nr.node, provider.Request{
+		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.nodeRoot(nr), HistoryFile: r.history,
+		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: env,
 	})
+}
+
+// nodeRoot is where a node works: its worktree, else the loop root.
+func (r *run) nodeRoot(nr *nodeRun) string {
+	if nr.dir != "" {
+		return nr.dir
+	}
+	return r.opts.Root
 }
 
 func addUsage(a, b provider.Usage) provider.Usage {

@@ -25,7 +25,7 @@ func Measure(ctx context.Context, cfg *loop.Config, root string, env []string) (
 	if err != nil {
 		return gate.Evidence{}, nil, err
 	}
-	col := &evidence.Collector{Root: root, Env: CheckEnv(env)}
+	col := &evidence.Collector{Root: root, Env: CheckEnv(WithoutAPIKeys(cfg, env))}
 	ev := evidence.Masked(col.Collect(ctx, cfg), Masker(cfg, env))
 	if err := files.Restore(); err != nil {
 		return gate.Evidence{}, nil, err

@@ -56,19 +56,30 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(b, "## History\n\nEvery earlier attempt of this run is summarised in %s.\n\n", r.history)
-	if files := r.cfg.Context.Files; len(files) > 0 {
-		b.WriteString("## Context files\n\nRead these before you change anything:\n\n")
-		for _, f := range files {
-			fmt.Fprintf(b, "- %s\n", f)
-		}
-		b.WriteString("\n")
+	if r.isOpenAI(n) { // it reads no files: the context comes with the prompt
+		r.lastEdits(b, n)
+		r.contextFiles(b)
+	} else {
+		fmt.Fprintf(b, "## History\n\nEvery earlier attempt of this run is summarised in %s.\n\n", r.history)
+		r.contextNames(b)
 	}
 	if pats := protectedPatterns(r.cfg, r.opts.Root); len(pats) > 0 {
 		b.WriteString("## Protected paths\n\nDo not change these; the runner reverts any change and counts it as a failure:\n\n")
 		for _, p := range pats {
 			fmt.Fprintf(b, "- %s\n", p)
 		}
+	}
+}
+
+// contextNames names the [context] files for a builder that reads them
+// itself.
+func (r *run) contextNames(b *strings.Builder) {
+	if files := r.cfg.Context.Files; len(files) > 0 {
+		b.WriteString("## Context files\n\nRead these before you change anything:\n\n")
+		for _, f := range files {
+			fmt.Fprintf(b, "- %s\n", f)
+		}
+		b.WriteString("\n")
 	}
 }
 
@@ -133,6 +144,9 @@ func (r *run) judgePrompt(b *strings.Builder, it int, n loop.Node) {
 				break
 			}
 		}
+	}
+	if r.isOpenAI(n) {
+		r.contextFiles(b)
 	}
 	b.WriteString("## Your answer\n\n")
 	b.WriteString(judgeContract)

@@ -34,10 +34,11 @@ func (r *run) worktree(ctx context.Context, nr *nodeRun) error {
 // worktree lies inside the loop root, so git there must not find the
 // root's repository.
 func (r *run) agentEnv(nr *nodeRun) []string {
+	base := WithoutAPIKeys(r.cfg, r.opts.Env)
 	if nr.dir == "" {
-		return r.opts.Env
+		return base
 	}
-	env := append([]string(nil), r.opts.Env...)
+	env := append([]string(nil), base...)
 	return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(nr.dir))
 }
 

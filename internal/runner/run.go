@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -17,7 +18,6 @@ import (
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
-	"github.com/loop-action/loop-action/internal/runner/provider"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -46,10 +46,12 @@ type run struct {
 	summary    string // the summary of the iteration not yet saved
 	iso        *isolate.Manager
 	mask       func(string) string
-	objects    *memory.Storage // the root's content before waves of isolated nodes (rootGuard)
-	void       []string        // why the current iteration's measurement cannot count
-	files      *FileCommands   // the job's file commands, put back after each wave
-	finished   bool            // the run was over when this process took it: saves keep the stored workspace
+	objects    *memory.Storage   // the root's content before waves of isolated nodes (rootGuard)
+	void       []string          // why the current iteration's measurement cannot count
+	files      *FileCommands     // the job's file commands, put back after each wave
+	finished   bool              // the run was over when this process took it: saves keep the stored workspace
+	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
+	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes
@@ -133,12 +135,12 @@ func prepare(opts Options) *run {
 	r.started = r.now()
 	r.hasher = workspace.NewHasher(opts.Root)
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(opts.Env), Hasher: r.hasher}
+		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}
 		for name, p := range opts.Config.Providers {
-			r.providers[name] = provider.Command{Name: name, Spec: p}
+			r.providers[name] = newProvider(name, p)
 		}
 	}
 	r.iso = r.isolation()

@@ -14,7 +14,9 @@
 // run nodes and nothing else: they never touch the store, and outcomes are
 // recorded after each wave in a deterministic order. No text an agent
 // prints reaches the gate, except a judge's answer, which only
-// gate.ParseVerdict reads.
+// gate.ParseVerdict reads. The reply of a builder of type "openai" is read
+// only as SEARCH/REPLACE edits (package edit), applied whole or not at all
+// through workspace.Writer and then measured like any builder's change.
 //
 // What no node and no check may change is guarded: the protected paths and
 // the executable configuration of the root's repository (.git's config,
@@ -68,7 +70,7 @@ type Options struct {
 	Root      string              // the loop root, absolute
 	RunID     string              // see state.ValidRunID
 	Store     Store               // required
-	Providers map[string]Provider // by provider name; nil builds command providers from the config
+	Providers map[string]Provider // by provider name; nil builds them from the config (command and openai)
 	Collector Collector           // nil collects in Root with gate/evidence
 	Env       []string            // of agents and checks, less the file commands (GuardFileCommands); nil is empty
 	Progress  ledger.Progress     // live events; nil shows nothing

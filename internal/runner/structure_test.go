@@ -12,7 +12,8 @@ import (
 // TestModelOutputStaysAwayFromTheGate keeps what agents print away from
 // the gate's write path: in the runner, an agent's answer is read in one
 // place only (runNode, for judges, whose answers only gate.ParseVerdict
-// reads), and an agent's raw output (stdout, tails) is never read at all.
+// reads, and for openai builders, whose answers are edits applied to the
+// workspace, which the checks then measure), and an agent's raw output (stdout, tails) is never read at all.
 // Builders' words cannot become evidence.
 func TestModelOutputStaysAwayFromTheGate(t *testing.T) {
 	t.Parallel()

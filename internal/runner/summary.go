@@ -131,6 +131,8 @@ func failureFacts(nr *nodeRun) string {
 		return "killed by signal " + res.Signal
 	case res.ExitCode > 0:
 		return fmt.Sprintf("exited %d", res.ExitCode)
+	case nr.refused != "":
+		return "its edits were not applied (refused, not matching or malformed; the ledger names the files)"
 	}
 	return "failed"
 }
