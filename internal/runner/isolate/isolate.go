@@ -28,6 +28,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	index    *index             // the loop root; nil until the first Prepare
+	repo     *rootRepo          // the root's repository; nil if it has none
 	feed     feed               // what changed in the worktrees
 	trees    map[string]*tree   // by node
 	writers  map[string]written // published in the current iteration, by path
@@ -67,6 +68,9 @@ func (m *Manager) Prepare(ctx context.Context, node string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.open(); err != nil {
+		return "", err
+	}
+	if err := m.readRepo(); err != nil {
 		return "", err
 	}
 	t := m.trees[node]
@@ -153,6 +157,17 @@ func (m *Manager) open() error {
 		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
 	}
 	return nil
+}
+
+// readRepo reads the root's repository afresh: HEAD may have moved, and
+// the root may have become a repository or ceased to be one.
+func (m *Manager) readRepo() error {
+	repo, err := readRepo(m.root, m.repo)
+	if errors.Is(err, errNoRepo) {
+		repo, err = nil, nil
+	}
+	m.repo = repo
+	return err
 }
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }
