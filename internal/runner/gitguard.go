@@ -61,3 +61,29 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 	maps.Copy(out, files)
 	return err
 }
+
+// refsKeep says which paths of the root's .git a wave of isolated nodes
+// may not change either: HEAD, packed-refs, the shallow list and refs/.
+// Isolated nodes have repositories of their own; one that reaches the
+// root's (a worktree's .git turned into a link to it, say) could
+// otherwise leave a branch or move HEAD there.
+func refsKeep(rel string) bool {
+	switch rel {
+	case ".git/HEAD", ".git/packed-refs", ".git/shallow":
+		return true
+	}
+	return refsDescend(rel)
+}
+
+func refsDescend(rel string) bool { return rel == ".git/refs" || strings.HasPrefix(rel, ".git/refs/") }
+
+// scanRefs records the paths refsKeep selects.
+func scanRefs(root string) guardState {
+	w, err := workspace.OpenWriter(root)
+	if err != nil {
+		return guardState{err: err}
+	}
+	defer w.Close()
+	files, err := w.Scan(".git", refsDescend, refsKeep)
+	return guardState{files: files, err: err}
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,6 +22,7 @@ const maxRootEvents = 100
 // publish may change the root until the wave is over.
 type rootGuard struct {
 	before workspace.Snapshot
+	refs   guardState // the root repository's HEAD and refs (see refsKeep)
 	nodes  []string
 	err    error // the root could not be stored before the wave
 }
@@ -52,6 +54,7 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 		r.objects = memory.NewStorage()
 	}
 	g.before, g.err = r.hasher.WriteObjects(r.objects)
+	g.refs = scanRefs(r.opts.Root)
 	return g
 }
 
@@ -62,6 +65,42 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 	if g == nil {
 		return nil, ""
 	}
+	refs, why := g.revertRefs(r, it)
+	paths, whyRoot := g.revertTree(r, it)
+	return append(refs, paths...), strings.Join(slices.DeleteFunc([]string{why, whyRoot}, func(s string) bool { return s == "" }), "; ")
+}
+
+// revertRefs puts the root repository's HEAD and refs back as they were
+// before the wave, recording each path as a .git path put back.
+func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
+	if g.refs.err != nil {
+		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
+	}
+	now := scanRefs(r.opts.Root)
+	if now.err != nil {
+		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
+	}
+	w, err := workspace.OpenWriter(r.opts.Root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer w.Close()
+	var rv reverted
+	for _, rel := range sortedKeys(g.refs.files, now.files) {
+		was, had := g.refs.files[rel]
+		is, has := now.files[rel]
+		if what := change(was, had, is, has); what != "" {
+			r.revertOne(w, it, g.nodes, rel, was, had, what, &rv)
+		}
+	}
+	if len(rv.failed) > 0 {
+		return rv.git, "the loop root's refs could not be put back: " + strings.Join(rv.failed, "; ")
+	}
+	return rv.git, ""
+}
+
+// revertTree puts the loop root's content back as it was before the wave.
+func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 	now, err := r.hasher.Snapshot()
 	switch {
 	case err != nil:

@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+)
+
+// isoScripted is a loop with one isolated builder, a scripted agent of
+// testdata/agents run by the command provider ($AGENT, output to $SEEN).
+const isoScripted = `name = "isogit"
+[stop]
+max_iterations = 1
+[providers.a]
+command = ["sh", "-c", 'cat >/dev/null; "$AGENT" >"$SEEN" 2>&1']
+[[node]]
+name = "coder"
+provider = "a"
+goals = ["g"]
+isolate = true
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "file_exists"
+  path = "never.txt"
+`
+
+// isoGitHarness is a loop root that is a repository holding a.txt, whose
+// isolated builder runs the scripted agent agent with env.
+func isoGitHarness(t *testing.T, agent string, env ...string) (*harness, string) {
+	t.Helper()
+	h := newHarness(t, isoScripted, nil)
+	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRepo(t, h.root)
+	rootGit(t, h.root, "add", "a.txt")
+	rootGit(t, h.root, "commit", "-qm", "add a.txt")
+	seen := filepath.Join(t.TempDir(), "seen")
+	script, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", agent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.opts.Env = append(os.Environ(), append(env, "AGENT="+script, "SEEN="+seen, "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())...)
+	return h, seen
+}
+
+// rootGit runs git in the loop root and returns its output.
+func rootGit(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestIsolatedAgentSeesItsChangeThroughGit(t *testing.T) {
+	t.Parallel()
+	h, seen := isoGitHarness(t, "git-look.sh")
+	h.run(context.Background())
+	got, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "== status\n M a.txt\n?? new.txt\n== diff\na.txt\n== log\nloop: base of node coder\nadd a.txt\ninit\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("what git showed the isolated agent (-want +got):\n%s", diff)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.root, "new.txt")); err != nil || string(b) != "new\n" {
+		t.Errorf("new.txt in the loop root = %q, %v; want it published", b, err)
+	}
+}
+
+// TestIsolatedAgentCannotReachTheRootRepository: an isolated agent that
+// commits, tags, configures and hooks its own repository, then turns its
+// .git into a link to the root's and creates a branch and sets config
+// through it, leaves the root's refs and config as they were; the
+// branch is put back and logged, and its working tree is published.
+func TestIsolatedAgentCannotReachTheRootRepository(t *testing.T) {
+	t.Parallel()
+	h, seen := isoGitHarness(t, "git-hostile.sh", "HOSTILE=through")
+	refs := rootGit(t, h.root, "for-each-ref")
+	config, err := os.ReadFile(filepath.Join(h.root, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.run(context.Background())
+	if out, _ := os.ReadFile(seen); len(out) > 0 {
+		t.Logf("agent output:\n%s", out)
+	}
+	if got := rootGit(t, h.root, "for-each-ref"); got != refs {
+		t.Errorf("the root's refs = %q, want them as before: %q", got, refs)
+	}
+	if got, _ := os.ReadFile(filepath.Join(h.root, ".git", "config")); string(got) != string(config) {
+		t.Errorf("the root's config = %q, want it as before", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.root, "a.txt")); string(b) != "working tree of the node\n" {
+		t.Errorf("a.txt in the loop root = %q, want the node's working tree", b)
+	}
+	var reverted []string
+	for _, e := range h.events() {
+		if e.Type == ledger.GitReverted {
+			reverted = append(reverted, fmt.Sprintf("%s %s", e.Path, e.Reason))
+		}
+	}
+	want := []string{".git/config modified", ".git/refs/heads/evil-through-link created"}
+	if diff := cmp.Diff(want, reverted); diff != "" {
+		t.Errorf("git paths put back (-want +got):\n%s", diff)
+	}
+}
