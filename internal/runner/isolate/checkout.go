@@ -1,21 +1,17 @@
 package isolate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"syscall"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The node's repository. When the loop root is a git repository, a
@@ -132,10 +128,9 @@ func writeNew(r *os.Root, name string, data []byte) error {
 // root's HEAD nor the node's objects hold, from the worktree. A base the
 // worktree no longer holds and no object holds is left out (git then
 // shows the path as untracked). It returns the tree and its index entries.
-func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []*gitindex.Entry, error) {
+func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntry, error) {
 	root := &treeDir{}
-	entries := make([]*gitindex.Entry, 0, len(t.base))
-	uid, gid := uint32(os.Getuid()), uint32(os.Getgid())
+	entries := make([]indexEntry, 0, len(t.base))
 	for _, p := range sortedKeys(t.base) {
 		e := t.base[p]
 		id := plumbing.Hash(e.st.id)
@@ -153,7 +148,7 @@ func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []*gitindex
 		}
 		mode := gitMode(e.st.kind)
 		root.add(p, mode, id)
-		entries = append(entries, indexEntry(p, mode, id, e.seen.Key, uid, gid))
+		entries = append(entries, indexEntry{path: p, mode: mode, id: id, key: e.seen.Key})
 	}
 	id, err := root.write(o)
 	return id, entries, err
@@ -167,18 +162,6 @@ func gitMode(k kind) filemode.FileMode {
 		return filemode.Symlink
 	}
 	return filemode.Regular
-}
-
-// indexEntry is p's index entry, with the stat data the worktree's file
-// had when it last held its base: should it have changed since, git sees
-// a different stat and compares the content.
-func indexEntry(p string, mode filemode.FileMode, id plumbing.Hash, key workspace.StatKey, uid, gid uint32) *gitindex.Entry {
-	size, mtime, ctime, dev, ino := key.IndexStat()
-	return &gitindex.Entry{
-		Hash: id, Name: p, Mode: mode, Size: uint32(size),
-		ModifiedAt: time.Unix(0, mtime), CreatedAt: time.Unix(0, ctime),
-		Dev: uint32(dev), Inode: uint32(ino), UID: uid, GID: gid,
-	}
 }
 
 // commitBase writes the commit of tree, child of the root's HEAD, and
@@ -211,11 +194,3 @@ func (m *Manager) commitBase(t *tree, o *objectWriter, tree plumbing.Hash) error
 	return writeNew(t.r, ".git/HEAD", []byte("ref: "+m.repo.branch+"\n"))
 }
 
-// writeIndex writes the node's index.
-func writeIndex(r *os.Root, entries []*gitindex.Entry) error {
-	var buf bytes.Buffer
-	if err := gitindex.NewEncoder(&buf).Encode(&gitindex.Index{Version: 2, Entries: entries}); err != nil {
-		return err
-	}
-	return writeNew(r, ".git/index", buf.Bytes())
-}

@@ -1,6 +1,7 @@
 package isolate
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -27,6 +28,8 @@ import (
 type objectWriter struct {
 	r    *os.Root
 	dirs map[string]bool // fan-out directories known to be real
+	z    *zlib.Writer    // reused: a new one costs more than a small object
+	seq  int             // names temporary files
 }
 
 // has reports whether the node's object directory holds a loose object id.
@@ -57,34 +60,45 @@ func (o *objectWriter) put(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
 	return id, err
 }
 
-// write writes an object of kind and size read from rd, and returns its id.
-func (o *objectWriter) write(kind string, size int64, rd io.Reader) (plumbing.Hash, error) {
-	var buf bytes.Buffer
+// write writes an object of kind and size read from rd, and returns its
+// id: compressed into a temporary file of the object directory as it is
+// read (a large file is never held in memory), then renamed into place.
+func (o *objectWriter) write(kind string, size int64, rd io.Reader) (id plumbing.Hash, err error) {
+	o.seq++
+	tmp := fmt.Sprintf(".git/objects/tmp_obj_%d", o.seq)
+	if err := o.r.RemoveAll(tmp); err != nil { // whatever the node left there
+		return id, err
+	}
+	f, err := o.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o444)
+	if err != nil {
+		return id, err
+	}
+	defer func() {
+		if err != nil {
+			o.r.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if o.z == nil {
+		o.z, _ = zlib.NewWriterLevel(bw, zlib.BestSpeed) // git's default for loose objects
+	} else {
+		o.z.Reset(bw)
+	}
 	h := sha1.New()
-	z := zlib.NewWriter(&buf)
-	w := io.MultiWriter(h, z)
+	w := io.MultiWriter(h, o.z)
 	fmt.Fprintf(w, "%s %s\x00", kind, strconv.FormatInt(size, 10))
 	n, err := io.Copy(w, io.LimitReader(rd, size+1))
 	if err == nil && n != size {
 		err = fmt.Errorf("read %d bytes of %d", n, size)
 	}
-	if err = errors.Join(err, z.Close()); err != nil {
-		return plumbing.ZeroHash, err
+	if err = errors.Join(err, o.z.Close(), bw.Flush(), f.Close()); err != nil {
+		return id, err
 	}
-	var id plumbing.Hash
 	copy(id[:], h.Sum(nil))
 	if err := o.fanOut(id); err != nil {
 		return id, err
 	}
-	f, err := o.r.OpenFile(o.name(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o444)
-	if errors.Is(err, fs.ErrExist) {
-		return id, nil
-	}
-	if err != nil {
-		return id, err
-	}
-	_, err = f.Write(buf.Bytes())
-	return id, errors.Join(err, f.Close())
+	return id, o.r.Rename(tmp, o.name(id))
 }
 
 // fanOut makes sure the directory id's object goes into is a real one.
