@@ -11,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
 )
 
 // The node's repository. When the loop root is a git repository, a
@@ -193,4 +192,3 @@ func (m *Manager) commitBase(t *tree, o *objectWriter, tree plumbing.Hash) error
 	}
 	return writeNew(t.r, ".git/HEAD", []byte("ref: "+m.repo.branch+"\n"))
 }
-
