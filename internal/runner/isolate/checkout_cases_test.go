@@ -38,8 +38,12 @@ func TestRootRepositoryShapes(t *testing.T) {
 		log:    "loop: base of node coder\n",
 		branch: "refs/heads/trunk\n",
 	}, {
-		name:   "detached HEAD",
-		setup:  func(t *testing.T, e *env) string { commitAll(t, e.root); git(t, e.root, "checkout", "-q", "--detach"); return e.root },
+		name: "detached HEAD",
+		setup: func(t *testing.T, e *env) string {
+			commitAll(t, e.root)
+			git(t, e.root, "checkout", "-q", "--detach")
+			return e.root
+		},
 		log:    "loop: base of node coder\nfirst\n",
 		branch: "",
 	}, {
@@ -53,8 +57,11 @@ func TestRootRepositoryShapes(t *testing.T) {
 		log:    "loop: base of node coder\nfirst\n",
 		branch: "refs/heads/side\n",
 	}, {
-		name:  "sha256",
-		setup: func(t *testing.T, e *env) string { git(t, e.root, "init", "-q", "--object-format=sha256"); return e.root },
+		name: "sha256",
+		setup: func(t *testing.T, e *env) string {
+			git(t, e.root, "init", "-q", "--object-format=sha256")
+			return e.root
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
