@@ -57,6 +57,7 @@ func repoEnv(t *testing.T) *env {
 	git(t, e.root, "commit", "-qam", "second")
 	e.writeRoot("b.txt", "uncommitted\n")
 	e.writeRoot("u.txt", "untracked\n")
+	e.m.BeginIteration() // reads the repository newEnv's Manager did not see
 	return e
 }
 

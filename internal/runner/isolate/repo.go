@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,9 +41,12 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 			r, err = nil, fmt.Errorf("read the loop root's repository: %v", p)
 		}
 	}()
-	common, err := commonDir(root)
+	gitdir, common, err := gitDirs(root)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkRepoFiles(gitdir, common); err != nil {
+		return nil, fmt.Errorf("the loop root's repository: %w", err)
 	}
 	repo, err := gogit.PlainOpenWithOptions(root, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
@@ -65,36 +67,38 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 
 func sha1Repo(format string) bool { return format == "" || strings.EqualFold(format, "sha1") }
 
-// commonDir returns the absolute path of the root's common git directory
-// (.git, the directory a gitdir: file names, or what its commondir names).
-func commonDir(root string) (string, error) {
+// gitDirs returns the absolute paths of the root's git directory (.git,
+// or the directory a gitdir: file names) and of its common directory
+// (the same, or what its commondir file names).
+func gitDirs(root string) (gitdir, common string, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	dir := filepath.Join(abs, ".git")
-	fi, err := os.Lstat(dir)
+	gitdir = filepath.Join(abs, ".git")
+	fi, err := os.Lstat(gitdir)
 	if err != nil || (!fi.IsDir() && !fi.Mode().IsRegular()) {
-		return "", errNoRepo
+		return "", "", errNoRepo
 	}
 	if fi.Mode().IsRegular() {
-		b, err := readSmall(dir)
+		b, err := readSmall(gitdir)
 		line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 		if err != nil || !ok {
-			return "", errNoRepo
+			return "", "", errNoRepo
 		}
-		dir = resolveDir(abs, strings.TrimSpace(line))
+		gitdir = resolveDir(abs, strings.TrimSpace(line))
 	}
-	if b, err := readSmall(filepath.Join(dir, "commondir")); err == nil && b != nil {
-		dir = resolveDir(dir, strings.TrimSpace(string(b)))
+	common = gitdir
+	if b, err := readSmall(filepath.Join(gitdir, "commondir")); err == nil && b != nil {
+		common = resolveDir(gitdir, strings.TrimSpace(string(b)))
 	}
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		return "", errNoRepo
+	if fi, err := os.Lstat(filepath.Join(gitdir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return "", "", errNoRepo
 	}
-	if strings.ContainsAny(dir, "\n\r\"") {
-		return "", errNoRepo // an alternates line could not name it
+	if strings.ContainsAny(common, "\n\r\"") {
+		return "", "", errNoRepo // an alternates line could not name it
 	}
-	return dir, nil
+	return gitdir, common, nil
 }
 
 func resolveDir(base, p string) string {
@@ -102,22 +106,6 @@ func resolveDir(base, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
-}
-
-// readSmall reads a regular file of the root's git directory (nil if
-// there is none), refusing anything larger than a shallow list can
-// sensibly be.
-func readSmall(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular() || fi.Size() > 1<<20:
-		return nil, fmt.Errorf("%q is not a small regular file", name)
-	}
-	return os.ReadFile(name)
 }
 
 // readHead reads HEAD, the branch it names and the blobs of its tree.
