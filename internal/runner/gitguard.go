@@ -63,13 +63,14 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 }
 
 // refsKeep says which paths of the root's .git a wave of isolated nodes
-// may not change either: HEAD, packed-refs, the shallow list and refs/.
-// Isolated nodes have repositories of their own; one that reaches the
-// root's (a worktree's .git turned into a link to it, say) could
-// otherwise leave a branch or move HEAD there.
+// may not change either: HEAD, the index, packed-refs, the shallow list
+// and refs/. Isolated nodes have repositories of their own; one that
+// reaches the root's (a worktree's .git turned into a link to it, say)
+// could otherwise leave a branch, move HEAD or stage files there (which
+// a check's git diff would then not show).
 func refsKeep(rel string) bool {
 	switch rel {
-	case ".git/HEAD", ".git/packed-refs", ".git/shallow":
+	case ".git/HEAD", ".git/index", ".git/packed-refs", ".git/shallow":
 		return true
 	}
 	return refsDescend(rel)

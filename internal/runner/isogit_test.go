@@ -99,6 +99,9 @@ func TestIsolatedAgentCannotReachTheRootRepository(t *testing.T) {
 	if out, _ := os.ReadFile(seen); len(out) > 0 {
 		t.Logf("agent output:\n%s", out)
 	}
+	if got := rootGit(t, h.root, "diff", "--cached", "--name-only"); got != "" {
+		t.Errorf("the root's index stages %q, want nothing", got)
+	}
 	if got := rootGit(t, h.root, "for-each-ref"); got != refs {
 		t.Errorf("the root's refs = %q, want them as before: %q", got, refs)
 	}
@@ -114,7 +117,7 @@ func TestIsolatedAgentCannotReachTheRootRepository(t *testing.T) {
 			reverted = append(reverted, fmt.Sprintf("%s %s", e.Path, e.Reason))
 		}
 	}
-	want := []string{".git/config modified", ".git/refs/heads/evil-through-link created"}
+	want := []string{".git/config modified", ".git/index modified", ".git/refs/heads/evil-through-link created"}
 	if diff := cmp.Diff(want, reverted); diff != "" {
 		t.Errorf("git paths put back (-want +got):\n%s", diff)
 	}

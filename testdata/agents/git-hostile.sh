@@ -7,8 +7,8 @@
 #   alternates  points objects/info/alternates at a directory of its own
 #   symlink     replaces its .git by a symbolic link to the root's .git
 #               (../../../.git from the worktree)
-#   through     the same, and then creates a branch and sets configuration
-#               through the link, in the root's repository
+#   through     the same, and then creates a branch, stages a.txt and sets
+#               configuration through the link, in the root's repository
 #   (empty)     nothing more
 # Afterwards it changes a.txt again without committing: the working
 # tree, not the commit, is what publishing takes.
@@ -35,6 +35,7 @@ symlink | through)
 	ln -s ../../../.git .git
 	if [ "$HOSTILE" = through ]; then
 		git branch evil-through-link
+		git add a.txt
 		git config loop.evil yes
 	fi
 	;;
