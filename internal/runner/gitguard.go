@@ -1,8 +1,12 @@
 package runner
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -87,4 +91,55 @@ func scanRefs(root string) guardState {
 	defer w.Close()
 	files, err := w.Scan(".git", refsDescend, refsKeep)
 	return guardState{files: files, err: err}
+}
+
+// scanObjects lists the entries of the root's object directory and of
+// its subdirectories (fan-out, pack, info) by lstat, never reading a
+// file: packs are large. A directory's own stat is left out (it changes
+// with its entries). A root whose .git is not a directory has none.
+func scanObjects(root string) (map[string]workspace.StatKey, error) {
+	base := filepath.Join(root, ".git", "objects")
+	out := map[string]workspace.StatKey{}
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		return out, nil
+	}
+	top, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range top {
+		rel := ".git/objects/" + e.Name()
+		if err := addObject(out, rel, e); err != nil || !e.IsDir() {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		sub, err := os.ReadDir(filepath.Join(base, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range sub {
+			if err := addObject(out, rel+"/"+f.Name(), f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) error {
+	if e.IsDir() {
+		out[rel] = workspace.StatKey{}
+		return nil
+	}
+	fi, err := e.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	out[rel] = workspace.KeyOf(fi)
+	return err
 }

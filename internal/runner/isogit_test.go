@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,9 +96,13 @@ func TestIsolatedAgentCannotReachTheRootRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	objects := listObjects(t, h.root)
 	h.run(context.Background())
 	if out, _ := os.ReadFile(seen); len(out) > 0 {
 		t.Logf("agent output:\n%s", out)
+	}
+	if diff := cmp.Diff(objects, listObjects(t, h.root)); diff != "" {
+		t.Errorf("the root's object store changed (-before +after):\n%s", diff)
 	}
 	if got := rootGit(t, h.root, "diff", "--cached", "--name-only"); got != "" {
 		t.Errorf("the root's index stages %q, want nothing", got)
@@ -112,13 +117,69 @@ func TestIsolatedAgentCannotReachTheRootRepository(t *testing.T) {
 		t.Errorf("a.txt in the loop root = %q, want the node's working tree", b)
 	}
 	var reverted []string
+	objectsRemoved := 0
 	for _, e := range h.events() {
-		if e.Type == ledger.GitReverted {
+		switch {
+		case e.Type == ledger.GitReverted && strings.HasPrefix(e.Path, ".git/objects/") && e.Reason == "created":
+			objectsRemoved++
+		case e.Type == ledger.GitReverted:
 			reverted = append(reverted, fmt.Sprintf("%s %s", e.Path, e.Reason))
 		}
+	}
+	if objectsRemoved == 0 {
+		t.Error("no object the node wrote into the root's store was logged as removed")
 	}
 	want := []string{".git/config modified", ".git/index modified", ".git/refs/heads/evil-through-link created"}
 	if diff := cmp.Diff(want, reverted); diff != "" {
 		t.Errorf("git paths put back (-want +got):\n%s", diff)
+	}
+}
+
+// listObjects lists the files of the root's object store.
+func listObjects(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	base := filepath.Join(root, ".git", "objects")
+	err := filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(base, p)
+			out = append(out, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestIsolatedAgentCorruptingARootObjectEscalates: an isolated agent that
+// rewrites an object file of the root's store by its path (content the
+// runner did not keep, so it cannot be put back) has that logged, and the
+// run escalates instead of measuring a root whose history changed.
+func TestIsolatedAgentCorruptingARootObjectEscalates(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "corrupt.sh")
+	body := "#!/bin/sh\nchmod u+w \"$OBJ\" && printf garbage >\"$OBJ\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := isoGitHarness(t, "git-look.sh")
+	id := strings.TrimSpace(rootGit(t, h.root, "rev-parse", "HEAD"))
+	obj := filepath.Join(h.root, ".git", "objects", id[:2], id[2:])
+	h.opts.Env = append(h.opts.Env, "AGENT="+script, "OBJ="+obj)
+	out := h.run(context.Background())
+	var reasons []string
+	for _, e := range h.events() {
+		if e.Type == ledger.GitReverted && strings.HasPrefix(e.Path, ".git/objects/") {
+			reasons = append(reasons, e.Path+" "+e.Reason)
+		}
+	}
+	want := []string{".git/objects/" + id[:2] + "/" + id[2:] + " modified; it cannot be put back"}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("object events (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(out.Detail, "object store changed") {
+		t.Errorf("run ended %s: %q; want it to escalate over the root's object store", out.Status, out.Detail)
 	}
 }

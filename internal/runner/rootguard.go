@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,7 +23,9 @@ const maxRootEvents = 100
 // publish may change the root until the wave is over.
 type rootGuard struct {
 	before workspace.Snapshot
-	refs   guardState // the root repository's HEAD and refs (see refsKeep)
+	refs   guardState                   // the root repository's HEAD and refs (see refsKeep)
+	objs   map[string]workspace.StatKey // the root's object store (see scanObjects)
+	objErr error
 	nodes  []string
 	err    error // the root could not be stored before the wave
 }
@@ -55,6 +58,7 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 	}
 	g.before, g.err = r.hasher.WriteObjects(r.objects)
 	g.refs = scanRefs(r.opts.Root)
+	g.objs, g.objErr = scanObjects(r.opts.Root)
 	return g
 }
 
@@ -66,8 +70,68 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 		return nil, ""
 	}
 	refs, why := g.revertRefs(r, it)
+	objs, whyObjs := g.revertObjects(r, it)
 	paths, whyRoot := g.revertTree(r, it)
-	return append(refs, paths...), strings.Join(slices.DeleteFunc([]string{why, whyRoot}, func(s string) bool { return s == "" }), "; ")
+	paths = slices.Concat(refs, objs, paths)
+	return paths, strings.Join(slices.DeleteFunc([]string{why, whyObjs, whyRoot}, func(s string) bool { return s == "" }), "; ")
+}
+
+// revertObjects removes what a wave of isolated nodes added to the root's
+// object store (objects written through a worktree's .git turned into a
+// link to the root's, say) and records it. An object file changed or
+// removed cannot be put back (its content was not kept): that is
+// recorded, and returned as why the root is not as it was.
+func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
+	if g.objErr != nil {
+		return nil, "the loop root's object store could not be listed before a wave of isolated nodes: " + g.objErr.Error()
+	}
+	now, err := scanObjects(r.opts.Root)
+	if err != nil {
+		return nil, "the loop root's object store could not be listed after a wave of isolated nodes: " + err.Error()
+	}
+	w, err := workspace.OpenWriter(r.opts.Root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer w.Close()
+	var paths, failed []string
+	for _, rel := range sortedStatKeys(g.objs, now) {
+		was, had := g.objs[rel]
+		is, has := now[rel]
+		what := ""
+		switch {
+		case !had && slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(rel, p+"/") }):
+			continue // below a directory removed just now
+		case !had:
+			what = "created"
+			if err := w.Remove(rel); err != nil {
+				what, failed = what+"; removing it failed: "+err.Error(), append(failed, rel)
+			}
+		case !has:
+			what, failed = "deleted; it cannot be put back", append(failed, rel)
+		case was != is:
+			what, failed = "modified; it cannot be put back", append(failed, rel)
+		default:
+			continue
+		}
+		paths = append(paths, rel)
+		r.rec.Record(ledger.Event{Type: ledger.GitReverted, Iteration: it, Path: rel, Nodes: g.nodes, Reason: what})
+	}
+	if len(failed) > 0 {
+		return paths, "the loop root's object store changed during a wave of isolated nodes and could not be put back: " + listed(failed)
+	}
+	return paths, ""
+}
+
+func sortedStatKeys(a, b map[string]workspace.StatKey) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // revertRefs puts the root repository's HEAD and refs back as they were
