@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -95,7 +94,7 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 	}
 	defer w.Close()
 	var paths, failed []string
-	for _, rel := range sortedStatKeys(g.objs, now) {
+	for _, rel := range sortedKeys(g.objs, now) {
 		was, had := g.objs[rel]
 		is, has := now[rel]
 		what := ""
@@ -121,17 +120,6 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 		return paths, "the loop root's object store changed during a wave of isolated nodes and could not be put back: " + listed(failed)
 	}
 	return paths, ""
-}
-
-func sortedStatKeys(a, b map[string]workspace.StatKey) []string {
-	keys := slices.Collect(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // revertRefs puts the root repository's HEAD and refs back as they were
