@@ -119,6 +119,10 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 			continue
 		}
 		sub, err := os.ReadDir(filepath.Join(base, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(out, rel) // removed since it was listed
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

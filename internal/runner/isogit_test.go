@@ -183,3 +183,30 @@ func TestIsolatedAgentCorruptingARootObjectEscalates(t *testing.T) {
 		t.Errorf("run ended %s: %q; want it to escalate over the root's object store", out.Status, out.Detail)
 	}
 }
+
+// BenchmarkRepoGuard10k measures what keeping the root repository costs
+// around a wave of isolated nodes (refs and index recorded before and
+// compared after, the object store listed by lstat before and after), in
+// a repository of 10,000 committed files left loose (no gc): the worst
+// case for the object store's listing.
+func BenchmarkRepoGuard10k(b *testing.B) {
+	root := benchRoot(b, 10_000)
+	cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm init")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	for b.Loop() {
+		refs := scanRefs(root)
+		objs, err := scanObjects(root)
+		if err != nil || refs.err != nil || len(objs) < 10_000 {
+			b.Fatalf("scan: %d objects, %v, %v", len(objs), err, refs.err)
+		}
+		if again := scanRefs(root); len(again.files) != len(refs.files) {
+			b.Fatal("refs changed")
+		}
+		if _, err := scanObjects(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -18,8 +18,10 @@ import (
 const maxRootEvents = 100
 
 // rootGuard holds the loop root as it was before a wave in which only
-// isolated nodes run: they work in their worktrees, so nothing but
-// publish may change the root until the wave is over.
+// isolated nodes run: they work in their worktrees (each with a
+// repository of its own), so nothing but publish may change the root
+// until the wave is over, its repository's HEAD, index, refs and object
+// store included.
 type rootGuard struct {
 	before workspace.Snapshot
 	refs   guardState                   // the root repository's HEAD and refs (see refsKeep)
@@ -35,6 +37,8 @@ type rootGuard struct {
 //
 // The content goes into an object store in the runner's memory, out of
 // every agent's reach; only what changed since the last wave is added.
+// The repository's HEAD, index and refs are recorded as the guarded paths
+// are, and its object store's files by lstat only.
 func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 	if r.iso == nil {
 		return nil
