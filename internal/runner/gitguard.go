@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -95,18 +96,28 @@ func scanRefs(root string) guardState {
 
 // scanObjects lists the entries of the root's object directory and of
 // its subdirectories (fan-out, pack, info) by lstat, never reading a
-// file: packs are large. A directory's own stat is left out (it changes
-// with its entries). A root whose .git is not a directory has none.
+// file (packs are large) nor following a link nor blocking on a named
+// pipe. A directory's own stat is left out (it changes with its entries);
+// an objects that is not a directory is recorded as what it is. A root
+// whose .git is not a directory has none.
 func scanObjects(root string) (map[string]workspace.StatKey, error) {
-	base := filepath.Join(root, ".git", "objects")
 	out := map[string]workspace.StatKey{}
 	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
 		return out, nil
 	}
-	top, err := os.ReadDir(base)
-	if errors.Is(err, fs.ErrNotExist) {
+	base := filepath.Join(root, ".git", "objects")
+	fi, err := os.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return out, nil
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		out[".git/objects"] = workspace.KeyOf(fi)
 		return out, nil
 	}
+	out[".git/objects"] = workspace.StatKey{}
+	top, err := listDir(base)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +129,7 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 			}
 			continue
 		}
-		sub, err := os.ReadDir(filepath.Join(base, e.Name()))
+		sub, err := listDir(filepath.Join(base, e.Name()))
 		if errors.Is(err, fs.ErrNotExist) {
 			delete(out, rel) // removed since it was listed
 			continue
@@ -133,6 +144,18 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 		}
 	}
 	return out, nil
+}
+
+// listDir lists the directory name, failing at once if it is anything
+// else (a named pipe). It runs before and after a wave, when no agent
+// does, so what lstat found is what is opened.
+func listDir(name string) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) error {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -208,5 +209,35 @@ func BenchmarkRepoGuard10k(b *testing.B) {
 		if _, err := scanObjects(root); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestIsolatedAgentFIFOForRootObjects: an isolated agent that replaces
+// the root's object directory by a named pipe must not stall the runner
+// that lists the store after the wave: the run escalates at once.
+func TestIsolatedAgentFIFOForRootObjects(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "fifo.sh")
+	body := "#!/bin/sh\nrm -rf \"$OBJS\" && mkfifo \"$OBJS\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := isoGitHarness(t, "git-look.sh")
+	objs := filepath.Join(h.root, ".git", "objects")
+	h.opts.Env = append(h.opts.Env, "AGENT="+script, "OBJS="+objs)
+	type result struct {
+		out Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { out, err := Run(context.Background(), h.opts); done <- result{out, err} }()
+	select {
+	case r := <-done:
+		if out := r.out; r.err != nil || !strings.Contains(out.Detail, "object store changed") {
+			t.Errorf("run ended %s: %q, %v; want it to escalate over the root's object store", out.Status, out.Detail, r.err)
+		}
+	case <-time.After(2 * time.Minute):
+		os.WriteFile(objs, nil, 0) // let a stuck open return before failing
+		t.Fatal("the run blocked on a named pipe in place of the root's objects")
 	}
 }

@@ -75,7 +75,7 @@ func resetGitDir(r *os.Root) error {
 	if err := r.Mkdir(".git", 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	names, err := readDir(r, ".git")
+	names, err := listGitDir(r)
 	if err != nil {
 		return err
 	}
@@ -88,6 +88,17 @@ func resetGitDir(r *os.Root) error {
 		}
 	}
 	return r.RemoveAll(".git/objects/info")
+}
+
+// listGitDir lists the worktree's .git, failing at once if another
+// node's agent has just made it something else (a named pipe).
+func listGitDir(r *os.Root) ([]fs.DirEntry, error) {
+	f, err := r.OpenFile(".git", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // writeLayout writes HEAD's placeholder, config, refs, the alternates
@@ -115,7 +126,7 @@ func (m *Manager) writeLayout(r *os.Root) error {
 
 // writeNew creates name (which must not exist) holding data.
 func writeNew(r *os.Root, name string, data []byte) error {
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (o *objectWriter) write(kind string, size int64, rd io.Reader) (id plumbing
 	if err := o.r.RemoveAll(tmp); err != nil { // whatever the node left there
 		return id, err
 	}
-	f, err := o.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o444)
+	f, err := o.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o444)
 	if err != nil {
 		return id, err
 	}
@@ -138,7 +138,7 @@ func (o *objectWriter) blob(p string, want state) (bool, error) {
 		}
 		rd, fi = bytes.NewReader([]byte(target)), linkInfo{fi, int64(len(target))}
 	case fi.Mode().IsRegular():
-		f, err := o.r.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		f, err := o.r.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return false, err
 		}

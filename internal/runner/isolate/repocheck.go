@@ -125,7 +125,7 @@ func checkDirFiles(dir string) error {
 // there is none) without following a link or blocking on a named pipe,
 // refusing anything larger than a shallow list can sensibly be.
 func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
