@@ -73,7 +73,7 @@ func TestSwappedInFIFOFailsFast(t *testing.T) {
 // would block for ever. Prepare fails at once, naming the file.
 func TestFIFOInRootRepositoryFailsFast(t *testing.T) {
 	t.Parallel()
-	for _, target := range []string{"head-commit", "packed-refs", "pack"} {
+	for _, target := range []string{"head-commit", "packed-refs", "pack", "objects"} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()
 			e := repoEnv(t)
@@ -85,7 +85,7 @@ func TestFIFOInRootRepositoryFailsFast(t *testing.T) {
 			case "pack":
 				name = filepath.Join(e.root, ".git", "objects", "pack", "pack-0.pack")
 			}
-			if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+			if err := os.RemoveAll(name); err != nil {
 				t.Fatal(err)
 			}
 			if err := syscall.Mkfifo(name, 0o644); err != nil {

@@ -69,7 +69,7 @@ func plainFile(name string) error {
 // directories its alternates file names (one level: an alternate with
 // alternates of its own is refused).
 func checkObjects(dir string, top bool) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := listDir(dir)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func checkObjects(dir string, top bool) error {
 // checkDirFiles reports an error unless every entry of dir is a regular
 // file (info/ may also hold directories: they are not read).
 func checkDirFiles(dir string) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := listDir(dir)
 	if err != nil {
 		return err
 	}
@@ -119,6 +119,21 @@ func checkDirFiles(dir string) error {
 		}
 	}
 	return nil
+}
+
+// listDir lists the directory name, failing at once if it is a named
+// pipe or anything else but a directory.
+func listDir(name string) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", name, err)
+	}
+	return entries, nil
 }
 
 // readSmall reads a regular file of the root's git directory (nil if
