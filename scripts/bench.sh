@@ -12,7 +12,8 @@
 #      iteration starts (dir: store, and branch: store with a local remote).
 #      Goal: < 200 ms excluding network.
 #   4. internal/runner/isolate: worktree setup + publish of a 10,000-file repository
-#      against git worktree add; publish cost against changed files.
+#      against git worktree add; publish cost against changed files; warm
+#      re-seed of a repository root's worktree (its own .git) against a plain root's.
 #   5. internal/hook: the pre-push hook measuring a pushed commit against
 #      `loop-action gate` (goal <= 1.2x with a 0.3 s check), and a cached
 #      answer (goal < 100 ms).

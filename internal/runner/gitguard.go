@@ -1,9 +1,14 @@
 package runner
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -59,5 +64,109 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 	}
 	files, err := w.Scan(".git", gitDescend, gitKeep)
 	maps.Copy(out, files)
+	return err
+}
+
+// refsKeep says which paths of the root's .git a wave of isolated nodes
+// may not change either: HEAD, the index, packed-refs, the shallow list
+// and refs/. Isolated nodes have repositories of their own; one that
+// reaches the root's (a worktree's .git turned into a link to it, say)
+// could otherwise leave a branch, move HEAD or stage files there (which
+// a check's git diff would then not show).
+func refsKeep(rel string) bool {
+	switch rel {
+	case ".git/HEAD", ".git/index", ".git/packed-refs", ".git/shallow":
+		return true
+	}
+	return refsDescend(rel)
+}
+
+func refsDescend(rel string) bool { return rel == ".git/refs" || strings.HasPrefix(rel, ".git/refs/") }
+
+// scanRefs records the paths refsKeep selects.
+func scanRefs(root string) guardState {
+	w, err := workspace.OpenWriter(root)
+	if err != nil {
+		return guardState{err: err}
+	}
+	defer w.Close()
+	files, err := w.Scan(".git", refsDescend, refsKeep)
+	return guardState{files: files, err: err}
+}
+
+// scanObjects lists the entries of the root's object directory and of
+// its subdirectories (fan-out, pack, info) by lstat, never reading a
+// file (packs are large) nor following a link nor blocking on a named
+// pipe. A directory's own stat is left out (it changes with its entries);
+// an objects that is not a directory is recorded as what it is. A root
+// whose .git is not a directory has none.
+func scanObjects(root string) (map[string]workspace.StatKey, error) {
+	out := map[string]workspace.StatKey{}
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		return out, nil
+	}
+	base := filepath.Join(root, ".git", "objects")
+	fi, err := os.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return out, nil
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		out[".git/objects"] = workspace.KeyOf(fi)
+		return out, nil
+	}
+	out[".git/objects"] = workspace.StatKey{}
+	top, err := listDir(base)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range top {
+		rel := ".git/objects/" + e.Name()
+		if err := addObject(out, rel, e); err != nil || !e.IsDir() {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		sub, err := listDir(filepath.Join(base, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(out, rel) // removed since it was listed
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range sub {
+			if err := addObject(out, rel+"/"+f.Name(), f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// listDir lists the directory name, failing at once if it is anything
+// else (a named pipe). It runs before and after a wave, when no agent
+// does, so what lstat found is what is opened.
+func listDir(name string) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) error {
+	if e.IsDir() {
+		out[rel] = workspace.StatKey{}
+		return nil
+	}
+	fi, err := e.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	out[rel] = workspace.KeyOf(fi)
 	return err
 }

@@ -144,7 +144,7 @@ func kindText(p workspace.Replaced) string {
 	return k
 }
 
-func sortedKeys(a, b map[string]workspace.Entry) []string {
+func sortedKeys[V any](a, b map[string]V) []string {
 	var keys []string
 	for k := range a {
 		keys = append(keys, k)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -17,10 +18,15 @@ import (
 const maxRootEvents = 100
 
 // rootGuard holds the loop root as it was before a wave in which only
-// isolated nodes run: they work in their worktrees, so nothing but
-// publish may change the root until the wave is over.
+// isolated nodes run: they work in their worktrees (each with a
+// repository of its own), so nothing but publish may change the root
+// until the wave is over, its repository's HEAD, index, refs and object
+// store included.
 type rootGuard struct {
 	before workspace.Snapshot
+	refs   guardState                   // the root repository's HEAD and refs (see refsKeep)
+	objs   map[string]workspace.StatKey // the root's object store (see scanObjects)
+	objErr error
 	nodes  []string
 	err    error // the root could not be stored before the wave
 }
@@ -31,6 +37,8 @@ type rootGuard struct {
 //
 // The content goes into an object store in the runner's memory, out of
 // every agent's reach; only what changed since the last wave is added.
+// The repository's HEAD, index and refs are recorded as the guarded paths
+// are, and its object store's files by lstat only.
 func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 	if r.iso == nil {
 		return nil
@@ -52,6 +60,8 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 		r.objects = memory.NewStorage()
 	}
 	g.before, g.err = r.hasher.WriteObjects(r.objects)
+	g.refs = scanRefs(r.opts.Root)
+	g.objs, g.objErr = scanObjects(r.opts.Root)
 	return g
 }
 
@@ -62,6 +72,91 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 	if g == nil {
 		return nil, ""
 	}
+	refs, why := g.revertRefs(r, it)
+	objs, whyObjs := g.revertObjects(r, it)
+	paths, whyRoot := g.revertTree(r, it)
+	paths = slices.Concat(refs, objs, paths)
+	return paths, strings.Join(slices.DeleteFunc([]string{why, whyObjs, whyRoot}, func(s string) bool { return s == "" }), "; ")
+}
+
+// revertObjects removes what a wave of isolated nodes added to the root's
+// object store (objects written through a worktree's .git turned into a
+// link to the root's, say) and records it. An object file changed or
+// removed cannot be put back (its content was not kept): that is
+// recorded, and returned as why the root is not as it was.
+func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
+	if g.objErr != nil {
+		return nil, "the loop root's object store could not be listed before a wave of isolated nodes: " + g.objErr.Error()
+	}
+	now, err := scanObjects(r.opts.Root)
+	if err != nil {
+		return nil, "the loop root's object store could not be listed after a wave of isolated nodes: " + err.Error()
+	}
+	w, err := workspace.OpenWriter(r.opts.Root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer w.Close()
+	var paths, failed []string
+	for _, rel := range sortedKeys(g.objs, now) {
+		was, had := g.objs[rel]
+		is, has := now[rel]
+		what := ""
+		switch {
+		case !had && slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(rel, p+"/") }):
+			continue // below a directory removed just now
+		case !had:
+			what = "created"
+			if err := w.Remove(rel); err != nil {
+				what, failed = what+"; removing it failed: "+err.Error(), append(failed, rel)
+			}
+		case !has:
+			what, failed = "deleted; it cannot be put back", append(failed, rel)
+		case was != is:
+			what, failed = "modified; it cannot be put back", append(failed, rel)
+		default:
+			continue
+		}
+		paths = append(paths, rel)
+		r.rec.Record(ledger.Event{Type: ledger.GitReverted, Iteration: it, Path: rel, Nodes: g.nodes, Reason: what})
+	}
+	if len(failed) > 0 {
+		return paths, "the loop root's object store changed during a wave of isolated nodes and could not be put back: " + listed(failed)
+	}
+	return paths, ""
+}
+
+// revertRefs puts the root repository's HEAD and refs back as they were
+// before the wave, recording each path as a .git path put back.
+func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
+	if g.refs.err != nil {
+		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
+	}
+	now := scanRefs(r.opts.Root)
+	if now.err != nil {
+		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
+	}
+	w, err := workspace.OpenWriter(r.opts.Root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer w.Close()
+	var rv reverted
+	for _, rel := range sortedKeys(g.refs.files, now.files) {
+		was, had := g.refs.files[rel]
+		is, has := now.files[rel]
+		if what := change(was, had, is, has); what != "" {
+			r.revertOne(w, it, g.nodes, rel, was, had, what, &rv)
+		}
+	}
+	if len(rv.failed) > 0 {
+		return rv.git, "the loop root's refs could not be put back: " + strings.Join(rv.failed, "; ")
+	}
+	return rv.git, ""
+}
+
+// revertTree puts the loop root's content back as it was before the wave.
+func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 	now, err := r.hasher.Snapshot()
 	switch {
 	case err != nil:

@@ -63,3 +63,10 @@ type cacheEntry struct {
 	stamp Stamp
 	id    ObjectID
 }
+
+// IndexStat returns what a git index entry records of the file k was taken
+// of: its size, modification and status change times (UnixNano), device
+// and inode.
+func (k StatKey) IndexStat() (size, mtime, ctime int64, dev, ino uint64) {
+	return k.size, k.mtime, k.ctime, k.dev, k.ino
+}

@@ -184,25 +184,29 @@ func benchPublish(b *testing.B, root string, walk bool, changed int) {
 
 // BenchmarkPrepareWarm10k re-seeds a warm worktree of a 10k-file
 // repository, with no change in the root and with 10 changed root files:
-// unlike Publish, a re-seed reads the root's whole listing.
+// unlike Publish, a re-seed reads the root's whole listing. With repo, the
+// root is a git repository, and every Prepare also writes the node's .git
+// afresh (base commit and index).
 func BenchmarkPrepareWarm10k(b *testing.B) {
-	root := buildRepo(b, 10_000, false)
-	for _, changed := range []int{0, 10} {
-		b.Run(fmt.Sprintf("root-changed=%d", changed), func(b *testing.B) {
-			m := New(root, Options{})
-			defer m.Remove()
-			if _, err := m.Prepare(context.Background(), "coder"); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				changeFiles(b, root, changed)
-				b.StartTimer()
+	for _, repo := range []bool{false, true} {
+		root := buildRepo(b, 10_000, repo)
+		for _, changed := range []int{0, 10} {
+			b.Run(fmt.Sprintf("repo=%t/root-changed=%d", repo, changed), func(b *testing.B) {
+				m := New(root, Options{})
+				defer m.Remove()
 				if _, err := m.Prepare(context.Background(), "coder"); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					changeFiles(b, root, changed)
+					b.StartTimer()
+					if _, err := m.Prepare(context.Background(), "coder"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

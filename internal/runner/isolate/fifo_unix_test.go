@@ -3,8 +3,10 @@
 package isolate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -62,5 +64,46 @@ func TestSwappedInFIFOFailsFast(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s blocked on a FIFO", name)
 		}
+	}
+}
+
+// TestFIFOInRootRepositoryFailsFast: an agent that leaves a FIFO in the
+// root's .git (in place of the HEAD commit's object, of packed-refs, of
+// a pack) must not stall the next Prepare: go-git's plain open of it
+// would block for ever. Prepare fails at once, naming the file.
+func TestFIFOInRootRepositoryFailsFast(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"head-commit", "packed-refs", "pack", "objects"} {
+		t.Run(target, func(t *testing.T) {
+			t.Parallel()
+			e := repoEnv(t)
+			name := filepath.Join(e.root, ".git", target)
+			switch target {
+			case "head-commit":
+				id := strings.TrimSpace(runIn(t, e.root, nil, "git", "rev-parse", "HEAD"))
+				name = filepath.Join(e.root, ".git", "objects", id[:2], id[2:])
+			case "pack":
+				name = filepath.Join(e.root, ".git", "objects", "pack", "pack-0.pack")
+			}
+			if err := os.RemoveAll(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(name, 0o644); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			m := New(e.root, Options{}) // reads the repository afresh
+			t.Cleanup(func() { m.Remove() })
+			go func() { _, err := m.Prepare(context.Background(), "coder"); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), filepath.Base(name)) {
+					t.Errorf("Prepare = %v, want an error naming %s", err, filepath.Base(name))
+				}
+			case <-time.After(30 * time.Second):
+				os.WriteFile(name, nil, 0) // unblock the stuck open before failing
+				t.Fatalf("Prepare blocked on a FIFO in the root's repository")
+			}
+		})
 	}
 }

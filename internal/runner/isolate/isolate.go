@@ -28,6 +28,9 @@ type Manager struct {
 
 	mu       sync.Mutex
 	index    *index             // the loop root; nil until the first Prepare
+	repo     *rootRepo          // the root's repository; nil if it has none
+	repoRead bool               // repo and repoErr are this iteration's
+	repoErr  error              // the root's repository could not be read
 	feed     feed               // what changed in the worktrees
 	trees    map[string]*tree   // by node
 	writers  map[string]written // published in the current iteration, by path
@@ -43,11 +46,14 @@ func New(root string, opts Options) *Manager {
 }
 
 // BeginIteration starts an iteration: conflicts name a node as the winner
-// only for paths it published since.
+// only for paths it published since. It reads the root's repository (its
+// HEAD, shallow list and HEAD's tree) for the iteration's worktrees now,
+// while no agent runs: Prepare runs while other nodes' agents do.
 func (m *Manager) BeginIteration() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.writers = map[string]written{}
+	m.readRepo()
 }
 
 // written is a publication: which node wrote what.
@@ -68,6 +74,12 @@ func (m *Manager) Prepare(ctx context.Context, node string) (string, error) {
 	defer m.mu.Unlock()
 	if err := m.open(); err != nil {
 		return "", err
+	}
+	if !m.repoRead {
+		m.readRepo()
+	}
+	if m.repoErr != nil {
+		return "", m.repoErr
 	}
 	t := m.trees[node]
 	if t == nil {
@@ -118,6 +130,7 @@ func (m *Manager) Remove() error {
 		errs = append(errs, t.close())
 	}
 	m.trees = map[string]*tree{}
+	m.repo, m.repoErr, m.repoRead = nil, nil, false
 	if m.index != nil {
 		errs = append(errs, m.index.r.Close(), m.index.w.Close())
 		m.index = nil
@@ -153,6 +166,16 @@ func (m *Manager) open() error {
 		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
 	}
 	return nil
+}
+
+// readRepo reads the root's repository afresh: HEAD may have moved, and
+// the root may have become a repository or ceased to be one.
+func (m *Manager) readRepo() {
+	repo, err := readRepo(m.root, m.repo)
+	if errors.Is(err, errNoRepo) {
+		repo, err = nil, nil
+	}
+	m.repo, m.repoErr, m.repoRead = repo, err, true
 }
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }

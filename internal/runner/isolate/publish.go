@@ -69,7 +69,8 @@ func (p *publisher) sortRefusals(from int) {
 }
 
 // refuseExcluded refuses and deletes from the worktree what lies in .git
-// or .loop, and returns the other paths.
+// or .loop, and returns the other paths. The node's own repository, .git
+// at the top of a worktree that has one, is left alone.
 func (p *publisher) refuseExcluded(paths []string) ([]string, error) {
 	rest := paths[:0:0]
 	done := map[string]bool{}
@@ -80,6 +81,9 @@ func (p *publisher) refuseExcluded(paths []string) ([]string, error) {
 			continue
 		}
 		delete(p.t.pending, q)
+		if top == ".git" && p.t.git {
+			continue // the node's own repository: never published, no refusal
+		}
 		if done[top] {
 			continue
 		}

@@ -30,6 +30,9 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 		err = m.seedAll(ctx, t)
 	}
 	if err == nil {
+		err = m.checkout(t)
+	}
+	if err == nil {
 		err = m.feed.watch(t)
 	}
 	if err != nil {
@@ -94,6 +97,9 @@ func (m *Manager) reseed(ctx context.Context, t *tree) error {
 		if err == nil {
 			err = m.reseedPath(t, p, inRoot[p], dirs)
 		}
+	}
+	if err == nil {
+		err = m.checkout(t)
 	}
 	m.settle(t)
 	return err

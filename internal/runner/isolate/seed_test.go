@@ -8,12 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// tree returns every file and link of dir (no directories) with its
-// content, as readFile shows it.
+// treeOf returns every file and link of dir (no directories) with its
+// content, as readFile shows it, leaving out the node's repository (.git
+// at the top).
 func treeOf(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p == filepath.Join(dir, ".git") {
+			return filepath.SkipDir
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}

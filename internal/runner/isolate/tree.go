@@ -22,6 +22,7 @@ type tree struct {
 	// matched their base: touched ones, and changes not yet published.
 	pending map[string]struct{}
 	rewalk  bool // events were lost: compare everything on the next look
+	git     bool // .git at the top is the node's repository (see checkout.go)
 }
 
 // entry is the base of one path.

@@ -10,8 +10,12 @@
 #      one. Prints both and the ratio, and the cost of each further changed
 #      file in both (goal: about 1: the cost follows the changed files, not
 #      the repository).
+#   3. BenchmarkPrepareWarm10k: re-seeding a warm worktree of a 10,000-file
+#      root before a run, with 0 and 10 root files changed, for a plain
+#      root and for a git repository root (whose worktrees get their own
+#      .git, written afresh before every run). Prints both and the ratio.
 #
-# Usage: internal/runner/isolate/testdata/bench.sh [setup-iterations [publish-iterations]]
+# Usage: internal/runner/isolate/testdata/bench.sh [setup-iterations [publish-iterations [prepare-iterations]]]
 # File creation dominates the setup; it varies a lot between file systems
 # (and over time on some virtual machines), which is why both sides run
 # interleaved in the same benchmark.
@@ -19,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 setup=${1:-5}
 publish=${2:-300}
+prepare=${3:-20}
 
 go test -run '^$' -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" . |
 	awk '/^BenchmarkSetupAndPublish10k/ {
@@ -42,4 +47,18 @@ go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" .
 		s1 = (t["files=1000/changed=100"] - t["files=1000/changed=1"]) / 99000
 		s10 = (t["files=10000/changed=100"] - t["files=10000/changed=1"]) / 99000
 		printf "publish cost per changed file: 1k files %.1f us, 10k files %.1f us, ratio %.2f\n", s1, s10, s10 / s1
+	}'
+
+go test -run '^$' -bench '^BenchmarkPrepareWarm10k$' -benchtime "${prepare}x" . |
+	awk '/^BenchmarkPrepareWarm10k\// {
+		split($1, p, "/"); sub(/-[0-9]+$/, "", p[3])
+		t[p[2] "/" p[3]] = $3
+	}
+	END {
+		n = split("root-changed=0 root-changed=10", c, " ")
+		for (i = 1; i <= n; i++) {
+			k = c[i]
+			printf "warm prepare %-15s plain root %6.1f ms, repository root %6.1f ms, ratio %.2f\n",
+				k, t["repo=false/" k] / 1e6, t["repo=true/" k] / 1e6, t["repo=true/" k] / t["repo=false/" k]
+		}
 	}'

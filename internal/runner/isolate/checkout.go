@@ -1,0 +1,205 @@
+package isolate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The node's repository. When the loop root is a git repository, a
+// worktree is also one: .git in the worktree is a repository of its own
+// (its own HEAD, refs, config, hooks and objects) that borrows the root's
+// objects through objects/info/alternates, which git only ever reads. Its
+// HEAD is a commit of the node's base (the root's content as last seeded
+// or published) whose parent is the root's HEAD, and its index is that
+// commit's tree with the worktree's stat data, so that git status and git
+// diff show exactly the node's own changes and git log the history.
+//
+// Before every run the Manager writes the repository afresh: everything
+// the node left in its .git (commits, branches, tags, config, hooks, a
+// rewritten alternates file, a .git turned into a link or a file) is
+// dropped, except the loose objects in a real .git/objects directory,
+// which keep the blobs of bases the worktree no longer holds. The .git at
+// the top of a worktree is never published, and its changes are no
+// refusal; a .git anywhere else still is one.
+
+// gitConfig is the node repository's configuration: nothing in it runs
+// anything.
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n" +
+	"[user]\n\tname = loop node\n\temail = loop-node@localhost.invalid\n"
+
+// checkout writes t's repository for the node's base; it removes t's .git
+// when the root has no repository.
+func (m *Manager) checkout(t *tree) error {
+	if m.repo == nil {
+		if t.git {
+			t.git = false
+			return t.r.RemoveAll(".git")
+		}
+		return nil
+	}
+	t.git = true
+	o := &objectWriter{r: t.r, dirs: map[string]bool{}}
+	if err := resetGitDir(t.r); err != nil {
+		return fmt.Errorf("reset the node's .git: %w", err)
+	}
+	if err := m.writeLayout(t.r); err != nil {
+		return fmt.Errorf("write the node's .git: %w", err)
+	}
+	tree, entries, err := m.baseTree(t, o)
+	if err != nil {
+		return fmt.Errorf("write the node's base: %w", err)
+	}
+	if err := m.commitBase(t, o, tree); err != nil {
+		return fmt.Errorf("commit the node's base: %w", err)
+	}
+	return writeIndex(t.r, entries)
+}
+
+// resetGitDir removes everything from the worktree's .git but a real
+// objects directory (whose info/, with alternates, goes too).
+func resetGitDir(r *os.Root) error {
+	fi, err := r.Lstat(".git")
+	if err == nil && !fi.IsDir() || err != nil && !missing(err) {
+		if err := r.RemoveAll(".git"); err != nil {
+			return err
+		}
+	}
+	if err := r.Mkdir(".git", 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	names, err := listGitDir(r)
+	if err != nil {
+		return err
+	}
+	for _, e := range names {
+		if e.Name() == "objects" && e.IsDir() {
+			continue
+		}
+		if err := r.RemoveAll(".git/" + e.Name()); err != nil {
+			return err
+		}
+	}
+	return r.RemoveAll(".git/objects/info")
+}
+
+// listGitDir lists the worktree's .git, failing at once if another
+// node's agent has just made it something else (a named pipe).
+func listGitDir(r *os.Root) ([]fs.DirEntry, error) {
+	f, err := r.OpenFile(".git", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// writeLayout writes HEAD's placeholder, config, refs, the alternates
+// file naming the root's objects, and the root's shallow list.
+func (m *Manager) writeLayout(r *os.Root) error {
+	for _, dir := range []string{".git/objects", ".git/objects/info", ".git/refs", ".git/refs/heads", ".git/refs/tags"} {
+		if err := r.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	files := map[string][]byte{
+		".git/config":                  []byte(gitConfig),
+		".git/objects/info/alternates": []byte(m.repo.objects + "\n"),
+	}
+	if m.repo.shallow != nil {
+		files[".git/shallow"] = m.repo.shallow
+	}
+	for name, data := range files {
+		if err := writeNew(r, name, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeNew creates name (which must not exist) holding data.
+func writeNew(r *os.Root, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
+// baseTree writes the tree of t's base, and the blobs of it neither the
+// root's HEAD nor the node's objects hold, from the worktree. A base the
+// worktree no longer holds and no object holds is left out (git then
+// shows the path as untracked). It returns the tree and its index entries.
+func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntry, error) {
+	root := &treeDir{}
+	entries := make([]indexEntry, 0, len(t.base))
+	for _, p := range sortedKeys(t.base) {
+		e := t.base[p]
+		id := plumbing.Hash(e.st.id)
+		if !e.st.present() {
+			continue
+		}
+		if !m.repo.blobs[e.st.id] && !o.has(id) {
+			ok, err := o.blob(p, e.st)
+			if err != nil {
+				return id, nil, fmt.Errorf("%q: %w", p, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		mode := gitMode(e.st.kind)
+		root.add(p, mode, id)
+		entries = append(entries, indexEntry{path: p, mode: mode, id: id, key: e.seen.Key})
+	}
+	id, err := root.write(o)
+	return id, entries, err
+}
+
+func gitMode(k kind) filemode.FileMode {
+	switch k {
+	case executable:
+		return filemode.Executable
+	case symlink:
+		return filemode.Symlink
+	}
+	return filemode.Regular
+}
+
+// commitBase writes the commit of tree, child of the root's HEAD, and
+// points the node's HEAD (and the root's branch name, if HEAD names one)
+// at it.
+func (m *Manager) commitBase(t *tree, o *objectWriter, tree plumbing.Hash) error {
+	sig := object.Signature{Name: "loop-action", Email: "loop-action@localhost.invalid", When: m.now()}
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: tree,
+		Message: fmt.Sprintf("loop: base of node %s\n\nThe loop root's content as last seeded into this worktree or published from it.\n", t.node)}
+	if !m.repo.head.IsZero() {
+		c.ParentHashes = []plumbing.Hash{m.repo.head}
+	}
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return err
+	}
+	id, err := o.put(obj)
+	if err != nil {
+		return err
+	}
+	if m.repo.branch == "" {
+		return writeNew(t.r, ".git/HEAD", []byte(id.String()+"\n"))
+	}
+	if err := t.r.MkdirAll(path.Dir(".git/"+m.repo.branch), 0o755); err != nil {
+		return err
+	}
+	if err := writeNew(t.r, ".git/"+m.repo.branch, []byte(id.String()+"\n")); err != nil {
+		return err
+	}
+	return writeNew(t.r, ".git/HEAD", []byte("ref: "+m.repo.branch+"\n"))
+}
