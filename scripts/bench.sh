@@ -43,3 +43,4 @@ internal/runner/isolate/testdata/bench.sh 3 300
 
 echo "== git hook"
 internal/hook/testdata/bench.sh 9 2000 0.3
+
