@@ -2,8 +2,6 @@ package action
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -34,16 +32,18 @@ type Env struct {
 
 // job is one action invocation.
 type job struct {
-	a         *githubactions.Action
-	env       Env
-	in        Inputs
-	ctx       *githubactions.GitHubContext
-	owner     string
-	repo      string
-	workspace string
-	client    githubAPI                                      // nil without a token
-	git       Git                                            // nil: nothing is certified on a commit, nothing delivered
-	stores    func(ctx context.Context) (state.Store, error) // nil: the state branch
+	a             *githubactions.Action
+	env           Env
+	in            Inputs
+	ctx           *githubactions.GitHubContext
+	owner         string
+	repo          string
+	workspace     string
+	client        githubAPI                                      // nil without a token
+	git           Git                                            // nil: nothing is certified on a commit, nothing delivered
+	stores        func(ctx context.Context) (state.Store, error) // nil: the state branch
+	jlog          *jobLog                                        // the fence and groups around a run; see log
+	progressEvery time.Duration                                  // at most one progress edit per this; 0 is progressInterval
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
@@ -206,15 +206,4 @@ func (j *job) mask(s string) string {
 		}
 	}
 	return s
-}
-
-// untrusted brackets output that agents influence with stop-commands, so
-// nothing they print is taken as a workflow command.
-func (j *job) untrusted(f func()) {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	token := hex.EncodeToString(b)
-	fmt.Fprintf(j.env.Stdout, "::stop-commands::%s\n", token)
-	defer fmt.Fprintf(j.env.Stdout, "::%s::\n", token)
-	f()
 }
