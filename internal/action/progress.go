@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/loop-action/loop-action/internal/ledger"
@@ -80,6 +81,26 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	defer cancel()
 	if _, err := p.j.client.UpsertSticky(ctx, p.j.owner, p.j.repo, p.s.pr, Marker(p.s.cfg.Name), body, p.j.in.Bot); err != nil {
 		p.j.trusted(func() { p.j.a.Warningf("the progress comment was not updated: %s", p.j.mask(err.Error())) })
+	}
+}
+
+// abandon replaces a progress already shown when the job fails before its
+// report: the comment must not go on saying the run is going.
+func (p *progress) abandon() {
+	if p == nil || p.last.IsZero() {
+		return
+	}
+	p.stopped = true
+	where := "its log"
+	if u := p.j.runURL(); u != "" {
+		where = "[its log](" + u + ")"
+	}
+	body := fmt.Sprintf("%s\n## ❌ loop `%s`: the job ended without a report\n\nThe progress shown here before is void and nothing was certified: the job failed (see %s). Run it again, or comment `/loop status`.\n",
+		Marker(p.s.cfg.Name), p.s.cfg.Name, where)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), progressTimeout)
+	defer cancel()
+	if _, err := p.j.client.UpsertSticky(ctx, p.j.owner, p.j.repo, p.s.pr, Marker(p.s.cfg.Name), body, p.j.in.Bot); err != nil {
+		p.j.a.Warningf("the progress comment was not withdrawn: %s", p.j.mask(err.Error()))
 	}
 }
 

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // progressLoop needs seven iterations: its fixer fixes calc.sh on its
@@ -276,5 +279,27 @@ func TestSpendOutputByProvider(t *testing.T) {
 	}
 	if cp := f.checkpoint("demo/pr-7"); cp == nil || cp.Spend.Tokens != tokens || math.Abs(cp.Spend.CostUSD-cost) > 1e-9 {
 		t.Errorf("by provider %d tokens, $%f; the checkpoint %+v", tokens, cost, cp)
+	}
+}
+
+// TestFailedJobWithdrawsItsProgress: a job that fails after showing
+// progress (here the store refuses the checkpoint of iteration 4) does
+// not leave the comment saying the run is going.
+func TestFailedJobWithdrawsItsProgress(t *testing.T) {
+	t.Parallel()
+	f := newFlow(t, progressLoop, slowFixer)
+	f.failSave = func(cp *state.Checkpoint) error {
+		if cp.Iteration == 4 {
+			return errors.New("the state branch refused the push")
+		}
+		return nil
+	}
+	r := f.pr(nil)
+	if r.err == nil {
+		t.Fatalf("the job passed with a checkpoint refused\n%s", r.log)
+	}
+	got := f.sticky()
+	if strings.Contains(got, "in progress") || !strings.Contains(got, "the job ended without a report") {
+		t.Errorf("sticky comment after the failed job:\n%s", got)
 	}
 }

@@ -148,6 +148,7 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 		dv = j.conclude(ctx, s, out)
 	}
 	if err != nil {
+		s.evs.progress.abandon()
 		return err
 	}
 	if err := j.report(ctx, s, out, dv, s.evs.all, false); err != nil {
