@@ -144,51 +144,12 @@ func checkProgressBody(t *testing.T, b string) {
 			t.Errorf("progress lacks %q:\n%s", want, b)
 		}
 	}
-	plain := stripCodeSpans(b)
+	plain := outsideCodeSpans(b)
 	for _, bad := range []string{"@octocat", "evil.example", "<img", "pwn3d"} {
 		if strings.Contains(plain, bad) {
 			t.Errorf("%q renders outside a code span:\n%s", bad, plain)
 		}
 	}
-}
-
-// stripCodeSpans removes the inline code spans from Markdown, as
-// CommonMark delimits them: a run of n backticks up to the next run of
-// exactly n.
-func stripCodeSpans(md string) string {
-	var b strings.Builder
-	for i := 0; i < len(md); {
-		if md[i] != '`' {
-			b.WriteByte(md[i])
-			i++
-			continue
-		}
-		n := run(md[i:], '`')
-		end := closing(md[i+n:], n)
-		if end < 0 {
-			b.WriteString(md[i : i+n])
-			i += n
-			continue
-		}
-		i += n + end + n
-	}
-	return b.String()
-}
-
-// closing is where in s the first run of exactly n backticks starts, or -1.
-func closing(s string, n int) int {
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		m := run(s[i:], '`')
-		if m == n {
-			return i
-		}
-		i += m
-	}
-	return -1
 }
 
 // groups reads a job log as the runner does: workflow commands at the
