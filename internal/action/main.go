@@ -32,18 +32,21 @@ type Env struct {
 
 // job is one action invocation.
 type job struct {
-	a             *githubactions.Action
-	env           Env
-	in            Inputs
-	ctx           *githubactions.GitHubContext
-	owner         string
-	repo          string
-	workspace     string
-	client        githubAPI                                      // nil without a token
-	git           Git                                            // nil: nothing is certified on a commit, nothing delivered
-	stores        func(ctx context.Context) (state.Store, error) // nil: the state branch
-	jlog          *jobLog                                        // the fence and groups around a run; see log
-	progressEvery time.Duration                                  // at most one progress edit per this; 0 is progressInterval
+	a         *githubactions.Action
+	env       Env
+	in        Inputs
+	ctx       *githubactions.GitHubContext
+	owner     string
+	repo      string
+	workspace string
+	client    githubAPI                                      // nil without a token
+	git       Git                                            // nil: nothing is certified on a commit, nothing delivered
+	stores    func(ctx context.Context) (state.Store, error) // nil: the state branch
+
+	// The job log's fence and groups around a run (see log), and the least
+	// time between two progress edits (0 is progressInterval).
+	jlog          *jobLog
+	progressEvery time.Duration
 }
 
 // Main runs the action: it reads the runner's contract, handles the event

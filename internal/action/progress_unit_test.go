@@ -155,3 +155,21 @@ func TestSpendByProvider(t *testing.T) {
 		t.Errorf("spendJSON = %s", got)
 	}
 }
+
+// TestProgressIntervalIsTheJobs: the interval is the job's to set; a
+// minute holds back an edit 30 s after the last one.
+func TestProgressIntervalIsTheJobs(t *testing.T) {
+	t.Parallel()
+	m := newMemJob(t, demoLoop)
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	m.j.env.Now = func() time.Time { return now }
+	m.j.progressEvery = time.Minute
+	p := m.j.newProgress(context.Background(), m.s)
+	for _, step := range []time.Duration{0, 30 * time.Second, 29 * time.Second, time.Second} {
+		now = now.Add(step)
+		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, MaxIterations: 9})
+	}
+	if got := m.gh.edits(); got != 2 {
+		t.Errorf("%d edits at +0s, +30s, +59s and +60s with a minute between, want 2", got)
+	}
+}
