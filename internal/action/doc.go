@@ -8,7 +8,11 @@
 //
 // It holds a run only through a runner.Session — one lock and one load of
 // the checkpoint per job, under which comments are handled and the loop
-// runs — and decides reviews by the runner's review rule.
+// runs — and decides reviews by the runner's review rule. While a run goes
+// it shows its progress in the sticky comment from the checkpoints the
+// runner hands it (throttled; progress certifies nothing, and the final
+// report is always the last write), and groups the job log by iteration
+// outside the stop-commands fences around everything agents influence.
 //
 // It never decides whether a goal is met — the gate does — and never treats
 // a comment's text as anything but data: a command counts only where people

@@ -84,7 +84,7 @@ name = "tests"
 		}
 	}
 	sort.Strings(names)
-	want := []string{"artifact-url", "cost-usd", "delivered-ref", "delivered-sha", "export-path", "iterations", "pull-request", "run-id", "stop-reason", "success", "summary", "tokens"}
+	want := []string{"artifact-url", "cost-usd", "delivered-ref", "delivered-sha", "export-path", "iterations", "pull-request", "run-id", "spend", "stop-reason", "success", "summary", "tokens"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("outputs set (-want +got):\n%s", diff)
 	}

@@ -2,8 +2,6 @@ package action
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +42,11 @@ type job struct {
 	client    githubAPI                                      // nil without a token
 	git       Git                                            // nil: nothing is certified on a commit, nothing delivered
 	stores    func(ctx context.Context) (state.Store, error) // nil: the state branch
+
+	// The job log's fence and groups around a run (see log), and the least
+	// time between two progress edits (0 is progressInterval).
+	jlog          *jobLog
+	progressEvery time.Duration
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
@@ -206,15 +209,4 @@ func (j *job) mask(s string) string {
 		}
 	}
 	return s
-}
-
-// untrusted brackets output that agents influence with stop-commands, so
-// nothing they print is taken as a workflow command.
-func (j *job) untrusted(f func()) {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	token := hex.EncodeToString(b)
-	fmt.Fprintf(j.env.Stdout, "::stop-commands::%s\n", token)
-	defer fmt.Fprintf(j.env.Stdout, "::%s::\n", token)
-	f()
 }

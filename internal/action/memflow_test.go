@@ -35,6 +35,7 @@ type flow struct {
 	environ  []string
 	failSave func(*state.Checkpoint) error // a save the store refuses
 	refName  string                        // GITHUB_REF_NAME of a branch's run; "" is main
+	tune     func(*job)                    // changes a job before it runs (its clock, its client)
 }
 
 // deliverLoop's agent fixes calc.sh; its one goal is that test.sh passes.
@@ -171,6 +172,9 @@ func (f *flow) job(event string, ev map[string]any, sha string, in func(*Inputs)
 	j.stores = func(context.Context) (state.Store, error) { return f.store(ws) }
 	if in != nil {
 		in(&j.in)
+	}
+	if f.tune != nil {
+		f.tune(j)
 	}
 	err := j.handle(context.Background())
 	summary, _ := os.ReadFile(env["GITHUB_STEP_SUMMARY"])

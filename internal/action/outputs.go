@@ -70,6 +70,7 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 		{"iterations", fmt.Sprint(out.Iteration)},
 		{"tokens", fmt.Sprint(out.Spend.Tokens)},
 		{"cost-usd", fmt.Sprintf("%.4f", out.Spend.CostUSD)},
+		{"spend", spendJSON(r.ByProvider)},
 		{"export-path", export},
 		{"artifact-url", r.ArtifactURL},
 		{"summary", summary},

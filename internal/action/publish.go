@@ -70,10 +70,14 @@ func recorded(cp *state.Checkpoint) delivery {
 }
 
 func (j *job) newReport(ctx context.Context, s *session, out runner.Outcome) Report {
+	evs := ledgerOf(ctx, s)
 	r := Report{
 		Loop: s.cfg.Name, RunID: out.RunID, Status: out.Status, Success: out.Success, Detail: out.Detail,
 		Iteration: out.Iteration, MaxIterations: out.MaxIterations, Spend: out.Spend, Verdicts: out.Verdicts,
-		History: history(ctx, s), SummaryURL: j.runURL(),
+		History: history(evs), SummaryURL: j.runURL(),
+	}
+	if out.Status != runner.GateOnly {
+		r.ByProvider = spendByProvider(evs)
 	}
 	if out.ExportPath != "" {
 		if rel, err := filepath.Rel(j.workspace, out.ExportPath); err == nil {

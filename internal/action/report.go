@@ -27,6 +27,7 @@ type Report struct {
 	Iteration     int
 	MaxIterations int
 	Spend         state.Spend
+	ByProvider    map[string]ProviderSpend // the spend by provider (the spend output)
 	Verdicts      []gate.Verdict
 	History       []Point
 	Notice        string // said first, e.g. that a fork PR only gets a gate-only evaluation

@@ -49,11 +49,13 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	if pr > 0 {
 		s.evs.started = func() { j.status(ctx, s, "pending", "the loop is running") }
 	}
+	s.evs.progress = j.newProgress(ctx, s)
 	maxIter, _ := maxIterations(j.in.MaxIterations, cfg)
 	s.run, err = runner.Open(ctx, runner.Options{
 		Config: cfg, Root: j.workspace, RunID: runID, Store: store, Env: j.env.Environ,
 		Progress: s.evs, Commit: head, Version: j.env.Version, MaxIterations: maxIter,
 		Log: j.env.Stdout, Now: j.env.Now, VerifyDecisions: j.verifier(s),
+		Checkpointed: s.evs.progress.checkpointed,
 	})
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
@@ -93,16 +95,28 @@ func (s *session) checkpoint() *state.Checkpoint {
 // close releases the run, then the state branch.
 func (s *session) close() error { return errors.Join(s.run.Close(), s.store.Close()) }
 
-// events shows a run's events in the job log and keeps them. When the run
-// starts (or resumes) on a pull request, the status turns pending.
+// events shows a run's events in the job log and keeps them, each
+// iteration in its own group. When the run starts (or resumes) on a pull
+// request, the status turns pending; progress, when set, follows what
+// runs.
 type events struct {
-	j       *job
-	started func()
-	all     []ledger.Event
+	j        *job
+	started  func()
+	all      []ledger.Event
+	progress *progress
 }
 
 func (e *events) Event(ev ledger.Event) {
 	e.all = append(e.all, ev)
+	switch ev.Type {
+	case ledger.IterationStarted:
+		e.j.iteration(ev.Iteration)
+	case ledger.StopTriggered:
+		e.j.endIterations()
+	}
+	if e.progress != nil {
+		e.progress.event(ev)
+	}
 	fmt.Fprintf(e.j.env.Stdout, "[it %d] %s\n", ev.Iteration, ev.Line())
 	if (ev.Type == ledger.RunStarted || ev.Type == ledger.RunResumed) && e.started != nil {
 		e.started()
@@ -134,6 +148,7 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 		dv = j.conclude(ctx, s, out)
 	}
 	if err != nil {
+		s.evs.progress.abandon()
 		return err
 	}
 	if err := j.report(ctx, s, out, dv, s.evs.all, false); err != nil {
@@ -154,6 +169,8 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, error) {
 	var out runner.Outcome
 	var err error
 	j.untrusted(func() { out, err = s.run.Run(ctx) })
+	s.evs.progress.stop() // the final report is the last word
+	j.endIterations()
 	return out, err
 }
 
@@ -166,8 +183,8 @@ func maxIterations(n int, cfg *loop.Config) (limit int, over bool) {
 	return n, false
 }
 
-// history reads the checks passing after each iteration from the ledger.
-func history(ctx context.Context, s *session) []Point {
+// ledgerOf reads the run's ledger from the store; nil when it cannot.
+func ledgerOf(ctx context.Context, s *session) []ledger.Event {
 	b, err := s.store.Ledger(ctx, s.runID)
 	if err != nil {
 		return nil
@@ -176,6 +193,11 @@ func history(ctx context.Context, s *session) []Point {
 	if err != nil {
 		return nil
 	}
+	return evs
+}
+
+// history is the checks passing after each iteration, by the ledger.
+func history(evs []ledger.Event) []Point {
 	byIter := map[int]Point{}
 	var order []int
 	for _, e := range evs {

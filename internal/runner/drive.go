@@ -160,5 +160,8 @@ func (r *run) save(ctx context.Context) error {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
 	r.summary = ""
+	if r.opts.Checkpointed != nil {
+		r.opts.Checkpointed(r.cp)
+	}
 	return nil
 }

@@ -94,6 +94,11 @@ type Options struct {
 	// could not be checked) fails Open, with the checkpoint as it was.
 	// nil trusts the store (the CLI: there the user is the authority).
 	VerifyDecisions func(ctx context.Context, ds []gate.Decision) (kept []gate.Decision, dropped []DroppedDecision, err error)
+	// Checkpointed, when set, is called after each checkpoint Run saves,
+	// on Run's goroutine, with the checkpoint as saved: for live progress
+	// (iteration, verdicts, spend). cp is the run's own: read it during the
+	// call, copy what is kept, change nothing. The run waits for it.
+	Checkpointed func(cp *state.Checkpoint)
 }
 
 // DroppedDecision is a review decision VerifyDecisions did not let stand.
