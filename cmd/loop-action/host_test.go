@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,43 +51,54 @@ type release struct {
 	tgz    []byte
 	sums   string
 	status int // answer to every request when not 0
-	hits   []string
 }
 
 func newRelease(t *testing.T, tag string) *release {
 	t.Helper()
-	exe, err := os.Executable()
+	tgz, err := releaseTarball()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	tw := tar.NewWriter(gz)
-	for name, data := range map[string][]byte{"loop-action": bin, "README.md": []byte("loop-action\n")} {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(data)), ModTime: time.Now()}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r := &release{tag: tag, asset: fmt.Sprintf("loop-action_linux_%s.tar.gz", runtime.GOARCH), tgz: buf.Bytes()}
+	r := &release{tag: tag, asset: fmt.Sprintf("loop-action_linux_%s.tar.gz", runtime.GOARCH), tgz: tgz}
 	r.sums = fmt.Sprintf("%x  loop-action_windows_amd64.zip\n%x  %s\n", sha256.Sum256(nil), sha256.Sum256(r.tgz), r.asset)
 	return r
 }
 
+// releaseTarball is the asset, made once for every test (the test binary
+// is large): stored, not compressed, which is still a gzip stream.
+var releaseTarball = sync.OnceValues(func() ([]byte, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.NoCompression)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"loop-action", bin}, {"README.md", []byte("loop-action\n")}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.data)), ModTime: time.Now()}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+})
+
 func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	r.hits = append(r.hits, req.URL.Path)
 	prefix := "/octo-org/loop-action/releases/download/" + r.tag + "/"
 	switch {
 	case r.status != 0:
