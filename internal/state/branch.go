@@ -41,12 +41,19 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 // Branch keeps runs on a git branch of a remote repository, an orphan
 // branch with one commit per checkpoint:
 //
-//	runs/<run-id>/checkpoint.json   the checkpoint
-//	runs/<run-id>/ledger/NNNN.jsonl one chunk per save, as in the dir: store
-//	runs/<run-id>/summaries/NNNN.md the summary of iteration NNNN
-//	runs/<run-id>/reviews.json      the checkpoint's Decisions
-//	runs/<run-id>/log/NNNN.log      the run log, one chunk per save that logs
-//	runs/<run-id>/workspace         the loop root's tree (see package workspace)
+//	runs/<run-id>/checkpoint.json         the checkpoint
+//	runs/<run-id>/ledger/AA/BB/NNNN.jsonl one chunk per save, as in the dir: store
+//	runs/<run-id>/summaries/AA/BB/NNNN.md the summary of iteration NNNN
+//	runs/<run-id>/reviews.json            the checkpoint's Decisions
+//	runs/<run-id>/log/AA/BB/NNNN.log      the run log, one chunk per save that logs
+//	runs/<run-id>/workspace               the loop root's tree (see package workspace)
+//
+// The numbered files are fanned out by hundreds (AA is NNNN/10000, BB the
+// hundreds within it: chunk 12345 is ledger/01/23/12345.jsonl), so a save
+// rewrites a few small trees, not directories that grow with the run.
+// Branches written before the fan-out, whose files lie flat in ledger/,
+// summaries/ and log/, are read as they are; a run's next save moves its
+// files into the fanned layout.
 //
 // Each commit is the commit point: readers see whole checkpoints only, and
 // the branch holds nothing a checkpoint does not count (a save from an
