@@ -68,6 +68,9 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
+// It stays bounded: past 4,096 loose objects or 32 packs, a save that finds
+// no other Branch holding the cache open keeps only the head's objects
+// (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
 // once if none was). A Branch is safe for concurrent use; it serialises
 // its saves and reads. Across processes on one machine, hold a run with
@@ -94,6 +97,11 @@ type Branch struct {
 	tree    plumbing.Hash // head's tree
 	haves   []plumbing.Hash
 	mine    map[string][]string // per run, the states of its files this Branch pushed
+
+	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
+	limits    cacheLimits
+	gcAt      cacheLimits // the sizes at which maybeGC collects next
+	looseBase int         // loose objects counted in the cache; -1 before the first count
 }
 
 // OpenBranch opens the branch: store o describes. It reads the remote's
@@ -128,9 +136,15 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	if err != nil {
 		return nil, err
 	}
+	cacheLock, err := locks.lockShared(cacheLockFile)
+	if err != nil {
+		locks.Close()
+		return nil, fmt.Errorf("local state repository %q: %w", o.Cache, err)
+	}
 	b := &Branch{
 		opts: o, author: author, remote: rem, store: repo.Storer, objs: newObjects(repo.Storer),
 		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, mine: map[string][]string{},
+		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
 	}
 	b.haves = b.readHint()
 	return b, nil
@@ -197,7 +211,10 @@ func (b *Branch) Path() string { return b.opts.Cache }
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.locks.Close()
+	err := b.cacheLock.release()
+	if cerr := b.locks.Close(); err == nil {
+		err = cerr
+	}
 	if c, ok := b.store.(io.Closer); ok {
 		if cerr := c.Close(); err == nil {
 			err = cerr

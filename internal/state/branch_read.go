@@ -17,6 +17,9 @@ import (
 // refresh fetches the branch head, refusing a branch that is not a
 // state branch (see checkStateTip). Callers hold b.mu.
 func (b *Branch) refresh(ctx context.Context) error {
+	// A collection of the cache (by this or another process) keeps only
+	// its head: offer the remote only the commits still held.
+	b.haves = slices.DeleteFunc(b.haves, func(h plumbing.Hash) bool { return b.store.HasEncodedObject(h) != nil })
 	head, err := b.remote.fetch(ctx, b.store, b.haves)
 	if err != nil {
 		return err
@@ -40,10 +43,10 @@ func (b *Branch) refresh(ctx context.Context) error {
 // view fetches the branch head unless this Branch has seen it already.
 // Callers hold b.mu.
 func (b *Branch) view(ctx context.Context) error {
-	if b.fetched {
+	if b.fetched && (b.head.IsZero() || b.store.HasEncodedObject(b.head) == nil) {
 		return nil
 	}
-	return b.refresh(ctx)
+	return b.refresh(ctx) // first use, or another process collected the cache
 }
 
 // Load fetches the branch and returns the run's checkpoint at its head, or

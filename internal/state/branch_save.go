@@ -104,6 +104,9 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 		return err
 	}
 	*cp = next
+	// The checkpoint is committed: a failed collection costs disk space
+	// only, and is tried again past the next limits.
+	_ = b.maybeGC()
 	return nil
 }
 

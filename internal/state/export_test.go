@@ -12,3 +12,12 @@ func SetBranchClock(b *Branch, now func() time.Time) {
 	defer b.mu.Unlock()
 	b.now = now
 }
+
+// SetCacheLimits makes b collect its local state repository past loose
+// loose objects or packs packs (see maybeGC).
+func SetCacheLimits(b *Branch, loose, packs int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.limits = cacheLimits{loose, packs}
+	b.gcAt = b.limits
+}
