@@ -66,10 +66,15 @@ func (b *Branch) maybeGC() error {
 		return err
 	}
 	defer b.cacheLock.shared()
-	if err := b.gc(); err != nil {
+	kept, err := b.gc()
+	if err != nil {
 		return fmt.Errorf("collect the local state repository %q: %w", b.opts.Cache, err)
 	}
-	b.gcAt, b.looseBase, b.objs.written = b.limits, 0, 0
+	// The next collection waits for as many new objects as this one kept
+	// (at least the limit), so that collecting a large head costs each
+	// save a constant share, however long the run.
+	b.gcAt = cacheLimits{max(b.limits.loose, kept), b.limits.packs + 1}
+	b.looseBase, b.objs.written = 0, 0
 	return nil
 }
 
@@ -97,8 +102,18 @@ func (b *Branch) cacheSize() (loose, packs int, err error) {
 }
 
 // gc writes the objects of the head to one pack, then deletes every loose
-// object and every other pack. Callers hold the cache exclusively.
-func (b *Branch) gc() error {
+// object and every other pack, and returns how many objects it kept.
+// Callers hold the cache exclusively.
+func (b *Branch) gc() (int, error) {
+	keep, err := b.reachable(b.head)
+	if err != nil {
+		return 0, err
+	}
+	return len(keep), b.repack(keep)
+}
+
+// repack writes keep to one pack and deletes every other object.
+func (b *Branch) repack(keep []plumbing.Hash) error {
 	s := b.store.(gcStorer)
 	old, err := s.ObjectPacks()
 	if err != nil {
@@ -106,10 +121,6 @@ func (b *Branch) gc() error {
 	}
 	var loose []plumbing.Hash
 	if err := s.ForEachObjectHash(func(h plumbing.Hash) error { loose = append(loose, h); return nil }); err != nil {
-		return err
-	}
-	keep, err := b.reachable(b.head)
-	if err != nil {
 		return err
 	}
 	w, err := s.PackfileWriter()
