@@ -15,8 +15,9 @@ import (
 
 // build returns the root tree of the head last seen with the run's own
 // files replaced by those of this save, and the run's new own entries.
-// Only the trees on the run's path and its ledger, summaries and log trees
-// are read and rewritten.
+// Only the trees on the run's path and those on the paths of the files
+// added to (or dropped from) its ledger, summaries and log are read and
+// rewritten.
 func (b *Branch) build(cp *Checkpoint, f saveFiles) (plumbing.Hash, []object.TreeEntry, error) {
 	at := runPath(cp.RunID)
 	es, err := b.objs.entries(b.tree, at...)
