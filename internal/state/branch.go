@@ -41,12 +41,19 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 // Branch keeps runs on a git branch of a remote repository, an orphan
 // branch with one commit per checkpoint:
 //
-//	runs/<run-id>/checkpoint.json   the checkpoint
-//	runs/<run-id>/ledger/NNNN.jsonl one chunk per save, as in the dir: store
-//	runs/<run-id>/summaries/NNNN.md the summary of iteration NNNN
-//	runs/<run-id>/reviews.json      the checkpoint's Decisions
-//	runs/<run-id>/log/NNNN.log      the run log, one chunk per save that logs
-//	runs/<run-id>/workspace         the loop root's tree (see package workspace)
+//	runs/<run-id>/checkpoint.json         the checkpoint
+//	runs/<run-id>/ledger/AA/BB/NNNN.jsonl one chunk per save, as in the dir: store
+//	runs/<run-id>/summaries/AA/BB/NNNN.md the summary of iteration NNNN
+//	runs/<run-id>/reviews.json            the checkpoint's Decisions
+//	runs/<run-id>/log/AA/BB/NNNN.log      the run log, one chunk per save that logs
+//	runs/<run-id>/workspace               the loop root's tree (see package workspace)
+//
+// The numbered files are fanned out by hundreds (AA is NNNN/10000, BB the
+// hundreds within it: chunk 12345 is ledger/01/23/12345.jsonl), so a save
+// rewrites a few small trees, not directories that grow with the run.
+// Branches written before the fan-out, whose files lie flat in ledger/,
+// summaries/ and log/, are read as they are; a run's next save moves its
+// files into the fanned layout.
 //
 // Each commit is the commit point: readers see whole checkpoints only, and
 // the branch holds nothing a checkpoint does not count (a save from an
@@ -61,6 +68,9 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
+// It stays bounded: past 4,096 loose objects or 32 packs, a save that finds
+// no other Branch holding the cache open keeps only the head's objects
+// (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
 // once if none was). A Branch is safe for concurrent use; it serialises
 // its saves and reads. Across processes on one machine, hold a run with
@@ -87,6 +97,11 @@ type Branch struct {
 	tree    plumbing.Hash // head's tree
 	haves   []plumbing.Hash
 	mine    map[string][]string // per run, the states of its files this Branch pushed
+
+	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
+	limits    cacheLimits
+	gcAt      cacheLimits // the sizes at which maybeGC collects next
+	looseBase int         // loose objects counted in the cache; -1 before the first count
 }
 
 // OpenBranch opens the branch: store o describes. It reads the remote's
@@ -121,9 +136,15 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	if err != nil {
 		return nil, err
 	}
+	cacheLock, err := locks.lockShared(cacheLockFile)
+	if err != nil {
+		locks.Close()
+		return nil, fmt.Errorf("local state repository %q: %w", o.Cache, err)
+	}
 	b := &Branch{
 		opts: o, author: author, remote: rem, store: repo.Storer, objs: newObjects(repo.Storer),
 		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, mine: map[string][]string{},
+		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
 	}
 	b.haves = b.readHint()
 	return b, nil
@@ -190,7 +211,10 @@ func (b *Branch) Path() string { return b.opts.Cache }
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.locks.Close()
+	err := b.cacheLock.release()
+	if cerr := b.locks.Close(); err == nil {
+		err = cerr
+	}
 	if c, ok := b.store.(io.Closer); ok {
 		if cerr := c.Close(); err == nil {
 			err = cerr

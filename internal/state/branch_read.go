@@ -17,6 +17,9 @@ import (
 // refresh fetches the branch head, refusing a branch that is not a
 // state branch (see checkStateTip). Callers hold b.mu.
 func (b *Branch) refresh(ctx context.Context) error {
+	// A collection of the cache (by this or another process) keeps only
+	// its head: offer the remote only the commits still held.
+	b.haves = slices.DeleteFunc(b.haves, func(h plumbing.Hash) bool { return b.store.HasEncodedObject(h) != nil })
 	head, err := b.remote.fetch(ctx, b.store, b.haves)
 	if err != nil {
 		return err
@@ -40,10 +43,10 @@ func (b *Branch) refresh(ctx context.Context) error {
 // view fetches the branch head unless this Branch has seen it already.
 // Callers hold b.mu.
 func (b *Branch) view(ctx context.Context) error {
-	if b.fetched {
+	if b.fetched && (b.head.IsZero() || b.store.HasEncodedObject(b.head) == nil) {
 		return nil
 	}
-	return b.refresh(ctx)
+	return b.refresh(ctx) // first use, or another process collected the cache
 }
 
 // Load fetches the branch and returns the run's checkpoint at its head, or
@@ -200,13 +203,15 @@ func (b *Branch) chunks(ctx context.Context, runID, dir string, name func(int) s
 		return nil, err
 	}
 	n, size := count(cp)
-	es, err := b.objs.entries(b.tree, append(runPath(runID), dir)...)
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), dir))
 	if err != nil {
 		return nil, err
 	}
-	byName := make(map[string]plumbing.Hash, len(es))
-	for _, e := range es {
-		byName[e.Name] = e.Hash
+	byName := map[string]plumbing.Hash{}
+	if ok && e.Mode == filemode.Dir {
+		if byName, err = b.objs.fanLeaves(e.Hash); err != nil {
+			return nil, err
+		}
 	}
 	out := []byte{}
 	for i := 0; i < n || (n < 0 && int64(len(out)) < size); i++ {
@@ -239,18 +244,28 @@ func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (stri
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
 			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
 	}
-	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), summariesDir, summaryName(iteration)))
+	h, ok, err := b.summary(runID, iteration)
 	if err == nil && !ok {
 		err = notFound("the run has no summary for it")
 	}
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
-	data, err := b.objs.blob(e.Hash)
+	data, err := b.objs.blob(h)
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
 	return string(data), nil
+}
+
+// summary finds the summary of an iteration at the head last seen, in
+// either layout (see fanPath).
+func (b *Branch) summary(runID string, iteration int) (plumbing.Hash, bool, error) {
+	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), summariesDir))
+	if err != nil || !ok || e.Mode != filemode.Dir {
+		return plumbing.ZeroHash, false, err
+	}
+	return b.objs.fanGet(e.Hash, summaryFiles, iteration)
 }
 
 // Restore makes the loop root's content equal the run's checkpointed

@@ -15,8 +15,9 @@ import (
 
 // build returns the root tree of the head last seen with the run's own
 // files replaced by those of this save, and the run's new own entries.
-// Only the trees on the run's path and its ledger, summaries and log trees
-// are read and rewritten.
+// Only the trees on the run's path and those on the paths of the files
+// added to (or dropped from) its ledger, summaries and log are read and
+// rewritten.
 func (b *Branch) build(cp *Checkpoint, f saveFiles) (plumbing.Hash, []object.TreeEntry, error) {
 	at := runPath(cp.RunID)
 	es, err := b.objs.entries(b.tree, at...)
@@ -71,64 +72,61 @@ func (b *Branch) runFiles(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 		if i := slices.IndexFunc(own, func(e object.TreeEntry) bool { return e.Name == d.name }); i >= 0 {
 			h = own[i].Hash
 		}
-		e, err := b.subtree(h, d.name, d.changed, d.edit)
-		if err != nil {
-			return nil, err
+		if d.changed {
+			var err error
+			if h, err = b.objs.fanMigrate(h, d.files); err == nil {
+				h, err = d.edit(h)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", d.name, err)
+			}
 		}
-		if !e.Hash.IsZero() {
-			next = append(next, e)
+		if !h.IsZero() {
+			next = append(next, object.TreeEntry{Name: d.name, Mode: filemode.Dir, Hash: h})
 		}
 	}
 	return next, nil
 }
 
-// dirEdit is what a save does to one of a run's directories.
+// dirEdit is what a save does to one of a run's directories: edit makes
+// the new tree from the one at the head (in the fanned layout; zero when
+// absent), and returns zero when nothing is left.
 type dirEdit struct {
 	name    string
+	files   indexed
 	changed bool
-	edit    func([]object.TreeEntry) ([]object.TreeEntry, error)
+	edit    func(plumbing.Hash) (plumbing.Hash, error)
 }
 
 // runDirs says what a save from cp, with files f, does to the run's
 // ledger, summaries and log, whose checkpoint at the head is prev.
 func (b *Branch) runDirs(prev, cp *Checkpoint, f saveFiles) []dirEdit {
 	return []dirEdit{
-		{ledgerDir, !f.ledger.IsZero() || prev.LedgerChunks > cp.LedgerChunks, func(es []object.TreeEntry) ([]object.TreeEntry, error) {
-			if prev.LedgerChunks > cp.LedgerChunks {
-				es = dropIndexed(es, ".jsonl", cp.LedgerChunks)
-			}
-			return upsert(es, chunkName(cp.LedgerChunks), f.ledger), nil
+		{ledgerDir, ledgerFiles, !f.ledger.IsZero() || prev.LedgerChunks > cp.LedgerChunks, func(h plumbing.Hash) (plumbing.Hash, error) {
+			return b.dropAndPut(h, ledgerFiles, prev.LedgerChunks > cp.LedgerChunks, cp.LedgerChunks, cp.LedgerChunks, f.ledger)
 		}},
-		{summariesDir, !f.summary.IsZero() || prev.Iteration > cp.Iteration, func(es []object.TreeEntry) ([]object.TreeEntry, error) {
-			if prev.Iteration > cp.Iteration {
-				es = dropIndexed(es, ".md", cp.Iteration+1)
-			}
-			return upsert(es, summaryName(cp.Iteration), f.summary), nil
+		{summariesDir, summaryFiles, !f.summary.IsZero() || prev.Iteration > cp.Iteration, func(h plumbing.Hash) (plumbing.Hash, error) {
+			return b.dropAndPut(h, summaryFiles, prev.Iteration > cp.Iteration, cp.Iteration+1, cp.Iteration, f.summary)
 		}},
-		{logDir, !f.log.IsZero() || prev.LogBytes != cp.LogBytes, func(es []object.TreeEntry) ([]object.TreeEntry, error) {
-			return b.logChunks(es, prev.LogBytes, cp.LogBytes, f.log)
+		{logDir, logFiles, !f.log.IsZero() || prev.LogBytes != cp.LogBytes, func(h plumbing.Hash) (plumbing.Hash, error) {
+			return b.logChunks(h, prev.LogBytes, cp.LogBytes, f.log)
 		}},
 	}
 }
 
-// subtree returns the entry of the run's directory name, tree h at the
-// head (zero when absent), after edit if changed; a zero hash when it ends
-// up empty.
-func (b *Branch) subtree(h plumbing.Hash, name string, changed bool, edit func([]object.TreeEntry) ([]object.TreeEntry, error)) (object.TreeEntry, error) {
-	e := object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
-	if !changed {
-		return e, nil
+// dropAndPut drops the files of d numbered from and above when drop is
+// set, then sets the file numbered at to blob unless it is zero.
+func (b *Branch) dropAndPut(h plumbing.Hash, d indexed, drop bool, from, at int, blob plumbing.Hash) (plumbing.Hash, error) {
+	var err error
+	if drop {
+		if h, err = b.objs.fanDrop(h, d, from); err != nil {
+			return h, err
+		}
 	}
-	es, err := b.objs.tree(h)
-	if err != nil {
-		return e, err
+	if blob.IsZero() {
+		return h, nil
 	}
-	if es, err = edit(slices.Clone(es)); err != nil || len(es) == 0 {
-		e.Hash = plumbing.ZeroHash
-		return e, err
-	}
-	e.Hash, err = b.objs.putTree(es)
-	return e, err
+	return b.objs.fanPut(h, d, at, blob)
 }
 
 // upsert sets the blob of name in es; a zero h leaves es alone.
@@ -154,54 +152,63 @@ func chunkIndex(name, ext string) (int, bool) {
 	return n, err == nil
 }
 
-// dropIndexed removes the chunks numbered from and above.
-func dropIndexed(es []object.TreeEntry, ext string, from int) []object.TreeEntry {
-	return slices.DeleteFunc(es, func(e object.TreeEntry) bool {
-		n, ok := chunkIndex(e.Name, ext)
-		return ok && n >= from
-	})
+// logChunks returns the fanned log tree h, whose chunks hold committed
+// bytes, holding the first at bytes of the log followed by the chunk blob
+// (if not zero).
+func (b *Branch) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.Hash) (plumbing.Hash, error) {
+	if at > committed {
+		return h, fmt.Errorf("the log has %d bytes but the checkpoint covers %d", committed, at)
+	}
+	h, err := b.logBack(h, committed, at)
+	if err != nil || blob.IsZero() {
+		return h, err
+	}
+	last, _, ok, err := b.objs.fanLast(h, logFiles)
+	if err != nil {
+		return h, err
+	}
+	next := 0
+	if ok {
+		next = last + 1
+	}
+	return b.objs.fanPut(h, logFiles, next, blob)
 }
 
-// logChunks returns the run's log chunks holding the first at bytes of a
-// log whose chunks es hold committed bytes, followed by the chunk h (if
-// not zero). Going back drops or cuts the last chunks; it reads their
-// sizes, and the content of a chunk it cuts.
-func (b *Branch) logChunks(es []object.TreeEntry, committed, at int64, h plumbing.Hash) ([]object.TreeEntry, error) {
-	if at > committed {
-		return nil, fmt.Errorf("the log has %d bytes but the checkpoint covers %d", committed, at)
-	}
-	byIndex := make([]object.TreeEntry, len(es))
-	for _, e := range es {
-		n, ok := chunkIndex(e.Name, ".log")
-		if !ok || n >= len(es) || byIndex[n].Name != "" {
-			return nil, fmt.Errorf("the log's chunks are not numbered 0 to %d: %q", len(es)-1, e.Name)
-		}
-		byIndex[n] = e
-	}
-	for total := committed; total > at; {
-		if len(byIndex) == 0 {
-			return nil, fmt.Errorf("the log's chunks hold fewer than the %d bytes committed", committed)
-		}
-		last := byIndex[len(byIndex)-1]
-		size, err := b.store.EncodedObjectSize(last.Hash)
+// logBack drops or cuts the last chunks of the log tree h, which hold
+// total bytes, until they hold at. It reads the sizes of the chunks it
+// drops and the content of the one it cuts, and the trees on their paths.
+func (b *Branch) logBack(h plumbing.Hash, total, at int64) (plumbing.Hash, error) {
+	committed := total
+	for total > at {
+		i, last, ok, err := b.objs.fanLast(h, logFiles)
 		if err != nil {
-			return nil, err
+			return h, err
 		}
-		byIndex = byIndex[:len(byIndex)-1]
+		if !ok {
+			return h, fmt.Errorf("the log's chunks hold fewer than the %d bytes committed", committed)
+		}
+		size, err := b.store.EncodedObjectSize(last)
+		if err == nil {
+			h, err = b.objs.fanDrop(h, logFiles, i)
+		}
+		if err != nil {
+			return h, err
+		}
 		if total -= size; total >= at {
 			continue
 		}
-		data, err := b.objs.blob(last.Hash) // the checkpoint ends inside this chunk
+		data, err := b.objs.blob(last) // the checkpoint ends inside this chunk
 		if err != nil {
-			return nil, err
+			return h, err
 		}
-		if last.Hash, err = b.objs.putBlob(data[:at-total]); err != nil {
-			return nil, err
+		cut, err := b.objs.putBlob(data[:at-total])
+		if err == nil {
+			h, err = b.objs.fanPut(h, logFiles, i, cut)
 		}
-		byIndex, total = append(byIndex, last), at
+		if err != nil {
+			return h, err
+		}
+		total = at
 	}
-	if !h.IsZero() {
-		byIndex = append(byIndex, object.TreeEntry{Name: logChunkName(len(byIndex)), Mode: filemode.Regular, Hash: h})
-	}
-	return byIndex, nil
+	return h, nil
 }

@@ -45,9 +45,9 @@ const maxRefusals = 3
 //
 //  1. the loop root's workspace is stored (only what changed is written);
 //  2. the run's tree is rebuilt from the head last seen: checkpoint.json,
-//     reviews.json, the workspace tree, ledger/<cp.LedgerChunks>.jsonl
-//     from c.Ledger, summaries/<cp.Iteration>.md from c.Summary, and the
-//     next log chunk from c.Log;
+//     reviews.json, the workspace tree, ledger chunk cp.LedgerChunks from
+//     c.Ledger, the summary of cp.Iteration from c.Summary, and the next
+//     log chunk from c.Log (each fanned out, see fanPath);
 //  3. a commit of the new root tree, whose parent is that head, is pushed
 //     with the head as the expected old value of the branch, sending only
 //     the objects that are new along the changed paths.
@@ -62,8 +62,11 @@ const maxRefusals = 3
 // cp is unchanged and the same Save can be retried.
 //
 // A save costs the same however long the run: it reads and rewrites the
-// trees on the run's path and its ledger, summaries and log directories,
-// and sends the objects that differ from the head's along those paths.
+// trees on the run's path and, in its fanned-out ledger, summaries and log
+// directories, the few small trees on the path of the file it adds (see
+// fanPath), and sends the objects that differ from the head's along those
+// paths. The first save of a run written before the fan-out moves its
+// files once.
 //
 // Save honours ctx throughout, network included; to save after a
 // cancellation (a cancelled run is saved too), pass
@@ -104,6 +107,9 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 		return err
 	}
 	*cp = next
+	// The checkpoint is committed: a failed collection costs disk space
+	// only, and is tried again past the next limits.
+	_ = b.maybeGC()
 	return nil
 }
 

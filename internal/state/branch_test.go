@@ -62,7 +62,7 @@ func TestBranchConcurrentWriters(t *testing.T) {
 		if cp.Iteration != saves || cp.LedgerChunks != saves {
 			t.Errorf("run %s resumes at iteration %d with %d ledger chunks, want %d and %d", id, cp.Iteration, cp.LedgerChunks, saves, saves)
 		}
-		chunks := runGit(t, "", "--git-dir="+bare, "ls-tree", "--name-only", "loop-state:runs/"+id+"/ledger")
+		chunks := runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/"+id+"/ledger")
 		if n := strings.Count(chunks, "\n"); n != saves {
 			t.Errorf("run %s has %d ledger chunks on the branch, want %d", id, n, saves)
 		}
@@ -209,15 +209,15 @@ func TestBranchLayout(t *testing.T) {
 		}
 	}
 	// commit, root, runs, loop, main, checkpoint.json; ledger, summaries and
-	// log: a tree and a blob each. reviews.json and the workspace are
-	// unchanged.
-	if sent[3] != 12 || sent[40] != sent[3] {
-		t.Errorf("objects sent by save 3: %d, by save 40: %d; want 12 each", sent[3], sent[40])
+	// log: three trees (the directory and two fan-out levels) and a blob
+	// each. reviews.json and the workspace are unchanged.
+	if sent[3] != 18 || sent[40] != sent[3] {
+		t.Errorf("objects sent by save 3: %d, by save 40: %d; want 18 each", sent[3], sent[40])
 	}
 	files := runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state")
-	want := []string{"runs/loop/main/checkpoint.json", "runs/loop/main/ledger/0000.jsonl", "runs/loop/main/ledger/0039.jsonl",
-		"runs/loop/main/log/0000.log", "runs/loop/main/log/0039.log", "runs/loop/main/reviews.json",
-		"runs/loop/main/summaries/0001.md", "runs/loop/main/summaries/0040.md", "runs/loop/main/workspace/src/a.go"}
+	want := []string{"runs/loop/main/checkpoint.json", "runs/loop/main/ledger/00/00/0000.jsonl", "runs/loop/main/ledger/00/00/0039.jsonl",
+		"runs/loop/main/log/00/00/0000.log", "runs/loop/main/log/00/00/0039.log", "runs/loop/main/reviews.json",
+		"runs/loop/main/summaries/00/00/0001.md", "runs/loop/main/summaries/00/00/0040.md", "runs/loop/main/workspace/src/a.go"}
 	for _, w := range want {
 		if !strings.Contains(files, w+"\n") {
 			t.Errorf("the branch lacks %s", w)
@@ -317,10 +317,10 @@ func TestBranchFetchIsIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	// commit, root, runs, short, run, checkpoint.json, reviews.json, the
-	// workspace (empty tree), and a tree and a blob each for ledger, log
-	// and summaries.
-	if got := packedObjects(t, cache) - cold; got > 14 {
-		t.Errorf("the second fetch brought %d objects (the first %d), want at most 14", got, cold)
+	// workspace (empty tree), and three trees (the directory and two
+	// fan-out levels) and a blob each for ledger, log and summaries.
+	if got := packedObjects(t, cache) - cold; got > 20 {
+		t.Errorf("the second fetch brought %d objects (the first %d), want at most 20", got, cold)
 	}
 }
 

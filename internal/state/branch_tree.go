@@ -18,8 +18,9 @@ import (
 // local store, keeping recently decoded trees (immutable, like every
 // object) in memory. Callers hold the Branch's mutex.
 type objects struct {
-	s     storage.Storer
-	trees map[plumbing.Hash][]object.TreeEntry
+	s       storage.Storer
+	trees   map[plumbing.Hash][]object.TreeEntry
+	written int // objects stored (see Branch.cacheSize)
 }
 
 // maxCachedTrees bounds the decoded trees kept; the cache is dropped when full.
@@ -87,6 +88,7 @@ func (o *objects) put(obj plumbing.EncodedObject) (plumbing.Hash, error) {
 	if h := obj.Hash(); o.s.HasEncodedObject(h) == nil {
 		return h, nil
 	}
+	o.written++
 	return o.s.SetEncodedObject(obj)
 }
 

@@ -1,6 +1,9 @@
 package state
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // SetClock makes d stamp checkpoints with now instead of time.Now.
 func SetClock(d *Dir, now func() time.Time) { d.now = now }
@@ -11,4 +14,54 @@ func SetBranchClock(b *Branch, now func() time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.now = now
+}
+
+// SetCacheLimits makes b collect its local state repository past loose
+// loose objects or packs packs (see maybeGC).
+func SetCacheLimits(b *Branch, loose, packs int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.limits = cacheLimits{loose, packs}
+	b.gcAt = b.limits
+}
+
+// SeedRun commits n iterations of cp's run to the branch as one commit,
+// with the files n saves of commit(1) to commit(n) would leave (built by
+// the code Save uses, without pushing each), and updates cp as those saves
+// would. Benchmarks use it to set up long runs quickly.
+func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(int) Commit) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.view(ctx); err != nil {
+		return err
+	}
+	prev := b.tree
+	for it := 1; it <= n; it++ {
+		cp.Iteration = it
+		next, f, err := b.prepare(cp, commit(it))
+		if err != nil {
+			return err
+		}
+		if b.tree, _, err = b.build(cp, f); err != nil {
+			return err
+		}
+		*cp = next
+	}
+	root := b.tree
+	b.tree = prev
+	head, err := b.push(ctx, root, cp)
+	if err != nil {
+		return err
+	}
+	b.head, b.tree = head, root
+	b.saw(head)
+	return nil
+}
+
+// CollectCache collects b's local state repository now (see maybeGC).
+func CollectCache(b *Branch) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gcAt = cacheLimits{}
+	return b.maybeGC()
 }

@@ -47,3 +47,48 @@ func (d *Dir) syncDir(rel string) error {
 	}
 	return err
 }
+
+// sharedLock is a flock held shared by every open Branch of a cache, and
+// exclusively by one that collects it.
+type sharedLock struct{ f *os.File }
+
+// lockShared takes a shared flock on the store-relative file rel, waiting
+// while someone holds it exclusively, creating the file if needed.
+func (d *Dir) lockShared(rel string) (*sharedLock, error) {
+	f, err := d.root.OpenFile(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	l := &sharedLock{f: f}
+	if err := l.shared(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// tryExclusive converts the lock to an exclusive one without waiting,
+// and reports whether it did. The conversion is not atomic: on failure
+// the shared lock is lost, and shared must take it again.
+func (l *sharedLock) tryExclusive() bool {
+	return syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+}
+
+// shared takes (or converts the lock back to) a shared lock, waiting
+// while someone else holds it exclusively.
+func (l *sharedLock) shared() error {
+	for {
+		err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_SH)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// release drops the lock; nil does nothing.
+func (l *sharedLock) release() error {
+	if l == nil {
+		return nil
+	}
+	return l.f.Close()
+}

@@ -34,3 +34,13 @@ func (d *Dir) lockFile(rel string) (release func() error, err error) {
 // syncDir does nothing on Windows: directories cannot be fsynced there, and
 // NTFS journals renames.
 func (d *Dir) syncDir(string) error { return nil }
+
+// sharedLock is held by every open Branch of a cache on Unix. On Windows
+// the cache is never collected (open files cannot be deleted there), so
+// there is nothing to hold.
+type sharedLock struct{}
+
+func (d *Dir) lockShared(string) (*sharedLock, error) { return &sharedLock{}, nil }
+func (l *sharedLock) tryExclusive() bool              { return false }
+func (l *sharedLock) shared() error                   { return nil }
+func (l *sharedLock) release() error                  { return nil }

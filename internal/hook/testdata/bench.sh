@@ -3,14 +3,14 @@
 # the pre-push hook against `loop-action gate` run directly, on a
 # repository of FILES files whose one check takes CHECK_SECONDS:
 #
-#   hook/gate      `hook run pre-push` measuring (LOOP_HOOK=nocache, the
-#                  isolated checkout already made) / `gate` in the working
-#                  tree. Goal <= 1.2.
-#   hook/overhead  the same difference in milliseconds: git, the checkout
-#                  update and its status check, on top of the checks' time.
-#   hook/first     the first hook run (the worktree is made): ms.
-#   hook/cached    a cached pre-push answer: ms. Goal < 100.
-#   hook/process   `loop-action version`, the floor of any answer: ms.
+#   hook/gate_ratio  `hook run pre-push` measuring (LOOP_HOOK=nocache, the
+#                    isolated checkout already made; hook/measured_ms) /
+#                    `gate` in the working tree (hook/gate_ms). Goal <= 1.2.
+#   hook/overhead_ms the same difference: git, the checkout update and its
+#                    status check, on top of the checks' time.
+#   hook/first_ms    the first hook run (the worktree is made).
+#   hook/cached_ms   a cached pre-push answer. Goal < 100.
+#   hook/process_ms  `loop-action version`, the floor of any answer.
 #
 # Each figure is the median of RUNS runs. Prints "name value goal" lines.
 set -euo pipefail
@@ -55,10 +55,12 @@ gate=$(for _ in $(seq "$runs"); do ms loop-action gate; done | median)
 measured=$(for _ in $(seq "$runs"); do ms nocache; done | median)
 cached=$(for _ in $(seq "$runs"); do ms hook; done | median)
 floor=$(for _ in $(seq "$runs"); do ms loop-action version; done | median)
-awk -v g="$gate" -v m="$measured" -v f="$first" -v c="$cached" -v p="$floor" -v n="$files" -v s="$check" 'BEGIN {
-	printf "hook/gate      %6.2f  goal <= 1.2   (%d files, a %ss check: gate %d ms, hook %d ms)\n", m / g, n, s, g, m
-	printf "hook/overhead  %6d  ms\n", m - g
-	printf "hook/first     %6d  ms           (the isolated checkout is made)\n", f
-	printf "hook/cached    %6d  goal < 100 ms\n", c
-	printf "hook/process   %6d  ms           (loop-action version: the floor)\n", p
+awk -v g="$gate" -v m="$measured" -v f="$first" -v c="$cached" -v p="$floor" 'BEGIN {
+	printf "hook/gate_ratio %.2f <=1.2\n", m / g
+	printf "hook/gate_ms %d -\n", g
+	printf "hook/measured_ms %d -\n", m
+	printf "hook/overhead_ms %d -\n", m - g
+	printf "hook/first_ms %d -\n", f
+	printf "hook/cached_ms %d <100\n", c
+	printf "hook/process_ms %d -\n", p
 }'

@@ -15,6 +15,9 @@
 #      root and for a git repository root (whose worktrees get their own
 #      .git, written afresh before every run). Prints both and the ratio.
 #
+# Prints one "name value goal" line a figure (see scripts/bench.sh); goal
+# "-" is a figure for reference, "~1" one that should stay about 1.
+#
 # Usage: internal/runner/isolate/testdata/bench.sh [setup-iterations [publish-iterations [prepare-iterations]]]
 # File creation dominates the setup; it varies a lot between file systems
 # (and over time on some virtual machines), which is why both sides run
@@ -28,8 +31,9 @@ prepare=${3:-20}
 go test -run '^$' -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" . |
 	awk '/^BenchmarkSetupAndPublish10k/ {
 		for (i = 3; i < NF; i++) m[$(i + 1)] = $i
-		printf "setup+publish, 10k files: isolate %s ms, git worktree add %s ms, ratio %.2f (goal <= 1.0)\n",
-			m["isolate-ms/op"], m["git-ms/op"], m["isolate/git"]
+		printf "isolate/setup_publish_10k_ms %s -\n", m["isolate-ms/op"]
+		printf "isolate/git_worktree_add_10k_ms %s -\n", m["git-ms/op"]
+		printf "isolate/setup_publish_10k_ratio %.2f <=1.0\n", m["isolate/git"]
 	}'
 
 go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" . |
@@ -41,12 +45,15 @@ go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" .
 		n = split("changed=1 changed=10 changed=100", c, " ")
 		for (i = 1; i <= n; i++) {
 			k = c[i]
-			printf "publish %-11s 1k files %8.0f us, 10k files %8.0f us, ratio %.2f\n",
-				k, t["files=1000/" k] / 1000, t["files=10000/" k] / 1000, t["files=10000/" k] / t["files=1000/" k]
+			printf "isolate/publish_%s_1k_us %.0f -\n", k, t["files=1000/" k] / 1000
+			printf "isolate/publish_%s_10k_us %.0f -\n", k, t["files=10000/" k] / 1000
+			printf "isolate/publish_%s_ratio %.2f -\n", k, t["files=10000/" k] / t["files=1000/" k]
 		}
 		s1 = (t["files=1000/changed=100"] - t["files=1000/changed=1"]) / 99000
 		s10 = (t["files=10000/changed=100"] - t["files=10000/changed=1"]) / 99000
-		printf "publish cost per changed file: 1k files %.1f us, 10k files %.1f us, ratio %.2f\n", s1, s10, s10 / s1
+		printf "isolate/publish_per_file_1k_us %.1f -\n", s1
+		printf "isolate/publish_per_file_10k_us %.1f -\n", s10
+		printf "isolate/publish_per_file_ratio %.2f ~1\n", s10 / s1
 	}'
 
 go test -run '^$' -bench '^BenchmarkPrepareWarm10k$' -benchtime "${prepare}x" . |
@@ -58,7 +65,8 @@ go test -run '^$' -bench '^BenchmarkPrepareWarm10k$' -benchtime "${prepare}x" . 
 		n = split("root-changed=0 root-changed=10", c, " ")
 		for (i = 1; i <= n; i++) {
 			k = c[i]
-			printf "warm prepare %-15s plain root %6.1f ms, repository root %6.1f ms, ratio %.2f\n",
-				k, t["repo=false/" k] / 1e6, t["repo=true/" k] / 1e6, t["repo=true/" k] / t["repo=false/" k]
+			printf "isolate/prepare_warm_%s_plain_ms %.1f -\n", k, t["repo=false/" k] / 1e6
+			printf "isolate/prepare_warm_%s_repo_ms %.1f -\n", k, t["repo=true/" k] / 1e6
+			printf "isolate/prepare_warm_%s_ratio %.2f -\n", k, t["repo=true/" k] / t["repo=false/" k]
 		}
 	}'
