@@ -13,6 +13,9 @@
 #   twostep  in iteration 1, make calc.sh write a correct helper into
 #            build/helper.sh when the checks run it (add stays wrong);
 #            from iteration 2 on, make calc.sh only source that helper;
+#   isolated an isolated node: write the helper into the loop root's
+#            build/ ($LOOP_ROOT is .loop/worktrees/<node>), and make the
+#            worktree's calc.sh, which is published, source it;
 #   reader   read the ignored files; from iteration 2 on, also fix calc.sh
 #            honestly.
 cat >/dev/null
@@ -48,6 +51,12 @@ CALC
 	else
 		printf '. ./build/helper.sh\n' >calc.sh
 	fi
+	;;
+isolated)
+	root="$LOOP_ROOT/../../.."
+	mkdir -p "$root/build"
+	printf '%s\n' "$correct" >"$root/build/helper.sh"
+	printf '. ./build/helper.sh\n' >calc.sh
 	;;
 reader)
 	cat vendor-ignored/lib.sh >/dev/null
