@@ -53,25 +53,10 @@ func ScanUncarried(root string) (Uncarried, error) {
 // included scans directory r, at path, whose content the ignore rules may
 // include: what they exclude is recorded, what they include is entered.
 func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
-	rules, err := readRules(r, ".gitignore", path, rules)
-	if err != nil {
-		return err
-	}
-	names, err := readNames(r)
-	if err != nil {
-		return err
-	}
-	child := append(slices.Clip(path), "")
-	for _, name := range names {
-		if len(path) == 0 && (name == ".git" || name == ".loop") {
-			continue
-		}
-		child[len(path)] = name
-		if err := u.child(r, child, rules); err != nil {
-			return err
-		}
-	}
-	return nil
+	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
+	return eachEntry(r, path, rules, skip, func(child []string, rules []rule) error {
+		return u.child(r, child, rules)
+	})
 }
 
 // child records or enters the entry path, the child of directory r named
