@@ -174,7 +174,7 @@ func cmdBefore(ts *testscript.TestScript, neg bool, args []string) {
 func checkLedger(events []ledgerEvent, maxIter int, restarts bool) (int, error) {
 	known := []string{"run_started", "run_resumed", "budget_raised", "iteration_started", "perturbed",
 		"node_dispatched", "node_succeeded", "node_failed", "node_skipped", "judge_retried",
-		"protected_path_reverted", "git_path_reverted", "root_path_reverted", "measurement_voided",
+		"protected_path_reverted", "git_path_reverted", "root_path_reverted", "measurement_voided", "uncarried_path_removed",
 		"gate_evaluated", "goal_satisfied", "goal_revoked", "review_requested",
 		"review_decided", "stage_opened", "stage_closed", "stop_triggered", "run_finished",
 		"export_written", "checkpoint_saved"}

@@ -26,17 +26,23 @@ var secretLoop = strings.Replace(deliverLoop, `command = ["sh", "agents/fixer.sh
 	"command = [\"sh\", \"agents/fixer.sh\"]\nenv = [\"E2E_API_KEY\"]", 1)
 
 // TestE2EHostileAgentsPushNothing: an agent that fixes the bug and also
-// writes a workflow, or the provider's key into a file, or hides the file
-// it fixed behind a .gitignore (the snapshot leaves it out, so the commit
-// would delete it and its checkout fail the tests), gets its change
+// writes a workflow, or the provider's key into a file, gets its change
 // certified, but nothing is pushed to the remote; the comment names the
 // path and says why, and the key shows nowhere: not in a comment, a
 // status, the job log or summary, nor in any commit the branches reach.
+// One that hides the file it fixed behind a .gitignore (the snapshot
+// leaves it out, so the commit would delete it), or moves the fix into an
+// ignored build/helper.sh that calc.sh sources (the commit would carry
+// calc.sh, not the helper), gets nothing certified: the ignored file is
+// removed before measuring, as no commit carries it, and the comment
+// shows the tests failing without it.
 func TestE2EHostileAgentsPushNothing(t *testing.T) {
 	for _, tc := range []struct{ name, extra, path, why string }{
 		{"workflow", "mkdir -p .github/workflows && printf 'on: push\\n' >.github/workflows/x.yml\n", "`.github/workflows/x.yml`", "which a delivery never pushes"},
 		{"secret", "printf 'key=%s\\n' \"$E2E_API_KEY\" >leak.txt\n", "`leak.txt`", "holds the value of a secret"},
-		{"hidden", "printf 'calc.sh\\n' >>.gitignore\n", `"calc.sh"`, "is in the loop root but ignored, so the commit would delete it"},
+		{"hidden", "printf 'calc.sh\\n' >>.gitignore\n", "./calc.sh", "No such file"},
+		{"ignored", "printf 'build/\\n' >>.gitignore\nmkdir -p build && cp calc.sh build/helper.sh\nprintf '. ./build/helper.sh\\n' >calc.sh\n",
+			"./build/helper.sh", "No such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newE2E(t, secretLoop, tc.extra)

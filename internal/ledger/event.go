@@ -27,9 +27,10 @@ const (
 	NodeSkipped       Type = "node_skipped"
 	JudgeRetried      Type = "judge_retried"
 	ProtectedReverted Type = "protected_path_reverted"
-	GitReverted       Type = "git_path_reverted"  // a guarded path of .git (config, hooks, info) put back
-	RootReverted      Type = "root_path_reverted" // the loop root changed during a wave of isolated nodes
-	MeasurementVoid   Type = "measurement_voided" // guarded paths changed while the evidence was collected
+	GitReverted       Type = "git_path_reverted"      // a guarded path of .git (config, hooks, info) put back
+	RootReverted      Type = "root_path_reverted"     // the loop root changed during a wave of isolated nodes
+	MeasurementVoid   Type = "measurement_voided"     // guarded paths changed while the evidence was collected
+	UncarriedRemoved  Type = "uncarried_path_removed" // an ignored (uncarried) path that changed since the session started, removed before measuring
 	Published         Type = "published"
 	PublishConflict   Type = "publish_conflict"
 	PublishRefused    Type = "publish_refused"

@@ -15,6 +15,8 @@ func (e Event) guardLine() (string, bool) {
 		return fmt.Sprintf("git path %s reverted (%s%s)", e.Path, e.Reason, by(e.Nodes)), true
 	case RootReverted:
 		return fmt.Sprintf("loop root path %s reverted: %s outside the worktrees of isolated nodes%s", e.Path, e.Reason, by(e.Nodes)), true
+	case UncarriedRemoved:
+		return fmt.Sprintf("ignored path %s removed before measuring: %s since the session started; no commit carries it", e.Path, e.Reason), true
 	case MeasurementVoid:
 		return fmt.Sprintf("measurement of iteration %d void: %s", e.Iteration, e.Reason), true
 	}

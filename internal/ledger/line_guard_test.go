@@ -20,6 +20,8 @@ func TestGuardLines(t *testing.T) {
 			"git path .git/hooks/pre-commit reverted (created; changed by fixer)"},
 		{Event{Type: RootReverted, Path: "test.sh", Nodes: []string{"fixer"}, Reason: "modified"},
 			"loop root path test.sh reverted: modified outside the worktrees of isolated nodes; changed by fixer"},
+		{Event{Type: UncarriedRemoved, Path: "build/helper.sh", Reason: "created"},
+			"ignored path build/helper.sh removed before measuring: created since the session started; no commit carries it"},
 		{Event{Type: MeasurementVoid, Iteration: 3, Reason: "test.sh changed while the evidence was collected (put back)"},
 			"measurement of iteration 3 void: test.sh changed while the evidence was collected (put back)"},
 	}

@@ -27,6 +27,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			return outcome(r.cp, true, ""), err
 		}
 	}
+	r.uncarriedBase() // the environment: before any agent of this session runs
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.

@@ -23,7 +23,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
-	r.void = nil
+	r.void, r.scrubbed = nil, nil
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
@@ -43,10 +43,12 @@ func (r *run) iterate(ctx context.Context) bool {
 
 // measure collects evidence, adds the judges' answers and the review
 // decisions, and lets the gate rule. It reports false when ctx ended first.
-// The guarded paths are compared before and after: if anything changed
-// them meanwhile, or the iteration's waves left the root unfit, what was
-// put back is recorded and the measurement is void.
+// First, ignored files created or changed since the session started are
+// removed (uncarried.go). The guarded paths are compared before and after:
+// if anything changed them meanwhile, or the iteration's waves left the
+// root unfit, what was put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
+	r.scrubUncarried(it)
 	guard := r.guarded().scan()
 	ev := r.collector.Collect(ctx, r.cfg)
 	void := r.guardedWhileMeasuring(it, guard)

@@ -52,6 +52,10 @@ type run struct {
 	finished   bool              // the run was over when this process took it: saves keep the stored workspace
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
+
+	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
+	uncarriedErr error               // they could not be listed
+	scrubbed     []string            // ignored paths removed before the current iteration's measurement
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes

@@ -24,7 +24,10 @@
 // around a wave of isolated nodes. Changes are put back through
 // workspace.Writer, never through a symbolic link, and a measurement
 // during which a guarded path changed is void: it satisfies no goal.
-// Checks run git with no fsmonitor and no hooks (GitEnv).
+// Checks run git with no fsmonitor and no hooks (GitEnv). The gate
+// measures only what a commit can carry: ignored files created or changed
+// since the session started (by agents, or by earlier checks running
+// their code) are removed before every measurement (uncarried.go).
 package runner
 
 import (

@@ -32,6 +32,9 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 	if len(d.rootChanged) > 0 {
 		b.WriteString("- loop root changes made outside the worktrees reverted: " + listed(d.rootChanged) + "\n")
 	}
+	if len(r.scrubbed) > 0 {
+		b.WriteString("- ignored files removed before measuring (no commit carries them): " + listed(r.scrubbed) + "\n")
+	}
 	was := map[string]bool{}
 	for _, v := range before {
 		was[v.Goal] = v.Satisfied

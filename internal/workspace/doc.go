@@ -41,10 +41,16 @@
 // checkout of a git tree would have, from the tree's objects alone (the
 // status rule compares it with what the gate certified); it stores only
 // the filtered trees it computes, in the store it is given.
+// [ScanUncarried] lists, by lstat alone, what a snapshot leaves out
+// although it is on disk (ignored entries, nested .git directories), and
+// [Uncarried.Changed] what appeared or changed there since an earlier
+// listing: the runner removes that before measuring, since no commit of
+// the snapshot carries it.
 //
 // Writes. [Writer] is the one way loop-action writes into the loop root:
 // the runner's reverts of protected paths and of .git's configuration
-// ([Writer.Put], [Writer.Remove]), what isolated nodes publish
+// ([Writer.Put], [Writer.Remove]) and its removal of ignored files that
+// changed ([Writer.Remove]), what isolated nodes publish
 // ([Writer.Copy]), and [Restore], which makes a loop root's content equal
 // to a stored snapshot and never touches .git, .loop or ignored files. A
 // Writer never writes through a symbolic link in any component, inside the

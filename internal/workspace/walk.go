@@ -74,6 +74,12 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 // for each child a snapshot may hold — never .git, nor .loop at the root —
 // with path extended by the child's name. visit must not keep child.
 func eachChild(r *os.Root, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
+	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
+	return eachEntry(r, path, rules, skip, visit)
+}
+
+// eachEntry is eachChild for every child whose name skip does not refuse.
+func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(child []string, rules []rule) error) error {
 	rules, err := readRules(r, ".gitignore", path, rules)
 	if err != nil {
 		return err
@@ -84,7 +90,7 @@ func eachChild(r *os.Root, path []string, rules []rule, visit func(child []strin
 	}
 	child := append(slices.Clip(path), "")
 	for _, name := range names {
-		if name == ".git" || (len(path) == 0 && name == ".loop") {
+		if skip(name) {
 			continue
 		}
 		child[len(path)] = name

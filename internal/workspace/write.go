@@ -18,7 +18,8 @@ var ErrParent = errors.New("not a real directory")
 
 // Writer is the one way loop-action writes into a loop root outside .loop:
 // reverts of protected paths and of .git's configuration ([Writer.Put],
-// [Writer.Remove]), what isolated nodes publish ([Writer.Copy]) and
+// [Writer.Remove]), the removal of ignored files that changed
+// ([Writer.Remove]), what isolated nodes publish ([Writer.Copy]) and
 // [Restore] go through it.
 //
 // Paths are slash-separated and relative to the root, with no empty, "."

@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/process"
+	"github.com/loop-action/loop-action/internal/workspace"
+)
+
+// The gate certifies a snapshot, and a snapshot leaves out what the
+// ignore rules exclude (and nested .git directories, and fifos): no commit
+// of it carries those files. A check that passes only thanks to such a
+// file certifies a tree whose checkout fails. So the gate measures only
+// what a commit can carry, in the environment the session started with:
+// the uncarried entries present when the session started (dependencies
+// the workflow installed, caches) are that environment; anything created
+// there since, or changed (even replaced by a link or a fifo), is removed
+// before every measurement. That includes what agents wrote and what the
+// previous measurement's checks left (they run code agents wrote): only
+// what the checks produce during a measurement counts for it, as it
+// would after a fresh checkout. Entries of the environment that were
+// deleted stay deleted: the checks regenerate them, or fail.
+
+// uncarriedBase records the loop root's uncarried entries as the session
+// starts, before any agent runs.
+func (r *run) uncarriedBase() {
+	r.uncarried, r.uncarriedErr = workspace.ScanUncarried(r.opts.Root)
+}
+
+// scrubUncarried removes what changed among the uncarried entries since
+// the session started, recording each path, and makes the measurement
+// void when it cannot tell or cannot remove one. Whatever agents left
+// running is killed first, so nothing writes there once it is done.
+func (r *run) scrubUncarried(it int) {
+	if err := process.Sweep(); err != nil {
+		r.unfit("processes agents started were still running before the ignored files were checked: " + err.Error())
+	}
+	if r.uncarried == nil && r.uncarriedErr == nil {
+		r.uncarriedBase() // a session that measures before any agent runs
+		return
+	}
+	if r.uncarriedErr != nil {
+		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.uncarriedErr.Error())
+		return
+	}
+	now, err := workspace.ScanUncarried(r.opts.Root)
+	if err != nil {
+		r.unfit("the ignored files of the loop root could not be listed before measuring: " + err.Error())
+		return
+	}
+	changes := r.uncarried.Changed(now)
+	if len(changes) == 0 {
+		return
+	}
+	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
+		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
+	}
+}
+
+// removeUncarried removes each changed path (through the writer, which
+// never follows a link) and records it, up to maxRootEvents events. It
+// returns the paths it could not remove.
+func (r *run) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
+	w, err := workspace.OpenWriter(r.opts.Root)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer w.Close()
+	var failed []string
+	for i, c := range changes {
+		what := c.What
+		if err := w.Remove(c.Path); err != nil {
+			what, failed = what+"; removing it failed: "+err.Error(), append(failed, c.Path)
+		}
+		switch {
+		case i < maxRootEvents:
+			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it, Path: c.Path, Reason: what})
+		case i == maxRootEvents:
+			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it,
+				Path: fmt.Sprintf("(%d more)", len(changes)-i), Reason: "created or changed"})
+		}
+	}
+	r.scrubbed = append(r.scrubbed, pathsOf(changes)...)
+	return slices.Clip(failed)
+}
+
+func pathsOf(changes []workspace.UncarriedChange) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Uncarried is what a snapshot leaves out of the loop root although it is
+// on disk, so that no commit of the snapshot carries it: every entry that
+// the ignore rules exclude and everything below an excluded directory;
+// and every entry named .git below the root (a nested repository's) and
+// everything in it. Each is recorded by
+// lstat only, keyed by its slash-separated path. The root's own .git and
+// .loop are not part of it, nor are sockets, fifos and devices elsewhere
+// (a snapshot skips them too, but they hold no content a check could use).
+//
+// Comparing two listings ([Uncarried.Changed]) tells what appeared or
+// changed there meanwhile, without reading any file.
+type Uncarried map[string]uncarried
+
+// uncarried is one entry of an [Uncarried] listing.
+type uncarried struct {
+	key    StatKey
+	sealed bool // a directory that could not be listed: its full stat counts
+}
+
+// ScanUncarried lists what a snapshot of the loop root root leaves out
+// (see [Uncarried]). It never follows a symbolic link, never opens a FIFO,
+// and reads no file but the ignore files. A directory the ignore rules
+// exclude that cannot be listed is recorded as sealed; one they include
+// that cannot be read is an error, as it is for a snapshot.
+func ScanUncarried(root string) (Uncarried, error) {
+	r, err := OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open loop root %q: %w", root, err)
+	}
+	defer r.Close()
+	rules, err := readInfoExclude(r)
+	if err != nil {
+		return nil, err
+	}
+	out := Uncarried{}
+	if err := out.included(r, nil, rules); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// included scans directory r, at path, whose content the ignore rules may
+// include: what they exclude is recorded, what they include is entered.
+func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
+	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
+	return eachEntry(r, path, rules, skip, func(child []string, rules []rule) error {
+		return u.child(r, child, rules)
+	})
+}
+
+// child records or enters the entry path, the child of directory r named
+// by its last component.
+func (u Uncarried) child(r *os.Root, path []string, rules []rule) error {
+	name := path[len(path)-1]
+	fi, err := r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since it was listed
+	}
+	if err != nil {
+		return err
+	}
+	rel := strings.Join(path, "/")
+	if name == ".git" || ignored(rules, path, fi.IsDir()) {
+		return u.all(r, name, rel, fi)
+	}
+	if !fi.IsDir() {
+		return nil
+	}
+	sub, err := openSame(r, name, fi)
+	if err != nil {
+		return fmt.Errorf("scan %q: %w", rel, err)
+	}
+	defer sub.Close()
+	return u.included(sub, path, rules)
+}
+
+// all records the entry rel (the child name of r, whose lstat result is
+// fi) and, if it is a directory, everything below it: git never
+// re-includes what lies in an excluded directory.
+func (u Uncarried) all(r *os.Root, name, rel string, fi fs.FileInfo) error {
+	u[rel] = uncarried{key: KeyOf(fi)}
+	if !fi.IsDir() {
+		return nil
+	}
+	sub, err := openSame(r, name, fi)
+	if err == nil {
+		var names []string
+		names, err = readNames(sub)
+		for _, n := range names {
+			if err != nil {
+				break
+			}
+			var cfi fs.FileInfo
+			cfi, err = sub.Lstat(n)
+			if errors.Is(err, fs.ErrNotExist) {
+				err = nil
+				continue
+			}
+			if err == nil {
+				err = u.all(sub, n, rel+"/"+n, cfi)
+			}
+		}
+		sub.Close()
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		u[rel] = uncarried{key: KeyOf(fi), sealed: true}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("scan %q: %w", rel, err)
+	}
+	return nil
+}
+
+// UncarriedChange is a path of an [Uncarried] listing that differs from an
+// earlier one, and how.
+type UncarriedChange struct {
+	Path string
+	What string // "created", "modified", "mode changed" or "replaced by ..."
+}
+
+// Changed lists, in path order, what is in now and was not in u, or was
+// there in another form: created, modified (a file, link or other entry
+// whose stat changed; a sealed directory whose stat changed), mode changed
+// (a directory whose permissions changed) or replaced by another kind. A
+// path below a listed directory is not listed. What was in u and is gone
+// is not a change: nothing is to be removed for it.
+func (u Uncarried) Changed(now Uncarried) []UncarriedChange {
+	paths := make([]string, 0, len(now))
+	for p := range now {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var out []UncarriedChange
+	listed := map[string]bool{}
+	for _, p := range paths {
+		if below(p, listed) {
+			continue
+		}
+		what := differs(u[p], now[p], p, u)
+		if what == "" {
+			continue
+		}
+		out = append(out, UncarriedChange{Path: p, What: what})
+		listed[p] = true
+	}
+	return out
+}
+
+// below reports whether an ancestor of p is in dirs.
+func below(p string, dirs map[string]bool) bool {
+	for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p[:i], '/') {
+		if dirs[p[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// differs says how is differs from was, the entry at p in before, or "".
+func differs(was, is uncarried, p string, before Uncarried) string {
+	if _, had := before[p]; !had {
+		return "created"
+	}
+	wm, im := was.key.mode, is.key.mode
+	switch {
+	case wm.Type() != im.Type():
+		return "replaced by " + kindOf(im)
+	case wm.IsDir() && (was.sealed || is.sealed) && was.key != is.key:
+		return "modified"
+	case wm.IsDir() && wm != im:
+		return "mode changed"
+	case !wm.IsDir() && was.key != is.key:
+		return "modified"
+	}
+	return ""
+}
