@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/loop-action/loop-action/internal/gitremote"
 )
 
 // change is what the edits of one path do to one entry of a tree.
@@ -121,22 +122,7 @@ func putTree(s storer.EncodedObjectStorer, es []object.TreeEntry) (plumbing.Hash
 
 // lookup returns the entry at path p under tree root, if there is one.
 func (d *Delivery) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
-	e := object.TreeEntry{Mode: filemode.Dir, Hash: root}
-	for name := range strings.SplitSeq(p, "/") {
-		if e.Mode != filemode.Dir {
-			return object.TreeEntry{}, false, nil
-		}
-		es, err := d.entries(e.Hash)
-		if err != nil {
-			return object.TreeEntry{}, false, err
-		}
-		i := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == name })
-		if i < 0 {
-			return object.TreeEntry{}, false, nil
-		}
-		e = es[i]
-	}
-	return e, true, nil
+	return gitremote.Lookup(d.entries, root, strings.Split(p, "/"))
 }
 
 // blob returns the content of blob h.

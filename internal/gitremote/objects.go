@@ -2,6 +2,7 @@ package gitremote
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -74,4 +75,25 @@ func (d *differ) walk(next, prev plumbing.Hash) error {
 		}
 	}
 	return nil
+}
+
+// Lookup returns the entry at path (its names, in order) under tree root,
+// if there is one; a name below a non-tree is no entry.
+func Lookup(trees Trees, root plumbing.Hash, path []string) (object.TreeEntry, bool, error) {
+	e := object.TreeEntry{Mode: filemode.Dir, Hash: root}
+	for _, name := range path {
+		if e.Mode != filemode.Dir {
+			return object.TreeEntry{}, false, nil
+		}
+		es, err := trees(e.Hash)
+		if err != nil {
+			return object.TreeEntry{}, false, err
+		}
+		i := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == name })
+		if i < 0 {
+			return object.TreeEntry{}, false, nil
+		}
+		e = es[i]
+	}
+	return e, true, nil
 }

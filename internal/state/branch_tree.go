@@ -117,22 +117,7 @@ func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
 
 // lookup returns the entry at path under tree root, if there is one.
 func (o *objects) lookup(root plumbing.Hash, path []string) (object.TreeEntry, bool, error) {
-	e := object.TreeEntry{Mode: filemode.Dir, Hash: root}
-	for _, name := range path {
-		if e.Mode != filemode.Dir {
-			return object.TreeEntry{}, false, nil
-		}
-		es, err := o.tree(e.Hash)
-		if err != nil {
-			return object.TreeEntry{}, false, err
-		}
-		i := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == name })
-		if i < 0 {
-			return object.TreeEntry{}, false, nil
-		}
-		e = es[i]
-	}
-	return e, true, nil
+	return gitremote.Lookup(o.tree, root, path)
 }
 
 // entries returns the entries of the tree at path under root; none when
