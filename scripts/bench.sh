@@ -31,6 +31,12 @@
 #   hook/*          internal/hook: the pre-push hook measuring a pushed
 #                   commit against `loop-action gate` (goal <= 1.2 with a
 #                   0.3 s check), and a cached answer (goal < 100 ms).
+#   budget/*        runner: 8 nodes that each report their cost as they
+#                   finish (real processes), 4 at a time, run until
+#                   max_cost_usd stops them: how far past the cap the run
+#                   went, the spend of the nodes running when the cap was
+#                   reached, and their ratio (goal <= 1: the overshoot never
+#                   exceeds what was already in flight).
 #   uncarried/*     internal/workspace: the listing of ignored files the
 #                   runner takes before every measurement, for a root whose
 #                   ignored node_modules holds 20,000 files, against a warm
@@ -103,6 +109,15 @@ internal/runner/isolate/testdata/bench.sh 3 300
 
 echo "git hook" >&2
 internal/hook/testdata/bench.sh 9 2000 0.3
+
+echo "cost overshoot ($runs runs)" >&2
+over=$(go test -run '^$' -bench '^BenchmarkCostOvershoot$' -benchtime 1x -count "$runs" ./internal/runner/)
+for m in overshoot-usd:overshoot_usd:- inflight-usd:inflight_usd:- overshoot/inflight:overshoot_ratio:'<=1'; do
+	IFS=: read -r unit name goal <<<"$m"
+	echo "$over" | awk -v unit="$unit" '/^Benchmark/ {
+		for (i = 4; i < NF; i++) if ($(i + 1) == unit) print $i
+	}' | spread "budget/$name" "$goal"
+done
 
 echo "ignored files listed before each measurement ($runs runs)" >&2
 go test -run '^$' -bench '^BenchmarkScanUncarried20k$' -benchtime 20x -count "$runs" ./internal/workspace/ |

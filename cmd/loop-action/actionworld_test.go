@@ -3,16 +3,12 @@
 package main
 
 import (
-	"encoding/base64"
-	"net"
 	"net/http"
-	"net/http/cgi"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
@@ -36,23 +32,23 @@ func newActionWorldOf(t *testing.T, token, loopToml string, public map[string]ht
 	t.Helper()
 	w := &actionWorld{dir: t.TempDir()}
 	w.bare = filepath.Join(w.dir, "git", "octo-org", "demo.git")
-	gitIn(t, w.dir, "init", "-q", "--bare", "-b", "main", w.bare)
-	gitIn(t, w.bare, "config", "http.receivepack", "true")
+	gitfake.Git(t, w.dir, "init", "-q", "--bare", "-b", "main", w.bare)
+	gitfake.Git(t, w.bare, "config", "http.receivepack", "true")
 	seed := project(t, loopToml)
 	writeTestFile(t, filepath.Join(seed, ".github", "loop.toml"), loopToml)
 	writeTestFile(t, filepath.Join(seed, ".gitignore"), ".loop/\n")
-	gitIn(t, seed, "init", "-q", "-b", "main")
-	gitIn(t, seed, "add", "-A")
-	gitIn(t, seed, "commit", "-q", "-m", "demo")
-	gitIn(t, seed, "push", "-q", w.bare, "main")
-	w.sha = strings.TrimSpace(gitIn(t, seed, "rev-parse", "HEAD"))
+	gitfake.Git(t, seed, "init", "-q", "-b", "main")
+	gitfake.Git(t, seed, "add", "-A")
+	gitfake.Git(t, seed, "commit", "-q", "-m", "demo")
+	gitfake.Git(t, seed, "push", "-q", w.bare, "main")
+	w.sha = strings.TrimSpace(gitfake.Git(t, seed, "rev-parse", "HEAD"))
 	w.workspace = filepath.Join(w.dir, "workspace")
-	gitIn(t, w.dir, "clone", "-q", "file://"+w.bare, w.workspace)
+	gitfake.Git(t, w.dir, "clone", "-q", "file://"+w.bare, w.workspace)
 	gh := githubfake.New()
 	t.Cleanup(gh.Close)
 	gh.SetToken(token, "github-actions[bot]")
 	w.api = gh.URL()
-	w.git = serveRepos(t, filepath.Join(w.dir, "git"), token, public)
+	w.git = gitfake.Start(t, gitfake.Options{Dir: filepath.Join(w.dir, "git"), Tokens: []string{token}, Public: public}).URL
 	return w
 }
 
@@ -74,55 +70,4 @@ func (w *actionWorld) env(t *testing.T) []string {
 		"GITHUB_OUTPUT="+filepath.Join(commands, "set_output"), "GITHUB_STEP_SUMMARY="+filepath.Join(commands, "step_summary"),
 		"INPUT_CONFIG=.github/loop.toml", "INPUT_STATE-BRANCH=loop-state", "INPUT_UPLOAD-EXPORT=false",
 		"INPUT_FAIL-ON-UNSUCCESSFUL=true", "INPUT_COMMENT=false")
-}
-
-// gitIn runs git in dir, with a fixed identity and no global config.
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// serveRepos serves the repositories under root over smart HTTP, to
-// requests that carry token, and the public routes to anyone, on a
-// loopback port; it returns the base URL.
-func serveRepos(t *testing.T, root, token string, public map[string]http.Handler) string {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_GLOBAL=/dev/null"},
-	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		for prefix, h := range public {
-			if strings.HasPrefix(r.URL.Path, prefix) {
-				h.ServeHTTP(rw, r)
-				return
-			}
-		}
-		if r.Header.Get("Authorization") != want {
-			rw.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(rw, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(rw, r)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // branchLoop fixes calc.sh on its third attempt; only the first iteration
@@ -45,28 +47,14 @@ if [ "$LOOP_ITERATION" -ge 3 ]; then
 fi
 `
 
-// gitRun runs git in dir and returns its output.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // originRepo makes a bare origin holding the project on main.
 func originRepo(t *testing.T) string {
 	t.Helper()
 	base := t.TempDir()
 	origin := filepath.Join(base, "origin.git")
-	gitRun(t, base, "init", "-q", "--bare", "-b", "main", origin)
+	gitfake.Git(t, base, "init", "-q", "--bare", "-b", "main", origin)
 	work := filepath.Join(base, "seed")
-	gitRun(t, base, "init", "-q", "-b", "main", work)
+	gitfake.Git(t, base, "init", "-q", "-b", "main", work)
 	for name, body := range map[string]string{"loop.toml": branchLoop, "agent.sh": branchAgent, ".gitignore": ".loop/\n"} {
 		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -81,9 +69,9 @@ func originRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	gitRun(t, work, "add", "-A")
-	gitRun(t, work, "commit", "-q", "-m", "project")
-	gitRun(t, work, "push", "-q", origin, "main")
+	gitfake.Git(t, work, "add", "-A")
+	gitfake.Git(t, work, "commit", "-q", "-m", "project")
+	gitfake.Git(t, work, "push", "-q", origin, "main")
 	return origin
 }
 
@@ -91,7 +79,7 @@ func originRepo(t *testing.T) string {
 func shallowClone(t *testing.T, origin string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	gitRun(t, filepath.Dir(dir), "clone", "-q", "--depth", "1", "file://"+origin, dir)
+	gitfake.Git(t, filepath.Dir(dir), "clone", "-q", "--depth", "1", "file://"+origin, dir)
 	return dir
 }
 
@@ -186,7 +174,7 @@ func TestBranchResumeAfterAKill(t *testing.T) {
 	if !strings.HasPrefix(log, "attempt 1\nattempt 2\n") || !strings.HasSuffix(log, "attempt 3\n") {
 		t.Errorf("attempts.log in clone B = %q", log)
 	}
-	if out := gitRun(t, origin, "fsck", "--strict"); strings.Contains(out, "error") {
+	if out := gitfake.Git(t, origin, "fsck", "--strict"); strings.Contains(out, "error") {
 		t.Errorf("git fsck: %s", out)
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // hostLoop succeeds at iteration 0 (the head already passes) and exports
@@ -133,10 +134,10 @@ func runHostWithin(t *testing.T, d time.Duration, rel *release, ref string, with
 	token := secretValue(t, "ghs_")
 	w := newActionWorldOf(t, token, hostLoop, map[string]http.Handler{"/octo-org/loop-action/releases/": rel})
 	writeTestFile(t, filepath.Join(w.workspace, "out", "report.md"), "all good\n")
-	gitIn(t, w.workspace, "add", "out/report.md")
-	gitIn(t, w.workspace, "commit", "-qm", "report")
-	gitIn(t, w.workspace, "push", "-q", "origin", "HEAD:main")
-	w.sha = strings.TrimSpace(gitIn(t, w.workspace, "rev-parse", "HEAD"))
+	gitfake.Git(t, w.workspace, "add", "out/report.md")
+	gitfake.Git(t, w.workspace, "commit", "-qm", "report")
+	gitfake.Git(t, w.workspace, "push", "-q", "origin", "HEAD:main")
+	w.sha = strings.TrimSpace(gitfake.Git(t, w.workspace, "rev-parse", "HEAD"))
 	h := &hostRun{w: w, art: artifactfake.New()}
 	t.Cleanup(h.art.Close)
 	h.c = &composite{

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // TestStateBranchRefused: --state branch:main would push checkpoint
@@ -19,7 +21,7 @@ func TestStateBranchRefused(t *testing.T) {
 	}
 	t.Parallel()
 	origin := originRepo(t)
-	before := gitRun(t, origin, "for-each-ref", "--format=%(refname) %(objectname)")
+	before := gitfake.Git(t, origin, "for-each-ref", "--format=%(refname) %(objectname)")
 	tests := []struct{ spec, want string }{
 		{"branch:main", `branch "main" refused as a state branch: its tip`},
 		{"branch:HEAD", `branch "HEAD" refused as a state branch: HEAD names the checked-out commit, not a branch`},
@@ -39,7 +41,7 @@ func TestStateBranchRefused(t *testing.T) {
 			}
 		})
 	}
-	if after := gitRun(t, origin, "for-each-ref", "--format=%(refname) %(objectname)"); after != before {
+	if after := gitfake.Git(t, origin, "for-each-ref", "--format=%(refname) %(objectname)"); after != before {
 		t.Errorf("the remote's refs changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

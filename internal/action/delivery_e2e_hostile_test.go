@@ -51,8 +51,8 @@ func TestE2EHostileAgentsPushNothing(t *testing.T) {
 			if code != exitFailed {
 				t.Fatalf("exit %d, want the job to fail\n%s", code, log)
 			}
-			if diff := cmp.Diff(refs, e.refs()); diff != "" || e.git.pushed() != 0 {
-				t.Errorf("%d pushes; the remote's branches moved (-before +after):\n%s", e.git.pushed(), diff)
+			if diff := cmp.Diff(refs, e.refs()); diff != "" || pushedBeside(e.git) != 0 {
+				t.Errorf("%d pushes; the remote's branches moved (-before +after):\n%s", pushedBeside(e.git), diff)
 			}
 			if got := e.successes(); len(got) != 0 {
 				t.Errorf("success set on %v", got)
@@ -107,8 +107,8 @@ func TestE2ECommentModeAndForksPushNothing(t *testing.T) {
 		if code != exitFailed {
 			t.Fatalf("exit %d\n%s", code, log)
 		}
-		if diff := cmp.Diff(refs, e.refs()); diff != "" || e.git.pushed() != 0 {
-			t.Errorf("%d pushes; branches moved (-before +after):\n%s", e.git.pushed(), diff)
+		if diff := cmp.Diff(refs, e.refs()); diff != "" || pushedBeside(e.git) != 0 {
+			t.Errorf("%d pushes; branches moved (-before +after):\n%s", pushedBeside(e.git), diff)
 		}
 		s := e.sticky()
 		for _, want := range []string{"```diff", "-\techo $(($1 - $2))", "+\techo $(($1 + $2))", "loop-action apply --run-id demo/pr-7 --state branch:loop-state --remote " + e.git.URL} {
@@ -129,8 +129,8 @@ func TestE2ECommentModeAndForksPushNothing(t *testing.T) {
 		if code != exitFailed || e.ran() != 0 {
 			t.Fatalf("exit %d, the agent ran %d times\n%s", code, e.ran(), log)
 		}
-		if diff := cmp.Diff(refs, e.refs()); diff != "" || len(e.git.received()) != 0 {
-			t.Errorf("pushes %+v; branches moved (-before +after):\n%s", e.git.received(), diff)
+		if diff := cmp.Diff(refs, e.refs()); diff != "" || len(e.git.Pushes()) != 0 {
+			t.Errorf("pushes %+v; branches moved (-before +after):\n%s", e.git.Pushes(), diff)
 		}
 	})
 }
@@ -178,8 +178,8 @@ partial = true
 func TestE2ELoopPushWithDeliverNone(t *testing.T) {
 	e := newE2E(t, deliverLoop, "")
 	head := e.headSHA
-	if code, log, _ := e.pr(DeliverNone, nil); code != exitFailed || e.git.pushed() != 0 {
-		t.Fatalf("exit %d, %d pushes\n%s", code, e.git.pushed(), log)
+	if code, log, _ := e.pr(DeliverNone, nil); code != exitFailed || pushedBeside(e.git) != 0 {
+		t.Fatalf("exit %d, %d pushes\n%s", code, pushedBeside(e.git), log)
 	}
 	id := e.gh.AddComment(owner, repo, 7, "writer", "User", "/loop push")
 	in := map[string]string{"INPUT_DELIVER": DeliverNone, "AGENT_LOG": e.agentLog}
@@ -215,8 +215,8 @@ func TestE2EMergeCommitCheckoutExits2(t *testing.T) {
 	if code != exitConfig || !strings.Contains(log, "ref: ${{ github.event.pull_request.head.sha }}") {
 		t.Fatalf("exit %d, want 2 with the fix\n%s", code, log)
 	}
-	if diff := cmp.Diff(refs, e.refs()); diff != "" || e.ran() != 0 || e.git.pushed() != 0 {
-		t.Errorf("the agent ran %d times, %d pushes; branches moved:\n%s", e.ran(), e.git.pushed(), diff)
+	if diff := cmp.Diff(refs, e.refs()); diff != "" || e.ran() != 0 || pushedBeside(e.git) != 0 {
+		t.Errorf("the agent ran %d times, %d pushes; branches moved:\n%s", e.ran(), pushedBeside(e.git), diff)
 	}
 }
 
@@ -230,7 +230,7 @@ func TestE2ETokensNeverLeak(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, log)
 	}
-	for _, p := range e.git.received() {
+	for _, p := range e.git.Pushes() {
 		want := e.token
 		if slices.Contains(p.Refs, "refs/heads/feature") {
 			want = e.pushWith

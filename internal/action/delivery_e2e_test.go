@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -161,7 +163,7 @@ func TestE2EDeliverOntoThePullRequest(t *testing.T) {
 
 	// The event on the delivered commit: iteration 0, no agent, no push.
 	e.setHead(tip)
-	refs, pushes := e.refs(), e.git.pushed()
+	refs, pushes := e.refs(), pushedBeside(e.git)
 	code, log, d = e.pr(DeliverAuto, nil)
 	out = outputs(t, d.commands)
 	if code != exitOK || out["success"] != "true" || out["iterations"] != "0" || out["delivered-sha"] != "" {
@@ -173,8 +175,8 @@ func TestE2EDeliverOntoThePullRequest(t *testing.T) {
 	if diff := cmp.Diff(refs, e.refs()); diff != "" {
 		t.Errorf("the rerun moved the remote's branches (-before +after):\n%s", diff)
 	}
-	if e.git.pushed() != pushes {
-		t.Errorf("the rerun pushed %d times", e.git.pushed()-pushes)
+	if pushedBeside(e.git) != pushes {
+		t.Errorf("the rerun pushed %d times", pushedBeside(e.git)-pushes)
 	}
 	if diff := cmp.Diff([]string{tip, tip}, e.successes()); diff != "" {
 		t.Errorf("commits with success (-want +got):\n%s", diff)
@@ -194,8 +196,8 @@ func TestE2EHeadMovesBeforeThePush(t *testing.T) {
 	e.gitCmd(seed, "commit", "-q", "-m", "theirs")
 	theirs := e.gitCmd(seed, "rev-parse", "HEAD")
 	var moved atomic.Bool
-	e.git.onPush(func(body []byte) {
-		if strings.Contains(string(body), "refs/heads/feature") && moved.CompareAndSwap(false, true) {
+	e.git.OnPush(func(p gitfake.Push) {
+		if slices.Contains(p.Refs, "refs/heads/feature") && moved.CompareAndSwap(false, true) {
 			if out, err := exec.Command("git", "-C", seed, "push", "-q", e.origin, "feature").CombinedOutput(); err != nil {
 				t.Errorf("their push: %v\n%s", err, out)
 			}

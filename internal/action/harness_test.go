@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
@@ -24,7 +26,7 @@ type world struct {
 	dir      string
 	gh       *githubfake.Server
 	art      *artifactfake.Server
-	git      *httpTestServer
+	git      *gitfake.Server
 	origin   string // the bare repository
 	token    string
 	pushWith string // a push-token the remote takes too
@@ -101,7 +103,7 @@ func newWorldAgent(t *testing.T, config, agent string) *world {
 	t.Cleanup(w.art.Close)
 	w.runtime = w.art.Token("run-uuid-1", "job-uuid-1")
 	w.makeOrigin()
-	w.git = serveGit(t, w.dir, w.token, w.pushWith)
+	w.git = gitfake.Start(t, gitfake.Options{Dir: filepath.Join(w.dir, "git"), Tokens: []string{w.token, w.pushWith}})
 	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, HeadSHA: w.headSHA, HeadRef: "feature", BaseRef: "main", BaseSHA: w.baseSHA, Author: "writer"})
 	w.gh.AddFile(owner, repo, w.baseSHA, ".github/loop.toml", w.config)
 	return w
@@ -324,4 +326,16 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	writeFile(t, to, string(b))
+}
+
+// pushedBeside counts the pushes s received for other refs than the
+// state branch.
+func pushedBeside(s *gitfake.Server) int {
+	n := 0
+	for _, p := range s.Pushes() {
+		if !slices.Equal(p.Refs, []string{"refs/heads/loop-state"}) {
+			n++
+		}
+	}
+	return n
 }

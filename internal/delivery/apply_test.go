@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -93,7 +94,7 @@ func TestApply(t *testing.T) {
 				want = snapshotWith(t, bare, both(agentWork, edit1("docs-old.md", "mine\n")))
 			}
 			if after := snapshot(t, root); after != want {
-				t.Errorf("after Apply the checkout is at %s, want %s; status:\n%s", after, want, runGit(t, root, "status", "--short"))
+				t.Errorf("after Apply the checkout is at %s, want %s; status:\n%s", after, want, gitfake.Git(t, root, "status", "--short"))
 			}
 			if again, err := Apply(context.Background(), Local{Root: root, Base: head, Snapshot: snap, Objects: st}); err != nil || len(again) > 0 {
 				t.Errorf("a second Apply = %v, %v; want nothing to do", again, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -102,7 +103,7 @@ func TestBuild(t *testing.T) {
 			if diff := cmp.Diff(tc.excluded, d.Excluded); diff != "" {
 				t.Errorf("Excluded (-want +got):\n%s", diff)
 			}
-			baseTree := strings.TrimSpace(runGit(t, root, "rev-parse", head+"^{tree}"))
+			baseTree := strings.TrimSpace(gitfake.Git(t, root, "rev-parse", head+"^{tree}"))
 			if got := d.Tree == baseTree; got != tc.unchanged {
 				t.Errorf("delivered tree %s, base tree %s: unchanged = %v, want %v", d.Tree, baseTree, got, tc.unchanged)
 			}
@@ -128,15 +129,15 @@ func checkPushed(t *testing.T, d *Delivery, bare, head string) {
 	if err := d.Push(context.Background(), Remote{URL: "file://" + bare}, "refs/heads/pr", ""); err != nil {
 		t.Fatal(err)
 	}
-	fsck(t, bare)
-	got := runGit(t, "", "--git-dir="+bare, "log", "-1", "--format=%H %P%n%an <%ae>%n%cn <%ce>%n%ct%n%B", "pr")
+	gitfake.Fsck(t, bare)
+	got := gitfake.Git(t, "", "--git-dir="+bare, "log", "-1", "--format=%H %P%n%an <%ae>%n%cn <%ce>%n%ct%n%B", "pr")
 	want := d.SHA + " " + head + "\nloop-action[bot] <bot@example.com>\nloop-action[bot] <bot@example.com>\n1700000000\n" +
 		"loop: fix calc\n\nLoop-Run: calc/pr-1\n\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the pushed commit (-want +got):\n%s", diff)
 	}
 	co := filepath.Join(t.TempDir(), "co")
-	runGit(t, "", "clone", "-q", "--branch=pr", "file://"+bare, co)
+	gitfake.Git(t, "", "clone", "-q", "--branch=pr", "file://"+bare, co)
 	snap, err := workspace.NewHasher(co).Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +184,7 @@ func TestBuildRefuses(t *testing.T) {
 			}
 			s := spec(root, head)
 			tc.spec(&s)
-			before := runGit(t, root, "status", "--porcelain", "--ignored")
+			before := gitfake.Git(t, root, "status", "--porcelain", "--ignored")
 			_, err := Build(context.Background(), s)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("Build: %v; want an error wrapping %v that says %q", err, tc.is, tc.want)
@@ -194,7 +195,7 @@ func TestBuildRefuses(t *testing.T) {
 			if se := (*SecretError)(nil); errors.As(err, &se) != (tc.is == ErrSecret) || (se != nil && *se != (SecretError{"notes/leak.txt", "API_KEY"})) {
 				t.Errorf("Build: %v; a *SecretError (naming the path and the variable) exactly when a secret is found: %+v", err, se)
 			}
-			if after := runGit(t, root, "status", "--porcelain", "--ignored"); after != before {
+			if after := gitfake.Git(t, root, "status", "--porcelain", "--ignored"); after != before {
 				t.Errorf("Build changed the root:\n%s\nnow:\n%s", before, after)
 			}
 		})

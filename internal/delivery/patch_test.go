@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -84,7 +85,7 @@ func TestPatchIsGitDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runGit(t, "", "--git-dir="+bare, "diff", "--no-renames", head, d.SHA)
+	want := gitfake.Git(t, "", "--git-dir="+bare, "diff", "--no-renames", head, d.SHA)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Patch() differs from git diff (-git +ours):\n%s", diff)
 	}
@@ -132,19 +133,19 @@ func TestPatchApplies(t *testing.T) {
 func applies(t *testing.T, bare, head, patch, want string) {
 	t.Helper()
 	co := filepath.Join(t.TempDir(), "co")
-	runGit(t, "", "clone", "-q", "file://"+bare, co)
-	runGit(t, co, "checkout", "-q", head)
+	gitfake.Git(t, "", "clone", "-q", "file://"+bare, co)
+	gitfake.Git(t, co, "checkout", "-q", head)
 	file := filepath.Join(t.TempDir(), "changes.patch")
 	if err := os.WriteFile(file, []byte(patch), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runGit(t, co, "apply", file)
+	gitfake.Git(t, co, "apply", file)
 	got, err := workspace.NewHasher(co).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("after git apply the checkout is at %s, want the delivered %s; status:\n%s", got, want, runGit(t, co, "status", "--short"))
+		t.Errorf("after git apply the checkout is at %s, want the delivered %s; status:\n%s", got, want, gitfake.Git(t, co, "status", "--short"))
 	}
 }
 

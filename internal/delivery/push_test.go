@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // token is what the test server takes; it must never show.
@@ -20,14 +22,14 @@ const token = "ghs_deliverytoken0123456789abcdef"
 type transport struct {
 	name string
 	// serve returns the URL to push to and the repository's path now.
-	serve func(t *testing.T, bare string) (url, path string, srv *gitServer)
+	serve func(t *testing.T, bare string) (url, path string, srv *gitfake.Server)
 }
 
 var transports = []transport{
-	{"file", func(t *testing.T, bare string) (string, string, *gitServer) { return "file://" + bare, bare, nil }},
-	{"http", func(t *testing.T, bare string) (string, string, *gitServer) {
-		srv := startGitServer(t, token)
-		url, path := srv.host(t, bare, "origin.git")
+	{"file", func(t *testing.T, bare string) (string, string, *gitfake.Server) { return "file://" + bare, bare, nil }},
+	{"http", func(t *testing.T, bare string) (string, string, *gitfake.Server) {
+		srv := gitfake.Start(t, gitfake.Options{Tokens: []string{token}})
+		url, path := srv.Host(t, bare, "origin.git")
 		return url, path, srv
 	}},
 }
@@ -36,7 +38,7 @@ var transports = []transport{
 // calc.sh an agent fixed.
 type world struct {
 	url, bare, head, root string
-	srv                   *gitServer
+	srv                   *gitfake.Server
 	remote                Remote
 }
 
@@ -54,7 +56,7 @@ func newWorld(t *testing.T, tr transport) *world {
 // tip is where branch is in the remote, "" when it does not exist.
 func (w *world) tip(t *testing.T, branch string) string {
 	t.Helper()
-	out := runGit(t, "", "--git-dir="+w.bare, "for-each-ref", "--format=%(objectname)", "refs/heads/"+branch)
+	out := gitfake.Git(t, "", "--git-dir="+w.bare, "for-each-ref", "--format=%(objectname)", "refs/heads/"+branch)
 	return strings.TrimSpace(out)
 }
 
@@ -62,11 +64,11 @@ func (w *world) tip(t *testing.T, branch string) string {
 func (w *world) someoneElse(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "other")
-	runGit(t, "", "clone", "-q", w.bare, dir)
+	gitfake.Git(t, "", "clone", "-q", w.bare, dir)
 	write(t, dir, files{"README.md": "# calc, by someone else\n"})
-	runGit(t, dir, "commit", "-qam", "someone else")
-	runGit(t, dir, "push", "-q", "origin", "main")
-	return strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
+	gitfake.Git(t, dir, "commit", "-qam", "someone else")
+	gitfake.Git(t, dir, "push", "-q", "origin", "main")
+	return strings.TrimSpace(gitfake.Git(t, dir, "rev-parse", "HEAD"))
 }
 
 func (w *world) build(t *testing.T) *Delivery {
@@ -96,7 +98,7 @@ func TestPush(t *testing.T) {
 				if got := objectCount(t, w.bare) - before; got != 3 {
 					t.Errorf("the push added %d objects to the remote, want 3", got)
 				}
-				fsck(t, w.bare)
+				gitfake.Fsck(t, w.bare)
 			})
 			t.Run("a branch that moved is never overwritten", func(t *testing.T) {
 				w := newWorld(t, tr)
@@ -109,7 +111,7 @@ func TestPush(t *testing.T) {
 				if got := w.tip(t, "main"); got != theirs {
 					t.Errorf("main is at %s, want theirs %s", got, theirs)
 				}
-				fsck(t, w.bare)
+				gitfake.Fsck(t, w.bare)
 			})
 			t.Run("create-only on an existing branch", func(t *testing.T) {
 				w := newWorld(t, tr)
@@ -133,7 +135,7 @@ func TestPush(t *testing.T) {
 				if got := w.tip(t, "main"); got != w.head {
 					t.Errorf("main moved to %s", got)
 				}
-				fsck(t, w.bare)
+				gitfake.Fsck(t, w.bare)
 			})
 			t.Run("declined by a hook", func(t *testing.T) {
 				w := newWorld(t, tr)
@@ -151,8 +153,8 @@ func TestPush(t *testing.T) {
 			})
 			t.Run("a base the remote lacks", func(t *testing.T) {
 				w := newWorld(t, tr)
-				runGit(t, w.root, "commit", "-qam", "local only")
-				local := strings.TrimSpace(runGit(t, w.root, "rev-parse", "HEAD"))
+				gitfake.Git(t, w.root, "commit", "-qam", "local only")
+				local := strings.TrimSpace(gitfake.Git(t, w.root, "rev-parse", "HEAD"))
 				write(t, w.root, files{"README.md": "changed on the local commit\n"})
 				d, err := Build(context.Background(), spec(w.root, local))
 				if err != nil {
@@ -165,7 +167,7 @@ func TestPush(t *testing.T) {
 				if got := w.tip(t, "loop/calc"); got != "" {
 					t.Errorf("loop/calc was created at %s", got)
 				}
-				fsck(t, w.bare)
+				gitfake.Fsck(t, w.bare)
 			})
 		})
 	}
@@ -182,7 +184,7 @@ func TestPushMovedDuringExchange(t *testing.T) {
 		theirs string
 	)
 	move := func() { once.Do(func() { moved.Store(w.someoneElse(t)) }) }
-	w.srv.beforePush.Store(&move)
+	w.srv.OnPush(func(gitfake.Push) { move() })
 	err := d.Push(context.Background(), w.remote, "refs/heads/main", w.head)
 	if !errors.Is(err, ErrMoved) {
 		t.Fatalf("Push: %v, want ErrMoved", err)
@@ -194,7 +196,7 @@ func TestPushMovedDuringExchange(t *testing.T) {
 	if got := w.tip(t, "main"); got != theirs {
 		t.Errorf("main is at %s, want theirs %s", got, theirs)
 	}
-	fsck(t, w.bare)
+	gitfake.Fsck(t, w.bare)
 }
 
 func TestPushKeepsTheTokenOut(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -41,7 +42,7 @@ func TestCommitSnapshotMatchesCheckout(t *testing.T) {
 				t.Fatal(err)
 			}
 			co := filepath.Join(t.TempDir(), "co")
-			runGit(t, "", "clone", "-q", "file://"+bare, co)
+			gitfake.Git(t, "", "clone", "-q", "file://"+bare, co)
 			writeExclude(t, co, tc.exclude)
 			want, err := workspace.NewHasher(co).Snapshot()
 			if err != nil {

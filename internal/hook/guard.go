@@ -3,7 +3,6 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -31,7 +31,7 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 	}
 	all := func(string) bool { return true }
 	dirs := []gitFiles{
-		{root: r.common, descend: gitDescend, keep: gitKeep},
+		{root: r.common, descend: runner.GitDescend, keep: runner.GitGuarded},
 		// The hook's own files: a forged cache entry would pass a tree
 		// later without measuring it. The checkout is the agents', the
 		// loop's state the runner's.
@@ -133,29 +133,4 @@ func (g *gitFiles) putBack() ([]string, error) {
 	}
 	slices.Sort(changed)
 	return changed, err
-}
-
-// gitDescend and gitKeep choose, in a git directory, the files that make
-// git run commands: config, config.worktree and commondir anywhere (the
-// worktrees' too), and everything under hooks/ and info/; objects, refs
-// and logs are never entered.
-func gitDescend(rel string) bool {
-	switch path.Base(rel) {
-	case "objects", "refs", "logs", "lfs", "rr-cache":
-		return false
-	}
-	return true
-}
-
-func gitKeep(rel string) bool {
-	switch path.Base(rel) {
-	case "config", "config.worktree", "commondir":
-		return true
-	}
-	for _, dir := range strings.Split(rel, "/") {
-		if dir == "hooks" || dir == "info" {
-			return true
-		}
-	}
-	return false
 }

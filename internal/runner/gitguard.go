@@ -24,29 +24,38 @@ import (
 // a scan of .git never enters them.
 var gitSkip = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true, "rr-cache": true}
 
-// gitDescend says which directories under .git a scan enters: all but
-// those that only hold objects, refs and logs. Submodules' and linked
-// worktrees' git directories (.git/modules/..., .git/worktrees/...) are
-// entered, so their configuration is guarded too.
-func gitDescend(rel string) bool {
+// GitDescend says which directories of a git directory a scan for
+// GitGuarded paths enters: all but those that only hold objects, refs and
+// logs. Submodules' and linked worktrees' git directories (modules/...,
+// worktrees/...) are entered, so their configuration is guarded too. rel
+// is relative to the git directory, or to a root holding it as .git.
+func GitDescend(rel string) bool {
 	return !gitSkip[path.Base(rel)]
 }
 
-// gitKeep says which paths under .git are guarded: in any git directory,
-// config, config.worktree and commondir (which redirects where config is
-// read), and hooks/ and info/ (exclude, attributes, sparse-checkout) with
-// everything in them.
-func gitKeep(rel string) bool {
+// GitGuarded says which paths of a git directory (rel, relative to it)
+// can make git run commands: in any git directory, config,
+// config.worktree and commondir (which redirects where config is read),
+// and hooks/ and info/ (exclude, attributes, sparse-checkout) with
+// everything in them. The runner guards them in the root's .git, and the
+// hook in the repository around its checkout.
+func GitGuarded(rel string) bool {
 	switch path.Base(rel) {
 	case "config", "config.worktree", "commondir":
 		return true
 	}
-	for _, dir := range strings.Split(rel, "/")[1:] {
+	for _, dir := range strings.Split(rel, "/") {
 		if dir == "hooks" || dir == "info" {
 			return true
 		}
 	}
 	return false
+}
+
+// gitKeep is GitGuarded for a path of the root (.git/...).
+func gitKeep(rel string) bool {
+	inner, ok := strings.CutPrefix(rel, ".git/")
+	return ok && GitGuarded(inner)
 }
 
 // scanGit records the root's .git itself (a directory, or a file holding
@@ -62,7 +71,7 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 	if !e.Mode.IsDir() {
 		return nil
 	}
-	files, err := w.Scan(".git", gitDescend, gitKeep)
+	files, err := w.Scan(".git", GitDescend, gitKeep)
 	maps.Copy(out, files)
 	return err
 }

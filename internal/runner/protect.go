@@ -13,7 +13,7 @@ import (
 
 // guarded says which paths of the loop root no node and no check may
 // change: the protected paths (never inside .git or .loop) and the
-// executable configuration of the root's repository (see gitKeep).
+// executable configuration of the root's repository (see GitGuarded).
 type guarded struct {
 	root     string
 	patterns []string
