@@ -52,9 +52,37 @@ func (g guarded) protected(rel string) bool {
 }
 
 // descend says which directories a scan of the protected paths enters:
-// every one but .git (at any depth) and the root's .loop.
+// every one but .git (at any depth) and the root's .loop, below which a
+// protected pattern could match something. A root's other directories are
+// not read at all (with [protect] paths = [".github/**"], only .github).
 func (g guarded) descend(rel string) bool {
-	return rel != ".loop" && path.Base(rel) != ".git"
+	return rel != ".loop" && path.Base(rel) != ".git" &&
+		slices.ContainsFunc(g.patterns, func(p string) bool { return mayMatchBelow(p, rel) })
+}
+
+// mayMatchBelow reports whether pattern could match a path below the
+// directory dir: dir's segments match the pattern's first ones, with at
+// least one segment of the pattern left, or a ** among them. Segments are
+// matched as the whole pattern is (doublestar). A pattern with braces
+// (whose alternatives may hold a slash) or escapes is assumed to match
+// anywhere.
+func mayMatchBelow(pattern, dir string) bool {
+	if strings.ContainsAny(pattern, "{\\") {
+		return true
+	}
+	ps, ds := strings.Split(pattern, "/"), strings.Split(dir, "/")
+	for i, d := range ds {
+		if i == len(ps) {
+			return false
+		}
+		if ps[i] == "**" {
+			return true
+		}
+		if ok, err := doublestar.Match(ps[i], d); err != nil || !ok {
+			return err != nil
+		}
+	}
+	return len(ps) > len(ds)
 }
 
 // isGit reports whether rel is the root's .git or lies inside it.
