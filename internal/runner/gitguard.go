@@ -51,9 +51,9 @@ func gitKeep(rel string) bool {
 
 // scanGit records the root's .git itself (a directory, or a file holding
 // a gitdir: pointer, or a link) and, when it is a real directory, the
-// guarded files in it. A root without .git records nothing, so a .git
+// guarded files in it, reading again only those c does not vouch for. A root without .git records nothing, so a .git
 // that appears later is seen as created.
-func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
+func scanGit(w *workspace.Writer, out map[string]workspace.Entry, c *workspace.ScanCache) error {
 	e, ok, err := w.Lookup(".git")
 	if err != nil || !ok {
 		return err
@@ -62,7 +62,7 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 	if !e.Mode.IsDir() {
 		return nil
 	}
-	files, err := w.Scan(".git", gitDescend, gitKeep)
+	files, err := w.ScanCached(".git", gitDescend, gitKeep, c)
 	maps.Copy(out, files)
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // guarded says which paths of the loop root no node and no check may
@@ -17,10 +18,18 @@ import (
 type guarded struct {
 	root     string
 	patterns []string
+	cache    guardCache
+}
+
+// guardCache keeps what the scans of the guarded paths read, so that the
+// next scan reads only the files whose stat changed (workspace.ScanCache);
+// nil caches read everything.
+type guardCache struct {
+	files, git *workspace.ScanCache // the protected paths; .git's configuration
 }
 
 func (r *run) guarded() guarded {
-	return guarded{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root)}
+	return guarded{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
 }
 
 // protectedPatterns are [protect] paths plus the loop config itself.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func spawnConfig(agent string, nodes, iterations int, run string) string {
 }
 
 // spawnRoot is a git repository with a hundred small committed files and
-// .loop ignored, as a user's checkout.
+// .loop ignored, an hour old, as a user's checkout.
 func spawnRoot(tb testing.TB) string {
 	tb.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -69,6 +70,16 @@ func spawnRoot(tb testing.TB) string {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			tb.Fatalf("git %v: %v\n%s", args, err, out)
 		}
+	}
+	old := time.Now().Add(-time.Hour) // as a checkout made before the run
+	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return root
 }
