@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +42,7 @@ type turns struct {
 	mine, theirs chan struct{}
 	last         time.Time
 	times        []time.Duration
+	floor        func() // measured after each iteration, if set
 }
 
 // saved is the run's Checkpointed hook: it times the iteration that ended
@@ -49,6 +51,9 @@ type turns struct {
 func (t *turns) saved(cp *state.Checkpoint) {
 	if cp.Iteration > 0 {
 		t.times = append(t.times, time.Since(t.last))
+		if t.floor != nil {
+			t.floor()
+		}
 	}
 	t.theirs <- struct{}{}
 	if !cp.Status.Terminal() {
@@ -65,14 +70,33 @@ func (t *turns) mean() time.Duration {
 	return sum / time.Duration(len(t.times))
 }
 
+// napFloor starts the nodes' agent n times at once with os/exec, the
+// prompt on stdin, and waits for them: what n such nodes cost at least.
+func napFloor(b *testing.B, n int) time.Duration {
+	agent, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "nap.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, n)
+	for i := range cmds {
+		cmds[i] = exec.Command(agent)
+		cmds[i].Stdin = strings.NewReader("the prompt")
+	}
+	return parallel(b, cmds, true)
+}
+
 // BenchmarkWave is the wave efficiency: an iteration of 8 nodes that each
 // sleep 1 s, at concurrency 8, against an iteration of one such node,
 // interleaved one for one, with the fsynced dir: store. It reports both
-// iteration times and their ratio (the goal is <= 1.05).
+// iteration times and their ratio (the goal is <= 1.05), and the same
+// ratio for the agents alone started with os/exec (floor-efficiency):
+// what eight processes cost more than one whatever runs them.
 func BenchmarkWave(b *testing.B) {
 	toOne, toEight := make(chan struct{}, 1), make(chan struct{}, 1)
 	one := &turns{mine: toOne, theirs: toEight}
 	eight := &turns{mine: toEight, theirs: toOne}
+	var floorOne, floorEight time.Duration
+	eight.floor = func() { floorOne, floorEight = floorOne+napFloor(b, 1), floorEight+napFloor(b, 8) }
 	run := func(nodes int, t *turns) error {
 		cfg := napConfig(b, nodes, b.N)
 		root := spawnRoot(b)
@@ -98,4 +122,5 @@ func BenchmarkWave(b *testing.B) {
 	b.ReportMetric(float64(one.mean().Microseconds())/1e3, "one-ms/op")
 	b.ReportMetric(float64(eight.mean().Microseconds())/1e3, "eight-ms/op")
 	b.ReportMetric(float64(eight.mean())/float64(one.mean()), "efficiency")
+	b.ReportMetric(float64(floorEight)/float64(floorOne), "floor-efficiency")
 }
