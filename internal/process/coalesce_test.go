@@ -83,3 +83,31 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCoalescerSettles: callers that arrive while the maker of a sweep
+// settles share that sweep.
+func TestCoalescerSettles(t *testing.T) {
+	var sweeps atomic.Int32
+	arrived := make(chan struct{})
+	var waiting atomic.Int32
+	c := &coalescer{
+		sweep:  func() error { sweeps.Add(1); return nil },
+		settle: func() { <-arrived },
+	}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			waiting.Add(1)
+			if err := c.after(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitUntil(t, func() bool { return waiting.Load() == 5 })
+	time.Sleep(50 * time.Millisecond) // let them all reach after
+	close(arrived)
+	wg.Wait()
+	if n := sweeps.Load(); n != 1 {
+		t.Errorf("5 callers arriving while the first settled: %d sweeps, want 1", n)
+	}
+}

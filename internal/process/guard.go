@@ -3,6 +3,7 @@ package process
 import (
 	"os/exec"
 	"sync"
+	"time"
 )
 
 // guard is the process-wide setup of Guard, done once.
@@ -50,8 +51,9 @@ func Guard() error {
 var live = struct {
 	starts sync.RWMutex
 	sync.Mutex
-	pids map[int]bool
-}{pids: map[int]bool{}}
+	pids    map[int]bool
+	changed chan struct{} // closed, and replaced, whenever a leader leaves pids
+}{pids: map[int]bool{}, changed: make(chan struct{})}
 
 // startLeader starts cmd on a spawning thread and registers it as live.
 func startLeader(cmd *exec.Cmd) error {
@@ -70,7 +72,28 @@ func startLeader(cmd *exec.Cmd) error {
 func forget(pid int) {
 	live.Lock()
 	delete(live.pids, pid)
+	close(live.changed)
+	live.changed = make(chan struct{})
 	live.Unlock()
+}
+
+// noneLive waits until no leader is live, or d has passed.
+func noneLive(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		live.Lock()
+		n, changed := len(live.pids), live.changed
+		live.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 // Sweep kills every process that a child of Run left behind: every
