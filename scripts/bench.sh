@@ -11,6 +11,22 @@
 #   iteration/*     runner: whole iterations with no-op providers (10 nodes,
 #                   10 goals of trivial checks), with the fsynced dir: store
 #                   and in memory (orchestration alone). Goal: < 20 ms.
+#   iteration/spawn_*
+#                   runner: iterations of 10 real agent processes (a script
+#                   that reads its prompt) and 10 failing command checks,
+#                   all at once, against the floor measured after each
+#                   iteration in the same process: the same processes
+#                   started at once with os/exec, agents then checks.
+#                   spawn_* runs the checks one after another ([run]
+#                   check_concurrency = 1, the default), spawn_checks0_*
+#                   all at once (0); *_ratio is with the fsynced dir:
+#                   store, *_ratio_memory in memory (the rest is the
+#                   disk's). Goal: ratio <= 1.1.
+#   wave/*          runner: an iteration of 8 nodes that each sleep 1 s in
+#                   a real process, concurrency 8, against one such node,
+#                   interleaved. Goal: efficiency (eight / one) <= 1.05.
+#                   floor_efficiency is the same ratio for the agents alone
+#                   started with os/exec: what 8 processes cost more than 1.
 #   state/dir/*     a checkpoint at iteration 5,000 against one at
 #   state/branch/*  iteration 5, for the dir: and the branch: store (a
 #                   local remote over file://). Goal: ratio <= 1.2. The
@@ -71,6 +87,28 @@ go test -run '^$' -bench '^BenchmarkIteration' -benchtime 300x ./internal/runner
 		printf "iteration/%s_bytes %d -\n", name, $5
 		printf "iteration/%s_allocs %d -\n", name, $7
 	}'
+
+# metric PATTERN UNIT prints, for each benchmark line whose name holds
+# PATTERN, the value reported in UNIT.
+metric() { awk -v pat="$1" -v unit="$2" 'index($1, pat) { for (i = 4; i <= NF; i++) if ($i == unit) print $(i - 1) }'; }
+
+echo "spawn floor: 10 agents and 10 checks against os/exec alone ($runs runs)" >&2
+out=$(go test -run '^$' -bench '^BenchmarkSpawnFloor$' -benchtime 20x -count "$runs" ./internal/runner/)
+for checks in serial all; do
+	name=spawn
+	[ "$checks" = all ] && name=spawn_checks0
+	echo "$out" | metric "/store=dir/checks=$checks-" floor-ms/op | spread "iteration/${name}_floor_ms" -
+	echo "$out" | metric "/store=dir/checks=$checks-" loop-ms/op | spread "iteration/${name}_loop_ms" -
+	echo "$out" | metric "/store=dir/checks=$checks-" ratio | spread "iteration/${name}_ratio" '<=1.1'
+	echo "$out" | metric "/store=memory/checks=$checks-" ratio | spread "iteration/${name}_ratio_memory" -
+done
+
+echo "wave efficiency: 8 nodes sleeping 1 s against one ($runs runs)" >&2
+out=$(go test -run '^$' -bench '^BenchmarkWave$' -benchtime 5x -count "$runs" ./internal/runner/)
+echo "$out" | metric BenchmarkWave one-ms/op | spread wave/one_ms -
+echo "$out" | metric BenchmarkWave eight-ms/op | spread wave/eight_ms -
+echo "$out" | metric BenchmarkWave efficiency | spread wave/efficiency '<=1.05'
+echo "$out" | metric BenchmarkWave floor-efficiency | spread wave/floor_efficiency -
 
 echo "checkpoint cost, iteration 5,000 / iteration 5 ($runs runs)" >&2
 for store in dir branch; do

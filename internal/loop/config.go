@@ -73,6 +73,9 @@ type Stop struct {
 // Run says how nodes are run.
 type Run struct {
 	Concurrency int `toml:"concurrency" json:"concurrency,omitempty" jsonschema:"minimum=0,default=4" jsonschema_description:"Nodes at once inside a wave (0 = the wave's width)."`
+	// CheckConcurrency is how many command checks run at once when the
+	// runner measures; 1 runs them one after another in config order.
+	CheckConcurrency int `toml:"check_concurrency" json:"check_concurrency,omitempty" jsonschema:"minimum=0,default=1" jsonschema_description:"Command checks run at once when the workspace is measured (1 = one after another, in config order; 0 = all at once). File checks are read once every command check has finished."`
 }
 
 // Context says what every builder prompt carries.

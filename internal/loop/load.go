@@ -18,14 +18,15 @@ import (
 
 // Defaults used where a config leaves a key out (docs/config.md lists them).
 const (
-	DefaultMaxIterations   = 10
-	DefaultNoProgress      = 3
-	DefaultMaxNodeFailures = 3
-	DefaultConcurrency     = 4
-	DefaultCarrySummaries  = 2
-	DefaultProviderTimeout = 30 * time.Minute
-	DefaultCheckTimeout    = 10 * time.Minute
-	DefaultMetricsTimeout  = 5 * time.Minute
+	DefaultMaxIterations    = 10
+	DefaultNoProgress       = 3
+	DefaultMaxNodeFailures  = 3
+	DefaultConcurrency      = 4
+	DefaultCheckConcurrency = 1
+	DefaultCarrySummaries   = 2
+	DefaultProviderTimeout  = 30 * time.Minute
+	DefaultCheckTimeout     = 10 * time.Minute
+	DefaultMetricsTimeout   = 5 * time.Minute
 )
 
 // DefaultPaths are where the CLI looks for a config, in order.
@@ -111,7 +112,7 @@ func defaults() *Config {
 			NoProgress:      DefaultNoProgress,
 			MaxNodeFailures: DefaultMaxNodeFailures,
 		},
-		Run:     Run{Concurrency: DefaultConcurrency},
+		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
 		Success: Success{MinPassRate: 1},
 		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},

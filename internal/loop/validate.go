@@ -72,6 +72,9 @@ func (v *validator) top() {
 	if r := v.c.Run.Concurrency; r < 0 {
 		v.errorf("run.concurrency", "run.concurrency must be 0 (the wave's width) or more, not %d", r)
 	}
+	if r := v.c.Run.CheckConcurrency; r < 0 {
+		v.errorf("run.check_concurrency", "run.check_concurrency must be 0 (every check at once) or more, not %d", r)
+	}
 	if n := v.c.Context.CarrySummaries; n < 0 {
 		v.errorf("context.carry_summaries", "context.carry_summaries must be 0 or more, not %d", n)
 	}

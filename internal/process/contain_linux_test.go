@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -212,5 +213,31 @@ func TestSweepFindsOrphans(t *testing.T) {
 	}
 	if exists(orphan) {
 		t.Errorf("orphan %d is still there after Sweep", orphan)
+	}
+}
+
+// TestParallelRunsKillTheirEscapees: children that end together share
+// sweeps (coalesce.go); each Run still returns only once what its own
+// child left behind is gone. Eight children at a time, in rounds, each
+// leave a process in a session of its own that would outlive them.
+func TestParallelRunsKillTheirEscapees(t *testing.T) {
+	script := waitFor + escapee("exec sleep 30") + ` & wait_for "$0"; cat "$0"`
+	for round := range 5 {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			wg.Go(func() {
+				res := runTimed(t, Spec{Argv: []string{"sh", "-c", script, pidFile}})
+				pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
+				switch {
+				case !res.OK() || err != nil:
+					t.Errorf("round %d, child %d: %+v", round, i, res)
+				case exists(pid):
+					t.Errorf("round %d, child %d: its escapee %d is still there when Run returns", round, i, pid)
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"os/exec"
 	"sync"
+	"time"
 )
 
 // guard is the process-wide setup of Guard, done once.
@@ -26,8 +27,8 @@ var guard struct {
 //     cannot read its memory or its environment through /proc, nor attach
 //     to it, without CAP_SYS_PTRACE;
 //
-// and it starts the one thread on which every child is forked, which first
-// drops from its capability bounding, inheritable and ambient sets the
+// and it starts the few threads on which every child is forked, each of
+// which first drops from its capability bounding, inheritable and ambient sets the
 // capabilities that would let a child read this process's memory or the
 // kernel's anyway (see droppedCaps). Children inherit that thread's sets,
 // and a capability gone from the bounding set never comes back, not even
@@ -43,21 +44,27 @@ func Guard() error {
 
 // live is the registry of the leaders of running Runs: a leader is live
 // from its start until its Wait has returned. A sweep spares them and
-// everything below them, and holds the lock while it scans and kills, so
-// that a leader being started is never mistaken for an escaped process.
+// everything below them. Starting a leader holds starts for reading, from
+// before the fork until the leader is registered, and a sweep holds it for
+// writing while it scans and kills, so that a leader being started is
+// never mistaken for an escaped process, while leaders start side by side.
 var live = struct {
+	starts sync.RWMutex
 	sync.Mutex
-	pids map[int]bool
-}{pids: map[int]bool{}}
+	pids    map[int]bool
+	changed chan struct{} // closed, and replaced, whenever a leader leaves pids
+}{pids: map[int]bool{}, changed: make(chan struct{})}
 
-// startLeader starts cmd on the spawning thread and registers it as live.
+// startLeader starts cmd on a spawning thread and registers it as live.
 func startLeader(cmd *exec.Cmd) error {
-	live.Lock()
-	defer live.Unlock()
+	live.starts.RLock()
+	defer live.starts.RUnlock()
 	if err := spawn(cmd); err != nil {
 		return err
 	}
+	live.Lock()
 	live.pids[cmd.Process.Pid] = true
+	live.Unlock()
 	return nil
 }
 
@@ -65,7 +72,28 @@ func startLeader(cmd *exec.Cmd) error {
 func forget(pid int) {
 	live.Lock()
 	delete(live.pids, pid)
+	close(live.changed)
+	live.changed = make(chan struct{})
 	live.Unlock()
+}
+
+// noneLive waits until no leader is live, or d has passed.
+func noneLive(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		live.Lock()
+		n, changed := len(live.pids), live.changed
+		live.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 // Sweep kills every process that a child of Run left behind: every
@@ -85,8 +113,11 @@ func Sweep() error {
 	return sweepLive(true)
 }
 
-// sweepLive sweeps with the registry locked; see sweep.
+// sweepLive sweeps with the registry locked and no leader starting; see
+// sweep.
 func sweepLive(thorough bool) error {
+	live.starts.Lock()
+	defer live.starts.Unlock()
 	live.Lock()
 	defer live.Unlock()
 	return sweep(live.pids, thorough)

@@ -25,7 +25,7 @@ var droppedCaps = []int{
 	unix.CAP_PERFMON,
 }
 
-// spawns carries the children to start to the spawning thread.
+// spawns carries the children to start to the spawning threads.
 var spawns = make(chan spawnRequest)
 
 type spawnRequest struct {
@@ -41,12 +41,24 @@ func setup() error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("process: make the process undumpable: %w", err)
 	}
-	ready := make(chan error)
-	go spawnLoop(ready)
-	return <-ready
+	n := spawnThreads()
+	ready := make(chan error, n)
+	for range n {
+		go spawnLoop(ready)
+	}
+	var err error
+	for range n {
+		err = errors.Join(err, <-ready)
+	}
+	return err
 }
 
-// spawnLoop is the spawning thread: it locks itself to its OS thread for
+// spawnThreads is how many threads fork children: one per processor the
+// runtime uses, at least two and at most eight, so that children that
+// start together are forked side by side, as os/exec alone would.
+func spawnThreads() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
+
+// spawnLoop is a spawning thread: it locks itself to its OS thread for
 // good (so the runtime never runs anything else there, nor clones a new
 // thread from it), drops droppedCaps there, and then starts every child
 // it is given. If the drop fails it returns, and the thread ends with it.
@@ -62,7 +74,7 @@ func spawnLoop(ready chan<- error) {
 	}
 }
 
-// spawn starts cmd on the spawning thread.
+// spawn starts cmd on a spawning thread.
 func spawn(cmd *exec.Cmd) error {
 	if err := Guard(); err != nil {
 		return err

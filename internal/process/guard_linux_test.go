@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,23 +46,32 @@ func TestChildCapabilities(t *testing.T) {
 	if mine["CapEff"]&(1<<unix.CAP_SYS_PTRACE) == 0 {
 		t.Skip("this process does not hold CAP_SYS_PTRACE: nothing to drop")
 	}
-	res := runTimed(t, Spec{Argv: []string{"cat", "/proc/self/status"}})
-	if !res.OK() {
-		t.Fatalf("OK() = false: %+v", res)
-	}
-	child := capSets(t, res.Stdout)
 	var dropped uint64
 	for _, c := range droppedCaps {
 		dropped |= 1 << c
 	}
-	for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
-		if got := child[set] & dropped; got != 0 {
-			t.Errorf("child's %s = %#x holds %#x of the dropped capabilities", set, child[set], got)
-		}
+	// Children are forked on several threads: start enough at once that
+	// each thread forks some, and look at every one.
+	var wg sync.WaitGroup
+	for i := range 4 * spawnThreads() {
+		wg.Go(func() {
+			res := runTimed(t, Spec{Argv: []string{"sh", "-c", "cat /proc/self/status; sleep 0.2"}})
+			if !res.OK() {
+				t.Errorf("child %d: OK() = false: %+v", i, res)
+				return
+			}
+			child := capSets(t, res.Stdout)
+			for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+				if got := child[set] & dropped; got != 0 {
+					t.Errorf("child %d's %s = %#x holds %#x of the dropped capabilities", i, set, child[set], got)
+				}
+			}
+			if diff := cmp.Diff(mine["CapBnd"]&^dropped, child["CapBnd"]); diff != "" {
+				t.Errorf("child %d's CapBnd: only the dropped capabilities may be missing (-want +got):\n%s", i, diff)
+			}
+		})
 	}
-	if diff := cmp.Diff(mine["CapBnd"]&^dropped, child["CapBnd"]); diff != "" {
-		t.Errorf("child's CapBnd: only the dropped capabilities may be missing (-want +got):\n%s", diff)
-	}
+	wg.Wait()
 }
 
 // TestChildCannotReadThisProcess: a child, even root, can read neither the

@@ -7,7 +7,7 @@ import (
 )
 
 // TestMain guards the test process as a program would: the sweep needs the
-// subreaper, and the spawning thread is then started before any test
+// subreaper, and the spawning threads are then started before any test
 // counts goroutines.
 func TestMain(m *testing.M) {
 	if err := Guard(); err != nil {

@@ -17,7 +17,7 @@
 // outside this process's session that is not below a child still running
 // is killed and reaped. Guard also keeps this process's memory and
 // environment out of its children's reach: it makes the process
-// undumpable and forks every child from one thread that holds none of the
+// undumpable and forks every child from threads that hold none of the
 // capabilities that would read them anyway.
 //
 // It must never interpret output (it does not parse JSON, test results or
@@ -158,7 +158,8 @@ func (r Result) OK() bool {
 // have exited but not yet been reaped still count). After the leader has
 // exited, for any reason, whatever is left of its group is killed with
 // SIGKILL, and then Sweep kills whatever left the group, so that nothing the
-// child started survives Run. Run then waits at most about a second more
+// child started survives Run. Runs whose children end together share that
+// sweep: one that starts after each of their children had exited. Run then waits at most about a second more
 // for the output pipes, which only a process Sweep could not kill can still
 // hold open.
 //
@@ -193,7 +194,7 @@ func Run(ctx context.Context, spec Spec) Result {
 	// Kill what the leader left behind. Its pid cannot be reused as a group
 	// id while any member of the group remains, so this hits only them.
 	killGroup(r.cmd.Process)
-	sweepErr := sweepLive(false) // before draining: escapees holding the pipes die
+	sweepErr := runSweeps.after() // before draining: escapees holding the pipes die
 	r.finishIO()
 	res := r.result(waitErr)
 	res.TimedOut, res.Canceled, res.Duration, res.SweepErr = timedOut, canceled, duration, sweepErr

@@ -53,14 +53,26 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 			break
 		}
 		wave = p.order(wave)
+		end := r.span("plan")
 		runs := r.planWave(it, wi+1, wave, p)
+		end()
+		end = r.span("guard-before-wave")
 		guard, root := r.guardWave(runs), r.guardRoot(runs)
+		end()
+		end = r.span("wave")
 		r.runWave(ctx, runs)
+		end()
+		end = r.span("after-wave")
 		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
 		r.noteEdits(runs)
+		end()
+		end = r.span("guard-after-wave")
 		r.putBack(it, runs, guard, root, &d)
+		end()
+		end = r.span("publish")
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
+		end()
 	}
 	return d
 }

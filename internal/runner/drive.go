@@ -157,7 +157,10 @@ func (r *run) save(ctx context.Context) error {
 	r.rec.Record(ledger.Event{Type: ledger.CheckpointSaved, Iteration: r.cp.Iteration, Status: string(r.cp.Status)})
 	led, log, n := r.rec.Take()
 	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary, KeepWorkspace: r.finished}
-	if err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c); err != nil {
+	end := r.span("checkpoint")
+	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
+	end()
+	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
 	r.summary = ""

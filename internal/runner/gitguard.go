@@ -60,9 +60,10 @@ func gitKeep(rel string) bool {
 
 // scanGit records the root's .git itself (a directory, or a file holding
 // a gitdir: pointer, or a link) and, when it is a real directory, the
-// guarded files in it. A root without .git records nothing, so a .git
-// that appears later is seen as created.
-func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
+// guarded files in it, reading again only those c does not vouch for. A
+// root without .git records nothing, so a .git that appears later is seen
+// as created.
+func scanGit(w *workspace.Writer, out map[string]workspace.Entry, c *workspace.ScanCache) error {
 	e, ok, err := w.Lookup(".git")
 	if err != nil || !ok {
 		return err
@@ -71,7 +72,7 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry) error {
 	if !e.Mode.IsDir() {
 		return nil
 	}
-	files, err := w.Scan(".git", GitDescend, gitKeep)
+	files, err := w.ScanCached(".git", GitDescend, gitKeep, c)
 	maps.Copy(out, files)
 	return err
 }

@@ -25,9 +25,9 @@ func (g guarded) scan() guardState {
 		return guardState{err: err}
 	}
 	defer w.Close()
-	files, err := w.Scan("", g.descend, g.protected)
+	files, err := w.ScanCached("", g.descend, g.protected, g.cache.files)
 	if err == nil {
-		err = scanGit(w, files)
+		err = scanGit(w, files, g.cache.git)
 	}
 	return guardState{files: files, err: err}
 }

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/ledger"
 )
@@ -122,5 +125,56 @@ func TestGitDirReplacedByAPointerIsPutBack(t *testing.T) {
 	}
 	if reason != "replaced by a file" {
 		t.Errorf("the ledger says .git was %q, want \"replaced by a file\"", reason)
+	}
+}
+
+// TestSameSizeSameMtimeRewritesArePutBack: the scans of the guarded paths
+// reuse what they read of a file whose stat did not change
+// (workspace.ScanCache). An agent that rewrites .git/config and a
+// protected check in place, keeping their size, inode and mtime
+// (testdata/agents/samesize.sh), still changes their ctime: both are put
+// back. The files are an hour old, so the cache vouches for them.
+func TestSameSizeSameMtimeRewritesArePutBack(t *testing.T) {
+	t.Parallel()
+	agent, err := filepath.Abs("../../testdata/agents/samesize.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := scriptedHarness(t, "sh "+agent, "cat >/dev/null; "+verdictPass)
+	gitRepo(t, h.root)
+	run := filepath.Join(h.root, "checks", "run.sh")
+	if err := os.WriteFile(run, []byte("#!/bin/sh\n# the real checks\nexit 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(h.root, ".git", "config")
+	want := map[string]string{}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{run, config} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p] = string(b)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := h.run(context.Background())
+	if out.Success {
+		t.Fatal("the rewritten check made the run succeed")
+	}
+	for p, w := range want {
+		if b, _ := os.ReadFile(p); string(b) != w {
+			t.Errorf("%s = %q, want it put back to %q", p, b, w)
+		}
+	}
+	var reverted []string
+	for _, e := range h.events() {
+		if e.Type == ledger.ProtectedReverted || e.Type == ledger.GitReverted {
+			reverted = append(reverted, e.Path)
+		}
+	}
+	if diff := cmp.Diff([]string{".git/config", "checks/run.sh"}, reverted); diff != "" {
+		t.Errorf("paths reverted (-want +got):\n%s", diff)
 	}
 }

@@ -35,8 +35,12 @@ func (r *run) iterate(ctx context.Context) bool {
 	r.spendRevisions(d.ranBuilders)
 	r.progress()
 	closed := r.refreshStages()
+	end := r.span("summary")
 	r.summary = r.mask(r.summarize(it, d, before, closed, spent)) // it lists paths agents named
+	end()
+	end = r.span("history")
 	r.appendHistory(r.summary)
+	end()
 	r.carry(r.summary)
 	return true
 }
@@ -48,10 +52,19 @@ func (r *run) iterate(ctx context.Context) bool {
 // if anything changed them meanwhile, or the iteration's waves left the
 // root unfit, what was put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
+	end := r.span("uncarried")
 	r.scrubUncarried(it)
+	end()
+	end = r.span("guard-before-measure")
 	guard := r.guarded().scan()
+	end()
+	end = r.span("evidence")
 	ev := r.collector.Collect(ctx, r.cfg)
+	end()
+	end = r.span("guard-after-measure")
 	void := r.guardedWhileMeasuring(it, guard)
+	end()
+	defer r.span("gate")()
 	if ctx.Err() != nil {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // guarded says which paths of the loop root no node and no check may
@@ -17,10 +18,18 @@ import (
 type guarded struct {
 	root     string
 	patterns []string
+	cache    guardCache
+}
+
+// guardCache keeps what the scans of the guarded paths read, so that the
+// next scan reads only the files whose stat changed (workspace.ScanCache);
+// nil caches read everything.
+type guardCache struct {
+	files, git *workspace.ScanCache // the protected paths; .git's configuration
 }
 
 func (r *run) guarded() guarded {
-	return guarded{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root)}
+	return guarded{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
 }
 
 // protectedPatterns are [protect] paths plus the loop config itself.
@@ -52,9 +61,37 @@ func (g guarded) protected(rel string) bool {
 }
 
 // descend says which directories a scan of the protected paths enters:
-// every one but .git (at any depth) and the root's .loop.
+// every one but .git (at any depth) and the root's .loop, below which a
+// protected pattern could match something. A root's other directories are
+// not read at all (with [protect] paths = [".github/**"], only .github).
 func (g guarded) descend(rel string) bool {
-	return rel != ".loop" && path.Base(rel) != ".git"
+	return rel != ".loop" && path.Base(rel) != ".git" &&
+		slices.ContainsFunc(g.patterns, func(p string) bool { return mayMatchBelow(p, rel) })
+}
+
+// mayMatchBelow reports whether pattern could match a path below the
+// directory dir: dir's segments match the pattern's first ones, with at
+// least one segment of the pattern left, or a ** among them. Segments are
+// matched as the whole pattern is (doublestar). A pattern with braces
+// (whose alternatives may hold a slash) or escapes is assumed to match
+// anywhere.
+func mayMatchBelow(pattern, dir string) bool {
+	if strings.ContainsAny(pattern, "{\\") {
+		return true
+	}
+	ps, ds := strings.Split(pattern, "/"), strings.Split(dir, "/")
+	for i, d := range ds {
+		if i == len(ps) {
+			return false
+		}
+		if ps[i] == "**" {
+			return true
+		}
+		if ok, err := doublestar.Match(ps[i], d); err != nil || !ok {
+			return err != nil
+		}
+	}
+	return len(ps) > len(ds)
 }
 
 // isGit reports whether rel is the root's .git or lies inside it.

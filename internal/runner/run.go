@@ -53,6 +53,8 @@ type run struct {
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
+	guardCache guardCache // what the scans of the guarded paths read (protect.go)
+
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
 	scrubbed     []string            // ignored paths removed before the current iteration's measurement
@@ -138,6 +140,7 @@ func prepare(opts Options) *run {
 	}
 	r.started = r.now()
 	r.hasher = workspace.NewHasher(opts.Root)
+	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
 		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
 	}

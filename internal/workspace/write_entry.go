@@ -255,7 +255,16 @@ func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 // descend selects. It never follows a symbolic link: a link is recorded as
 // a link, and a dir that is one (or is missing) holds nothing.
 func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
+	return w.ScanCached(dir, descend, keep, nil)
+}
+
+// ScanCached is Scan, taking from c the record of each regular file whose
+// stat c vouches for (see ScanCache) instead of reading it again, and
+// keeping in c what this scan found. A nil c reads everything.
+func (w *Writer) ScanCached(dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
 	out := map[string]Entry{}
+	c = c.begin()
+	defer c.end()
 	d := &opened{r: w.root}
 	if dir != "" {
 		sub, err := w.openDir(dir)
@@ -265,7 +274,7 @@ func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[stri
 		d = &opened{r: sub, own: true}
 	}
 	defer d.close()
-	if err := scanDir(d.r, dir, descend, keep, out); err != nil {
+	if err := scanDir(d.r, dir, descend, keep, out, c); err != nil {
 		return out, fmt.Errorf("scan %q: %w", dir, err)
 	}
 	return out, nil
@@ -294,7 +303,7 @@ func (w *Writer) openDir(rel string) (*os.Root, error) {
 	return openSame(d.r, name, fi)
 }
 
-func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry) error {
+func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
 	names, err := readNames(r)
 	if err != nil {
 		return err
@@ -315,13 +324,13 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 			if keep(rel) {
 				out[rel] = Entry{Mode: fi.Mode()}
 			}
-			if err := scanSub(r, name, rel, fi, descend, keep, out); err != nil {
+			if err := scanSub(r, name, rel, fi, descend, keep, out, c); err != nil {
 				return err
 			}
 			continue
 		}
 		if keep(rel) {
-			out[rel] = record(r, name, fi)
+			out[rel] = c.record(r, rel, name, fi)
 		}
 	}
 	return nil
@@ -331,13 +340,13 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 // read (or is gone) holds nothing as far as Scan can tell: what was
 // recorded in it before then looks deleted, and putting it back fails
 // where the directory still refuses access.
-func scanSub(r *os.Root, name, rel string, fi fs.FileInfo, descend, keep func(string) bool, out map[string]Entry) error {
+func scanSub(r *os.Root, name, rel string, fi fs.FileInfo, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
 	if !descend(rel) {
 		return nil
 	}
 	sub, err := openSame(r, name, fi)
 	if err == nil {
-		err = scanDir(sub, rel, descend, keep, out)
+		err = scanDir(sub, rel, descend, keep, out, c)
 		sub.Close()
 	}
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {

@@ -34,14 +34,20 @@ type Collector struct {
 	Root   string            // the loop root
 	Env    []string          // environment of checks; nil inherits the process's
 	Hasher *workspace.Hasher // takes the workspace snapshot; nil makes one for Root
+
+	runSpec func(context.Context, process.Spec) process.Result // runs a command; nil is process.Run (tests replace it)
 }
 
 // Collect measures everything the config's checks need, except judge
 // verdicts and review decisions, which the caller adds. It first kills
-// whatever agents left running (process.Sweep). Command checks run one at
-// a time in config order; a ctx deadline bounds every command and a
-// cancelled ctx stops them. If a sweep fails, before or after a command,
-// nothing further is measured: every check left fails with the reason.
+// whatever agents left running (process.Sweep). With [run]
+// check_concurrency = 1 (the default), command checks run one at a time in
+// config order, and if a sweep fails, before or after a command, nothing
+// further is measured: every check left fails with the reason. Otherwise
+// up to that many run at once (0: all), and a failed sweep voids every
+// check (see atOnce). A ctx deadline bounds every command and a cancelled
+// ctx stops them. The metrics command runs last, then the snapshot is
+// taken.
 func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence {
 	ev := gate.Evidence{
 		Commands: map[gate.CheckID]gate.CommandResult{},
@@ -51,10 +57,14 @@ func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence
 	if err := process.Sweep(); err != nil {
 		void = fmt.Errorf("not measured: processes agents started are still running: %w", err)
 	}
-	for _, g := range cfg.Goals {
-		for i, ch := range g.Checks {
-			id := gate.CheckID{Goal: g.Name, Index: i}
-			void = c.check(ctx, &ev, id, ch, void)
+	if n := cfg.Run.CheckConcurrency; n != 1 && void == nil {
+		void = c.atOnce(ctx, &ev, cfg, n)
+	} else {
+		for _, g := range cfg.Goals {
+			for i, ch := range g.Checks {
+				id := gate.CheckID{Goal: g.Name, Index: i}
+				void = c.check(ctx, &ev, id, ch, void)
+			}
 		}
 	}
 	if m := cfg.Metrics; m.Configured() && void != nil {
@@ -120,7 +130,11 @@ func (c *Collector) command(ctx context.Context, run string, argv []string, time
 	} else {
 		shown = process.Quote(argv)
 	}
-	r := process.Run(ctx, process.Spec{Argv: argv, Dir: c.Root, Env: c.Env, Timeout: timeout})
+	runSpec := c.runSpec
+	if runSpec == nil {
+		runSpec = process.Run
+	}
+	r := runSpec(ctx, process.Spec{Argv: argv, Dir: c.Root, Env: c.Env, Timeout: timeout})
 	var void error
 	if r.SweepErr != nil {
 		void = fmt.Errorf("not measured: after %s, %s: %w", shown, leftBehind, r.SweepErr)
