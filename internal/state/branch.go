@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage"
 
+	"github.com/loop-action/loop-action/internal/backoff"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -90,6 +91,9 @@ type Branch struct {
 	hasher *workspace.Hasher
 	locks  *Dir
 	now    func() time.Time
+	retry  backoff.Policy // pushRetry; tests replace its clock
+	// beforePush, when set, runs before each push of a save (tests race it).
+	beforePush func()
 
 	mu      sync.Mutex // held by every operation: guards what follows and the store
 	fetched bool
@@ -143,7 +147,7 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	}
 	b := &Branch{
 		opts: o, author: author, remote: rem, store: repo.Storer, objs: newObjects(repo.Storer),
-		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, mine: map[string][]string{},
+		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
 		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
 	}
 	b.haves = b.readHint()

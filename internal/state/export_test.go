@@ -65,3 +65,12 @@ func CollectCache(b *Branch) error {
 	b.gcAt = cacheLimits{}
 	return b.maybeGC()
 }
+
+// SetBeforePush makes each push of b's saves run fn first, and b's retry
+// waits return at once: a test moves the branch under the save with it.
+func SetBeforePush(b *Branch, fn func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beforePush = fn
+	b.retry.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+}
