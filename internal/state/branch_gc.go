@@ -66,6 +66,9 @@ func (b *Branch) maybeGC() error {
 		return err
 	}
 	defer b.cacheLock.shared()
+	if err := b.store.wait(); err != nil {
+		return err
+	}
 	kept, err := b.gc()
 	if err != nil {
 		return fmt.Errorf("collect the local state repository %q: %w", b.opts.Cache, err)
@@ -83,10 +86,7 @@ func (b *Branch) maybeGC() error {
 // those this Branch wrote are added (the workspace's changed files are
 // counted at the next count).
 func (b *Branch) cacheSize() (loose, packs int, err error) {
-	s, ok := b.store.(gcStorer)
-	if !ok {
-		return 0, 0, nil
-	}
+	var s gcStorer = b.store
 	ps, err := s.ObjectPacks()
 	if err != nil {
 		return 0, 0, err
@@ -114,7 +114,7 @@ func (b *Branch) gc() (int, error) {
 
 // repack writes keep to one pack and deletes every other object.
 func (b *Branch) repack(keep []plumbing.Hash) error {
-	s := b.store.(gcStorer)
+	var s gcStorer = b.store
 	old, err := s.ObjectPacks()
 	if err != nil {
 		return err
@@ -159,9 +159,7 @@ func (b *Branch) repack(keep []plumbing.Hash) error {
 // reindex forgets what the store knew of its packs and the decoded trees,
 // after a collection.
 func (b *Branch) reindex() {
-	if s, ok := b.store.(gcStorer); ok {
-		s.Reindex()
-	}
+	b.store.Reindex()
 	clear(b.objs.trees)
 }
 

@@ -74,3 +74,17 @@ func SetBeforePush(b *Branch, fn func()) {
 	b.beforePush = fn
 	b.retry.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 }
+
+// StopWriting makes b's writer stop, as a process killed then would, after
+// writing n more objects to the local state repository: the rest stay in
+// memory only, and no later hint is written.
+func StopWriting(b *Branch, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.store.wait(); err != nil {
+		panic(err)
+	}
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	b.store.limit = n
+}
