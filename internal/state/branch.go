@@ -100,6 +100,9 @@ type Branch struct {
 	tree    plumbing.Hash // head's tree
 	haves   []plumbing.Hash
 	mine    map[string][]string // per run, the states of its files this Branch pushed
+	// exchange is the time spent in receive-pack exchanges (the push and
+	// its pack), for the benchmark that splits a save's cost.
+	exchange time.Duration
 
 	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
 	limits    cacheLimits

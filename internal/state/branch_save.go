@@ -322,7 +322,10 @@ func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint)
 		return plumbing.ZeroHash, err
 	}
 	objs = append(objs, commit)
-	return commit, b.remote.push(ctx, b.store, b.head, commit, objs)
+	start := time.Now()
+	err = b.remote.push(ctx, b.store, b.head, commit, objs)
+	b.exchange += time.Since(start)
+	return commit, err
 }
 
 // runPath is where a run's tree is in the branch.

@@ -88,3 +88,10 @@ func StopWriting(b *Branch, n int) {
 	defer b.store.mu.Unlock()
 	b.store.limit = n
 }
+
+// ExchangeTime is the time b's saves spent in receive-pack exchanges.
+func ExchangeTime(b *Branch) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.exchange
+}
