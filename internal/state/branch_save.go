@@ -36,21 +36,20 @@ func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 // where it was end the retries (a hook or a protected branch, not a race).
 //
 // A push that lost to another writer's checkpoint (the branch moved
-// meanwhile) counts for none of them: it is tried again at once on the new
-// head, after a pause of up to overtakenWait, up to maxOvertaken times.
-// Counting those losses, and backing off longer after each, let a writer
-// that rebuilds slower than the others push (under load) lose the race
-// until the tries ran out while the others went on committing: its give-up
-// depended on the machine's speed, not on whether the remote took updates.
+// meanwhile) waits as long (see overtakenPause) but counts for none of
+// the tries: up to maxOvertaken such losses in a row are retried. When
+// they counted, a writer that rebuilds slower than the others (under
+// load) lost the race until its tries ran out while the others went on
+// committing: whether it gave up depended on the machine's speed, not on
+// whether the remote took updates.
 var pushRetry = backoff.Policy{
 	Tries: 32, First: 20 * time.Millisecond, Growth: 2, Cap: time.Second,
 	Budget: backoff.Unbounded, Jitter: backoff.UpperHalf,
 }
 
 const (
-	maxRefusals   = 3
-	overtakenWait = 20 * time.Millisecond
-	maxOvertaken  = 1024
+	maxRefusals  = 3
+	maxOvertaken = 256
 )
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
@@ -68,10 +67,11 @@ const (
 // If another writer moved the branch, Save fetches what it added, checks
 // that nobody else wrote this run (else it fails with an error wrapping
 // ErrLocked), rebuilds the run's files on the new head and pushes again,
-// at once while other writers' checkpoints are what moved it, and up to 32
-// times with jittered exponential backoff (20 ms doubling to 1 s) while
-// pushes fail with the branch where it was (see pushRetry); when those
-// run out, the error says "gave up after 32 attempts".
+// with jittered exponential backoff (20 ms doubling to 1 s): up to 256
+// times in a row while other writers' checkpoints are what moved it, up
+// to 32 times while pushes fail with the branch where it was (see
+// pushRetry); when those run out, the error says "gave up after 32
+// attempts".
 // A push this Branch believed failed but that landed is recognised as its
 // own. When the push succeeds Save updates cp as [Dir.Save] does; on error
 // cp is unchanged and the same Save can be retried.
@@ -209,7 +209,7 @@ func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles
 			return err
 		}
 		r.lost = err
-		if err := b.sleep(ctx, rand.N(overtakenWait+1)); err != nil {
+		if err := b.sleep(ctx, overtakenPause(r.overtaken)); err != nil {
 			return fmt.Errorf("%w while waiting to retry: %w", err, r.lost)
 		}
 		if done, err := b.afterRace(ctx, r); done || err != nil {
@@ -225,6 +225,18 @@ func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles
 		}
 		r.overtaken++
 	}
+}
+
+// overtakenPause is the wait before pushing again after the n-th loss in
+// a row to other writers: pushRetry's, growing as its waits do (a retry at
+// once after every loss made eight writers' requests three times as many,
+// and the saves slower).
+func overtakenPause(n int) time.Duration {
+	d := pushRetry.Cap
+	if n < 16 {
+		d = min(pushRetry.First<<n, pushRetry.Cap)
+	}
+	return d/2 + rand.N(d/2+1)
 }
 
 // sleep waits d, or until ctx ends (at once with the retry's test clock).
