@@ -16,7 +16,7 @@ import (
 // repository the next process on the machine loads, resumes, saves and
 // restores from: every object in it is whole (git fsck), and what it
 // lacks comes from the remote. The dead process is played by a Branch
-// whose writer stops after 5 objects of the second save.
+// whose writer stops after the first save's objects.
 func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 	t.Parallel()
 	bare := newBare(t, t.TempDir(), "state.git")
@@ -35,7 +35,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 		ledger, log = ledger+string(c.Ledger), log+string(c.Log)
 	}
 	save(dead, 1)
-	state.StopWriting(dead, 5)
+	state.StopWriting(dead)
 	save(dead, 2)
 	save(dead, 3)
 	head := strings.TrimSpace(runGit(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
@@ -62,6 +62,10 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 	save(next, 4)
 	if err := next.Close(); err != nil {
 		t.Fatal(err)
+	}
+	head = strings.TrimSpace(runGit(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
+	if err := exec.Command("git", "--git-dir="+cache, "cat-file", "-e", head).Run(); err != nil {
+		t.Errorf("Close left the head %s unwritten in the local repository: %v", head, err)
 	}
 	checkWhole(t, cache)
 	last := openBranch(t, bare, t.TempDir(), cache)

@@ -75,10 +75,10 @@ func SetBeforePush(b *Branch, fn func()) {
 	b.retry.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 }
 
-// StopWriting makes b's writer stop, as a process killed then would, after
-// writing n more objects to the local state repository: the rest stay in
-// memory only, and no later hint is written.
-func StopWriting(b *Branch, n int) {
+// StopWriting makes b's writer stop, as a process killed then would,
+// once it wrote what b holds now: what later saves store stays in memory
+// only, and no later hint is written.
+func StopWriting(b *Branch) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.store.wait(); err != nil {
@@ -86,7 +86,16 @@ func StopWriting(b *Branch, n int) {
 	}
 	b.store.mu.Lock()
 	defer b.store.mu.Unlock()
-	b.store.limit = n
+	b.store.stopped = true
+}
+
+// SetPackAt makes b write the objects it holds once n are held.
+func SetPackAt(b *Branch, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	b.store.packAt = n
 }
 
 // ExchangeTime is the time b's saves spent in receive-pack exchanges.
@@ -94,4 +103,12 @@ func ExchangeTime(b *Branch) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.exchange
+}
+
+// WriteHeld writes what b holds in memory to its local state repository
+// and waits (as Close does, without closing).
+func WriteHeld(b *Branch) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.store.wait()
 }
