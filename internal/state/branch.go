@@ -68,7 +68,8 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
-// It stays bounded: past 4,096 loose objects or 32 packs, a save that finds
+// A save's objects are written there after it returns (see pending). It
+// stays bounded: past 4,096 objects added or 32 packs, a save that finds
 // no other Branch holding the cache open keeps only the head's objects
 // (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
