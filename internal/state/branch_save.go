@@ -37,7 +37,7 @@ func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 //
 // A push that lost to another writer's checkpoint (the branch moved
 // meanwhile) waits as long (see overtakenPause) but counts for none of
-// the tries: up to maxOvertaken such losses in a row are retried. When
+// the tries: up to maxOvertaken such losses in a save are retried. When
 // they counted, a writer that rebuilds slower than the others (under
 // load) lost the race until its tries ran out while the others went on
 // committing: whether it gave up depended on the machine's speed, not on
@@ -68,10 +68,9 @@ const (
 // that nobody else wrote this run (else it fails with an error wrapping
 // ErrLocked), rebuilds the run's files on the new head and pushes again,
 // with jittered exponential backoff (20 ms doubling to 1 s): up to 256
-// times in a row while other writers' checkpoints are what moved it, up
-// to 32 times while pushes fail with the branch where it was (see
-// pushRetry); when those run out, the error says "gave up after 32
-// attempts".
+// times while other writers' checkpoints are what moved it, up to 32
+// times while pushes fail with the branch where it was (see pushRetry);
+// when those run out, the error says "gave up after 32 attempts".
 // A push this Branch believed failed but that landed is recognised as its
 // own. When the push succeeds Save updates cp as [Dir.Save] does; on error
 // cp is unchanged and the same Save can be retried.
@@ -227,8 +226,8 @@ func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles
 	}
 }
 
-// overtakenPause is the wait before pushing again after the n-th loss in
-// a row to other writers: pushRetry's, growing as its waits do (a retry at
+// overtakenPause is the wait before pushing again after the n-th loss of
+// a save to other writers: pushRetry's, growing as its waits do (a retry at
 // once after every loss made eight writers' requests three times as many,
 // and the saves slower).
 func overtakenPause(n int) time.Duration {
