@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,9 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/loop-action/loop-action/internal/backoff"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -68,7 +68,8 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
-// It stays bounded: past 4,096 loose objects or 32 packs, a save that finds
+// A save's objects are written there after it returns (see pending). It
+// stays bounded: past 4,096 objects added or 32 packs, a save that finds
 // no other Branch holding the cache open keeps only the head's objects
 // (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
@@ -85,11 +86,14 @@ type Branch struct {
 	opts   BranchOptions
 	author object.Signature
 	remote *remote
-	store  storage.Storer
+	store  *pending
 	objs   *objects
 	hasher *workspace.Hasher
 	locks  *Dir
 	now    func() time.Time
+	retry  backoff.Policy // pushRetry; tests replace its clock
+	// beforePush, when set, runs before each push of a save (tests race it).
+	beforePush func()
 
 	mu      sync.Mutex // held by every operation: guards what follows and the store
 	fetched bool
@@ -97,6 +101,9 @@ type Branch struct {
 	tree    plumbing.Hash // head's tree
 	haves   []plumbing.Hash
 	mine    map[string][]string // per run, the states of its files this Branch pushed
+	// exchange is the time spent in receive-pack exchanges (the push and
+	// its pack), for the benchmark that splits a save's cost.
+	exchange time.Duration
 
 	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
 	limits    cacheLimits
@@ -128,7 +135,7 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, err := openCache(o.Cache)
+	store, err := openCache(o.Cache)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +149,8 @@ func openBranch(o BranchOptions) (*Branch, error) {
 		return nil, fmt.Errorf("local state repository %q: %w", o.Cache, err)
 	}
 	b := &Branch{
-		opts: o, author: author, remote: rem, store: repo.Storer, objs: newObjects(repo.Storer),
-		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, mine: map[string][]string{},
+		opts: o, author: author, remote: rem, store: store, objs: newObjects(store),
+		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
 		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
 	}
 	b.haves = b.readHint()
@@ -185,7 +192,7 @@ func parseAuthor(s string) (object.Signature, error) {
 }
 
 // openCache opens the bare repository at path, creating it if needed.
-func openCache(path string) (*git.Repository, error) {
+func openCache(path string) (*pending, error) {
 	repo, err := git.PlainOpen(path)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err := os.MkdirAll(path, 0o755); err != nil {
@@ -199,26 +206,31 @@ func openCache(path string) (*git.Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local state repository %q: %w", path, err)
 	}
-	return repo, nil
+	fs, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, fmt.Errorf("local state repository %q: not a filesystem repository", path)
+	}
+	return newPending(fs, path), nil
 }
 
 // Path is the local state repository: the bare repository that caches
 // the branch.
 func (b *Branch) Path() string { return b.opts.Cache }
 
-// Close releases the local state repository. Locks taken with Lock stay
+// Close writes the objects the saves left in memory to the local state
+// repository (see pending) and releases it. Locks taken with Lock stay
 // held until their unlock functions are called.
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.cacheLock.release()
-	if cerr := b.locks.Close(); err == nil {
+	// The objects still held are written first, under the cache's shared
+	// lock: nobody collects the cache while they are written.
+	err := b.store.Close()
+	if cerr := b.cacheLock.release(); err == nil {
 		err = cerr
 	}
-	if c, ok := b.store.(io.Closer); ok {
-		if cerr := c.Close(); err == nil {
-			err = cerr
-		}
+	if cerr := b.locks.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -251,7 +263,9 @@ func (b *Branch) readHint() []plumbing.Hash {
 	return []plumbing.Hash{h}
 }
 
-// saw records that the remote has commit h and the store holds it whole.
+// saw records that the remote has commit h and the store holds it whole,
+// and has the hint written once the repository holds it whole too (see
+// pending).
 func (b *Branch) saw(h plumbing.Hash) {
 	if h.IsZero() || (len(b.haves) > 0 && b.haves[0] == h) {
 		return
@@ -260,7 +274,13 @@ func (b *Branch) saw(h plumbing.Hash) {
 	if len(b.haves) > maxHaves {
 		b.haves = b.haves[:maxHaves]
 	}
-	// The hint is an optimisation: a failure to write it costs a fuller fetch.
+	// A failed write is returned by the next Save.
+	_ = b.store.flush(func() { b.writeHint(h) })
+}
+
+// writeHint records h as the head the repository holds whole. The hint is
+// an optimisation: a failure to write it costs a fuller fetch.
+func (b *Branch) writeHint(h plumbing.Hash) {
 	file := b.hintFile()
 	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
 		tmp := fmt.Sprintf("%s.%d.tmp", file, os.Getpid())

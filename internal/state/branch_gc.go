@@ -15,9 +15,11 @@ import (
 )
 
 // The local state repository would grow by every checkpoint's objects
-// (each save writes its trees and blobs as loose objects, each fetch a
-// pack) for as long as the loop runs. It is kept bounded: once it holds
-// cacheLimits.loose loose objects or cacheLimits.packs packs, the objects
+// (the saves' trees and blobs, written a few hundred at a time as a pack,
+// see pending, and a pack per fetch) for as long as the loop runs. It is
+// kept bounded: once it holds cacheLimits.loose objects added since the
+// last collection (loose ones, and those the saves added in packs) or
+// cacheLimits.packs packs, the objects
 // of the branch head are written to one pack and every other object and
 // pack is deleted, so that what remains is the head and what came since.
 // Nothing is lost: the branch on the remote holds everything, and a
@@ -66,6 +68,9 @@ func (b *Branch) maybeGC() error {
 		return err
 	}
 	defer b.cacheLock.shared()
+	if err := b.store.wait(); err != nil {
+		return err
+	}
 	kept, err := b.gc()
 	if err != nil {
 		return fmt.Errorf("collect the local state repository %q: %w", b.opts.Cache, err)
@@ -78,15 +83,13 @@ func (b *Branch) maybeGC() error {
 	return nil
 }
 
-// cacheSize returns how many loose objects and packs the cache holds. The
-// loose objects are counted once per Branch (or after a collection); then
-// those this Branch wrote are added (the workspace's changed files are
-// counted at the next count).
+// cacheSize returns how many objects were added to the cache since the
+// last collection, and how many packs it holds. The loose objects are
+// counted once per Branch (or after a collection); then those this Branch
+// stored are added (the workspace's changed files are counted at the next
+// count).
 func (b *Branch) cacheSize() (loose, packs int, err error) {
-	s, ok := b.store.(gcStorer)
-	if !ok {
-		return 0, 0, nil
-	}
+	var s gcStorer = b.store
 	ps, err := s.ObjectPacks()
 	if err != nil {
 		return 0, 0, err
@@ -114,7 +117,7 @@ func (b *Branch) gc() (int, error) {
 
 // repack writes keep to one pack and deletes every other object.
 func (b *Branch) repack(keep []plumbing.Hash) error {
-	s := b.store.(gcStorer)
+	var s gcStorer = b.store
 	old, err := s.ObjectPacks()
 	if err != nil {
 		return err
@@ -159,9 +162,7 @@ func (b *Branch) repack(keep []plumbing.Hash) error {
 // reindex forgets what the store knew of its packs and the decoded trees,
 // after a collection.
 func (b *Branch) reindex() {
-	if s, ok := b.store.(gcStorer); ok {
-		s.Reindex()
-	}
+	b.store.Reindex()
 	clear(b.objs.trees)
 }
 

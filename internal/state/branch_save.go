@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -28,17 +29,28 @@ var ownNames = []string{checkpointFile, ledgerDir, logDir, reviewsFile, summarie
 
 func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 
-// pushRetry is the push race's backoff: up to 32 pushes, waiting 20 ms
-// doubling to 1 s between them, each wait spread over its upper half so
-// that writers racing for the branch part. maxRefusals is how many
-// refusals that leave the branch where it was end the retries (a hook or
-// a protected branch, not a race).
+// pushRetry is the backoff of pushes that found the branch where they
+// left it: up to 32 pushes, waiting 20 ms doubling to 1 s between them,
+// each wait spread over its upper half so that writers racing for the
+// branch part. maxRefusals is how many refusals that leave the branch
+// where it was end the retries (a hook or a protected branch, not a race).
+//
+// A push that lost to another writer's checkpoint (the branch moved
+// meanwhile) waits as long (see overtakenPause) but counts for none of
+// the tries: up to maxOvertaken such losses in a save are retried. When
+// they counted, a writer that rebuilds slower than the others (under
+// load) lost the race until its tries ran out while the others went on
+// committing: whether it gave up depended on the machine's speed, not on
+// whether the remote took updates.
 var pushRetry = backoff.Policy{
 	Tries: 32, First: 20 * time.Millisecond, Growth: 2, Cap: time.Second,
 	Budget: backoff.Unbounded, Jitter: backoff.UpperHalf,
 }
 
-const maxRefusals = 3
+const (
+	maxRefusals  = 3
+	maxOvertaken = 256
+)
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
 // the log and the summaries, as one commit on the branch:
@@ -55,8 +67,10 @@ const maxRefusals = 3
 // If another writer moved the branch, Save fetches what it added, checks
 // that nobody else wrote this run (else it fails with an error wrapping
 // ErrLocked), rebuilds the run's files on the new head and pushes again,
-// up to 32 times with jittered exponential backoff (20 ms doubling to 1 s);
-// when they run out, the error says "gave up after 32 attempts".
+// with jittered exponential backoff (20 ms doubling to 1 s): up to 256
+// times while other writers' checkpoints are what moved it, up to 32
+// times while pushes fail with the branch where it was (see pushRetry);
+// when those run out, the error says "gave up after 32 attempts".
 // A push this Branch believed failed but that landed is recognised as its
 // own. When the push succeeds Save updates cp as [Dir.Save] does; on error
 // cp is unchanged and the same Save can be retried.
@@ -96,6 +110,9 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.store.flush(nil); err != nil { // a write of an earlier save failed
+		return err
+	}
 	if err := b.view(ctx); err != nil {
 		return err
 	}
@@ -170,20 +187,70 @@ func (b *Branch) putBlobs(blobs map[*plumbing.Hash][]byte) error {
 // retrying on races. On success the head is the new commit.
 func (b *Branch) commitAndPush(ctx context.Context, cp, next *Checkpoint, f saveFiles) error {
 	r := race{id: cp.RunID}
-	_, err := backoff.Do(ctx, pushRetry, func(ctx context.Context) (struct{}, error) {
-		if r.lost != nil {
-			if done, err := b.afterRace(ctx, &r); done || err != nil {
-				return struct{}{}, err
-			}
-		}
-		err := b.pushOnce(ctx, cp, next, f, &r)
-		if errors.Is(err, errRace) {
-			r.lost = err
-			return struct{}{}, backoff.Again(err)
-		}
-		return struct{}{}, err
+	_, err := backoff.Do(ctx, b.retry, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, b.pushRace(ctx, cp, next, f, &r)
 	})
 	return err
+}
+
+// pushRace pushes the save until it lands or fails, or until a push loses
+// while the branch stays where it was: that one returns marked for the
+// backoff (see pushRetry).
+func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles, r *race) error {
+	if r.lost != nil { // after the backoff's wait: the branch may have moved
+		if done, err := b.afterRace(ctx, r); done || err != nil {
+			return err
+		}
+	}
+	for {
+		err := b.pushOnce(ctx, cp, next, f, r)
+		if !errors.Is(err, errRace) {
+			return err
+		}
+		r.lost = err
+		if err := b.sleep(ctx, overtakenPause(r.overtaken)); err != nil {
+			return fmt.Errorf("%w while waiting to retry: %w", err, r.lost)
+		}
+		if done, err := b.afterRace(ctx, r); done || err != nil {
+			return err
+		}
+		if errors.Is(r.lost, errRefused) && b.head == r.head {
+			if r.refusals++; r.refusals == maxRefusals {
+				return r.lost
+			}
+		}
+		if b.head == r.head || r.overtaken == maxOvertaken {
+			return backoff.Again(r.lost)
+		}
+		r.overtaken++
+	}
+}
+
+// overtakenPause is the wait before pushing again after the n-th loss of
+// a save to other writers: pushRetry's, growing as its waits do (a retry at
+// once after every loss made eight writers' requests three times as many,
+// and the saves slower).
+func overtakenPause(n int) time.Duration {
+	d := pushRetry.Cap
+	if n < 16 {
+		d = min(pushRetry.First<<n, pushRetry.Cap)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits d, or until ctx ends (at once with the retry's test clock).
+func (b *Branch) sleep(ctx context.Context, d time.Duration) error {
+	if b.retry.Sleep != nil {
+		return b.retry.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // pushOnce commits the save on the head last seen and pushes it.
@@ -195,6 +262,9 @@ func (b *Branch) pushOnce(ctx context.Context, cp, next *Checkpoint, f saveFiles
 	}
 	r.tried = append(r.tried, ownKey(own))
 	b.remember(r.id, ownKey(own))
+	if b.beforePush != nil {
+		b.beforePush()
+	}
 	commit, err := b.push(ctx, root, next)
 	if err != nil {
 		return err
@@ -206,26 +276,21 @@ func (b *Branch) pushOnce(ctx context.Context, cp, next *Checkpoint, f saveFiles
 
 // race is what commitAndPush remembers across its attempts.
 type race struct {
-	id       string
-	lost     error         // why the last push failed; nil before the first
-	base     string        // the state of the run's files the attempt built on
-	head     plumbing.Hash // the head it built on
-	tried    []string      // states of the run's files this save pushed
-	refusals int
+	id        string
+	lost      error         // why the last push failed; nil before the first
+	base      string        // the state of the run's files the attempt built on
+	head      plumbing.Hash // the head it built on
+	tried     []string      // states of the run's files this save pushed
+	refusals  int
+	overtaken int // pushes lost to other writers' checkpoints
 }
 
-// afterRace, after the backoff's wait, fetches the branch and decides:
-// done when an earlier attempt landed after all, an error when the push
-// cannot succeed (someone else wrote this run, or the remote keeps
-// refusing without a race).
+// afterRace, after a lost push, fetches the branch and decides: done when
+// an earlier attempt landed after all, an error when the push cannot
+// succeed (someone else wrote this run).
 func (b *Branch) afterRace(ctx context.Context, r *race) (done bool, err error) {
 	if err := b.refresh(ctx); err != nil {
 		return false, err
-	}
-	if errors.Is(r.lost, errRefused) && b.head == r.head {
-		if r.refusals++; r.refusals == maxRefusals {
-			return false, r.lost
-		}
 	}
 	now := ownKey(b.runEntries(r.id))
 	switch {
@@ -268,7 +333,10 @@ func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint)
 		return plumbing.ZeroHash, err
 	}
 	objs = append(objs, commit)
-	return commit, b.remote.push(ctx, b.store, b.head, commit, objs)
+	start := time.Now()
+	err = b.remote.push(ctx, b.store, b.head, commit, objs)
+	b.exchange += time.Since(start)
+	return commit, err
 }
 
 // runPath is where a run's tree is in the branch.

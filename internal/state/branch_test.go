@@ -73,8 +73,7 @@ func TestBranchConcurrentWriters(t *testing.T) {
 // saveRun saves iterations 1 to n of run id, changing a file of its loop
 // root each time, with a pause of up to 50 ms before each save for the
 // iteration's work (without it, a writer that just won pushes again from
-// its own head at once, and the others wait for the bounded retries to
-// run out).
+// its own head at once, and the others lose every race until it is done).
 func saveRun(t *testing.T, url, id string, n int) error {
 	root := t.TempDir()
 	b, err := state.OpenBranch(t.Context(), state.BranchOptions{Root: root, Branch: "loop-state", Remote: url, Token: "s3cret"})
