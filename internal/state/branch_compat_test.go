@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // oldLayoutBranch makes the branch loop-state of bare hold run id, n
@@ -40,7 +41,7 @@ func oldLayoutBranch(t *testing.T, bare, id string, n int) (ledger, log string) 
 	writeFile(t, filepath.Join(run, "workspace", "a.txt"), "a\n")
 	index := filepath.Join(t.TempDir(), "index")
 	git := func(args ...string) string {
-		return strings.TrimSpace(runGit(t, dir, append([]string{"--git-dir=" + bare, "--work-tree=" + dir}, args...)...))
+		return strings.TrimSpace(gitfake.Git(t, dir, append([]string{"--git-dir=" + bare, "--work-tree=" + dir}, args...)...))
 	}
 	t.Setenv("GIT_INDEX_FILE", index)
 	git("add", "-A")
@@ -82,7 +83,7 @@ func TestBranchReadsOldLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(ledger+string(next.Ledger), log+string(next.Log), 121)
-	files := runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/old/run")
+	files := gitfake.Git(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/old/run")
 	var flat []string
 	for f := range strings.Lines(files) {
 		if d, _, ok := strings.Cut(f, "/"); ok && strings.Count(f, "/") == 1 && d != "workspace" {
@@ -97,7 +98,7 @@ func TestBranchReadsOldLayout(t *testing.T) {
 			t.Errorf("the branch lacks runs/old/run/%s", want)
 		}
 	}
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }
 
 // TestBranchGoesBackAcrossBuckets saves a run from a checkpoint older
@@ -129,7 +130,7 @@ func TestBranchGoesBackAcrossBuckets(t *testing.T) {
 	if _, err := b.Summary(t.Context(), "old/run", 150); err == nil {
 		t.Error("the summary of iteration 150 survived a save from iteration 98")
 	}
-	if n := strings.Count(runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/old/run/ledger"), "\n"); n != 99 {
+	if n := strings.Count(gitfake.Git(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/old/run/ledger"), "\n"); n != 99 {
 		t.Errorf("the branch holds %d ledger chunks, want 99", n)
 	}
 }

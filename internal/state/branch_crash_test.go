@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // Environment of the child process of TestBranchCrashConsistency.
@@ -103,8 +104,8 @@ func TestBranchCrashConsistency(t *testing.T) {
 	}
 	t.Logf("seed %d (replay with %s=%d)", seed, branchCrashSeed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	srv := startGitServer(t, "crash-token")
-	url, bare := srv.repo(t, "state.git")
+	srv := gitfake.Start(t, gitfake.Options{Tokens: []string{"crash-token"}})
+	url, bare := srv.Repo(t, "state.git")
 	child := []string{
 		branchSaverURL + "=" + url, branchSaverToken + "=crash-token",
 		branchSaverRoot + "=" + t.TempDir(), branchSaverCache + "=" + t.TempDir(),
@@ -113,11 +114,11 @@ func TestBranchCrashConsistency(t *testing.T) {
 	for round := range 12 {
 		delay := time.Duration(rng.Int64N(int64(250 * time.Millisecond)))
 		killBranchSaver(t, child, delay)
-		if srv.inflight.Load() > 0 {
+		if srv.InFlight() > 0 {
 			midRequest++ // killed while the server was answering it
 		}
-		srv.settle(t)
-		fsck(t, bare)
+		srv.Settle(t)
+		gitfake.Fsck(t, bare)
 		n := checkBranchHead(t, url)
 		if n < committed {
 			t.Fatalf("round %d: the checkpoint went back from iteration %d to %d", round, committed, n)

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // cacheObjects returns the loose objects and packs of a local state repository.
 func cacheObjects(t *testing.T, cache string) (loose, packs int) {
 	t.Helper()
-	for line := range strings.Lines(runGit(t, "", "--git-dir="+cache, "count-objects", "-v")) {
+	for line := range strings.Lines(gitfake.Git(t, "", "--git-dir="+cache, "count-objects", "-v")) {
 		k, v, _ := strings.Cut(strings.TrimSpace(line), ": ")
 		n, _ := strconv.Atoi(v)
 		switch k {
@@ -99,5 +100,5 @@ func TestBranchCacheStaysBounded(t *testing.T) {
 	if err := fresh.Save(t.Context(), got, commitFor(1)); err != nil {
 		t.Fatalf("Save on the collected cache: %v", err)
 	}
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }

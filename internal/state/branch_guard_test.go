@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // refs lists a bare repository's refs and where they point.
 func refs(t *testing.T, bare string) string {
 	t.Helper()
-	return runGit(t, "", "--git-dir="+bare, "for-each-ref", "--format=%(refname) %(objectname)")
+	return gitfake.Git(t, "", "--git-dir="+bare, "for-each-ref", "--format=%(refname) %(objectname)")
 }
 
 // TestBranchRefusesOtherBranches: a branch: store named after a branch
@@ -29,20 +30,20 @@ func TestBranchRefusesOtherBranches(t *testing.T) {
 	}{
 		{name: "the default branch", branch: "main", seed: func(t *testing.T, work string) {
 			writeFile(t, filepath.Join(work, "README.md"), "# project\n")
-			runGit(t, work, "add", "-A")
-			runGit(t, work, "commit", "-q", "-m", "initial commit")
+			gitfake.Git(t, work, "add", "-A")
+			gitfake.Git(t, work, "commit", "-q", "-m", "initial commit")
 		}, refuse: `branch "main" refused as a state branch: its tip`},
 		{name: "a checkpoint pushed onto code", branch: "main", seed: func(t *testing.T, work string) {
 			writeFile(t, filepath.Join(work, "main.go"), "package main\n")
 			writeFile(t, filepath.Join(work, "runs", "a", "b", "checkpoint.json"), "{}\n")
-			runGit(t, work, "add", "-A")
-			runGit(t, work, "commit", "-q", "-m", "checkpoint a/b iteration 1 (running)")
+			gitfake.Git(t, work, "add", "-A")
+			gitfake.Git(t, work, "commit", "-q", "-m", "checkpoint a/b iteration 1 (running)")
 		}, refuse: `holds main.go, runs, not only runs/`},
 		{name: "a fresh name", branch: "loop-state"},
 		{name: "an orphan holding runs only", branch: "main", seed: func(t *testing.T, work string) {
 			writeFile(t, filepath.Join(work, "runs", "other", "checkpoint.json"), "{}\n")
-			runGit(t, work, "add", "-A")
-			runGit(t, work, "commit", "-q", "-m", "made by hand")
+			gitfake.Git(t, work, "add", "-A")
+			gitfake.Git(t, work, "commit", "-q", "-m", "made by hand")
 		}},
 	}
 	for _, tt := range tests {
@@ -51,9 +52,9 @@ func TestBranchRefusesOtherBranches(t *testing.T) {
 			bare := newBare(t, t.TempDir(), "origin.git")
 			if tt.seed != nil {
 				work := filepath.Join(t.TempDir(), "work")
-				runGit(t, "", "init", "-q", "-b", "main", work)
+				gitfake.Git(t, "", "init", "-q", "-b", "main", work)
 				tt.seed(t, work)
-				runGit(t, work, "push", "-q", bare, "main")
+				gitfake.Git(t, work, "push", "-q", bare, "main")
 			}
 			before := refs(t, bare)
 			b, err := state.OpenBranch(t.Context(), state.BranchOptions{Root: t.TempDir(), Branch: tt.branch, Remote: bare})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // TestBranchResumesAfterUnwrittenObjects: a process that pushed its
@@ -38,7 +39,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 	state.StopWriting(dead)
 	save(dead, 2)
 	save(dead, 3)
-	head := strings.TrimSpace(runGit(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
+	head := strings.TrimSpace(gitfake.Git(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
 	if exec.Command("git", "--git-dir="+cache, "cat-file", "-e", head).Run() == nil {
 		t.Fatal("the local repository holds the head: the test proves nothing")
 	}
@@ -63,7 +64,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 	if err := next.Close(); err != nil {
 		t.Fatal(err)
 	}
-	head = strings.TrimSpace(runGit(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
+	head = strings.TrimSpace(gitfake.Git(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
 	if err := exec.Command("git", "--git-dir="+cache, "cat-file", "-e", head).Run(); err != nil {
 		t.Errorf("Close left the head %s unwritten in the local repository: %v", head, err)
 	}
@@ -73,7 +74,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 		t.Fatalf("Load after the resumed save = %+v, %v; want iteration 4", got, err)
 	}
 	checkCommitted(t, last, "loop/main", ledger, log)
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }
 
 // checkWhole fails the test unless every commit and tree in the repository
@@ -82,7 +83,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 func checkWhole(t *testing.T, gitDir string) {
 	t.Helper()
 	var roots []string
-	for line := range strings.Lines(runGit(t, "", "--git-dir="+gitDir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")) {
+	for line := range strings.Lines(gitfake.Git(t, "", "--git-dir="+gitDir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")) {
 		id, kind, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if kind == "commit" || kind == "tree" {
 			roots = append(roots, id)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // TestBranchSaveOvertaken: a writer whose every push loses to another
@@ -49,8 +50,8 @@ func TestBranchSaveOvertaken(t *testing.T) {
 			t.Errorf("run %s resumes at iteration %d with %d ledger chunks, want %d", id, cp.Iteration, cp.LedgerChunks, want)
 		}
 	}
-	if n := strings.Count(runGit(t, "", "--git-dir="+bare, "log", "--format=%s", "loop-state"), "\n"); n != overtakes+1 {
+	if n := strings.Count(gitfake.Git(t, "", "--git-dir="+bare, "log", "--format=%s", "loop-state"), "\n"); n != overtakes+1 {
 		t.Errorf("%d commits on the branch, want %d", n, overtakes+1)
 	}
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }

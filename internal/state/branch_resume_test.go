@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -56,7 +57,7 @@ func TestBranchResumeElsewhere(t *testing.T) {
 	}
 
 	b := cloneDepth1(t, origin)
-	headB := runGit(t, b, "rev-parse", "HEAD")
+	headB := gitfake.Git(t, b, "rev-parse", "HEAD")
 	storeB, err := state.OpenBranch(t.Context(), state.BranchOptions{Root: b, Branch: "loop-state", Remote: "origin"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,10 +82,10 @@ func TestBranchResumeElsewhere(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(b, "debug.log")); !os.IsNotExist(err) {
 		t.Errorf("debug.log, ignored, reached clone B: %v", err)
 	}
-	if runGit(t, b, "rev-parse", "HEAD") != headB {
+	if gitfake.Git(t, b, "rev-parse", "HEAD") != headB {
 		t.Error("Restore moved clone B's HEAD")
 	}
-	runGit(t, b, "status", "--short") // .git is intact
+	gitfake.Git(t, b, "status", "--short") // .git is intact
 }
 
 // projectOrigin is a bare repository holding a small project on main.
@@ -93,7 +94,7 @@ func projectOrigin(t *testing.T) string {
 	dir := t.TempDir()
 	origin := newBare(t, dir, "origin.git")
 	work := filepath.Join(dir, "seed")
-	runGit(t, "", "init", "-q", "-b", "main", work)
+	gitfake.Git(t, "", "init", "-q", "-b", "main", work)
 	writeFile(t, filepath.Join(work, "README.md"), "# project\n")
 	writeFile(t, filepath.Join(work, ".gitignore"), "*.log\n")
 	writeFile(t, filepath.Join(work, "src", "main.go"), "package main\n\nfunc main() {}\n")
@@ -101,10 +102,10 @@ func projectOrigin(t *testing.T) string {
 	writeExec(t, filepath.Join(work, "scripts", "build.sh"), "#!/bin/sh\ngo build ./...\n")
 	mustDo(t, os.MkdirAll(filepath.Join(work, "docs"), 0o755))
 	mustDo(t, os.Symlink("../README.md", filepath.Join(work, "docs", "readme-link")))
-	runGit(t, work, "add", "-A")
-	runGit(t, work, "commit", "-q", "-m", "project")
-	runGit(t, work, "push", "-q", origin, "main")
-	runGit(t, "", "--git-dir="+origin, "symbolic-ref", "HEAD", "refs/heads/main")
+	gitfake.Git(t, work, "add", "-A")
+	gitfake.Git(t, work, "commit", "-q", "-m", "project")
+	gitfake.Git(t, work, "push", "-q", origin, "main")
+	gitfake.Git(t, "", "--git-dir="+origin, "symbolic-ref", "HEAD", "refs/heads/main")
 	return origin
 }
 
@@ -112,7 +113,7 @@ func projectOrigin(t *testing.T) string {
 func cloneDepth1(t *testing.T, origin string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	runGit(t, "", "clone", "-q", "--depth", "1", "file://"+origin, dir)
+	gitfake.Git(t, "", "clone", "-q", "--depth", "1", "file://"+origin, dir)
 	return dir
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // TestBranchConcurrentWriters has 8 runs save 10 checkpoints each at once
@@ -25,8 +26,8 @@ import (
 func TestBranchConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	const runs, saves = 8, 10
-	srv := startGitServer(t, "s3cret")
-	url, bare := srv.repo(t, "state.git")
+	srv := gitfake.Start(t, gitfake.Options{Tokens: []string{"s3cret"}})
+	url, bare := srv.Repo(t, "state.git")
 	var wg sync.WaitGroup
 	errs := make([]error, runs)
 	for i := range runs {
@@ -38,10 +39,10 @@ func TestBranchConcurrentWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d HTTP requests for %d checkpoints", srv.requests.Load(), runs*saves)
+	t.Logf("%d HTTP requests for %d checkpoints", srv.Requests(), runs*saves)
 
 	perRun := map[string]int{}
-	for line := range strings.Lines(runGit(t, "", "--git-dir="+bare, "log", "--format=%s", "loop-state")) {
+	for line := range strings.Lines(gitfake.Git(t, "", "--git-dir="+bare, "log", "--format=%s", "loop-state")) {
 		var id string
 		var n int
 		if _, err := fmt.Sscanf(line, "checkpoint %s iteration %d", &id, &n); err != nil {
@@ -62,12 +63,12 @@ func TestBranchConcurrentWriters(t *testing.T) {
 		if cp.Iteration != saves || cp.LedgerChunks != saves {
 			t.Errorf("run %s resumes at iteration %d with %d ledger chunks, want %d and %d", id, cp.Iteration, cp.LedgerChunks, saves, saves)
 		}
-		chunks := runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/"+id+"/ledger")
+		chunks := gitfake.Git(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state:runs/"+id+"/ledger")
 		if n := strings.Count(chunks, "\n"); n != saves {
 			t.Errorf("run %s has %d ledger chunks on the branch, want %d", id, n, saves)
 		}
 	}
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }
 
 // saveRun saves iterations 1 to n of run id, changing a file of its loop
@@ -109,8 +110,8 @@ func openBranchHTTP(t testing.TB, url, token, root string) *state.Branch {
 // so and never holds the token, nor a password in the remote's URL.
 func TestBranchToken(t *testing.T) {
 	t.Parallel()
-	srv := startGitServer(t, "right-token")
-	url, _ := srv.repo(t, "state.git")
+	srv := gitfake.Start(t, gitfake.Options{Tokens: []string{"right-token"}})
+	url, _ := srv.Repo(t, "state.git")
 	withPassword := strings.Replace(url, "http://", "http://x-access-token:wrong-password-987654@", 1)
 	for _, tc := range []struct{ url, token, secret, want string }{
 		{url, "wrong-token-0123456789", "wrong-token-0123456789", "the token was refused"},
@@ -213,7 +214,7 @@ func TestBranchLayout(t *testing.T) {
 	if sent[3] != 18 || sent[40] != sent[3] {
 		t.Errorf("objects sent by save 3: %d, by save 40: %d; want 18 each", sent[3], sent[40])
 	}
-	files := runGit(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state")
+	files := gitfake.Git(t, "", "--git-dir="+bare, "ls-tree", "-r", "--name-only", "loop-state")
 	want := []string{"runs/loop/main/checkpoint.json", "runs/loop/main/ledger/00/00/0000.jsonl", "runs/loop/main/ledger/00/00/0039.jsonl",
 		"runs/loop/main/log/00/00/0000.log", "runs/loop/main/log/00/00/0039.log", "runs/loop/main/reviews.json",
 		"runs/loop/main/summaries/00/00/0001.md", "runs/loop/main/summaries/00/00/0040.md", "runs/loop/main/workspace/src/a.go"}
@@ -225,22 +226,22 @@ func TestBranchLayout(t *testing.T) {
 	if n := strings.Count(files, "\n"); n != 3+3*40 {
 		t.Errorf("the branch holds %d files, want %d:\n%s", n, 3+3*40, files)
 	}
-	roots := runGit(t, "", "--git-dir="+bare, "rev-list", "--max-parents=0", "loop-state")
+	roots := gitfake.Git(t, "", "--git-dir="+bare, "rev-list", "--max-parents=0", "loop-state")
 	if strings.Count(roots, "\n") != 1 {
 		t.Errorf("the branch has %d root commits, want 1 (an orphan branch)", strings.Count(roots, "\n"))
 	}
-	subject := strings.TrimSpace(runGit(t, "", "--git-dir="+bare, "log", "-1", "--format=%s|%an <%ae>", "loop-state"))
+	subject := strings.TrimSpace(gitfake.Git(t, "", "--git-dir="+bare, "log", "-1", "--format=%s|%an <%ae>", "loop-state"))
 	if want := "checkpoint loop/main iteration 40 (running)|" + state.DefaultAuthor; subject != want {
 		t.Errorf("last commit %q, want %q", subject, want)
 	}
-	fsck(t, bare)
+	gitfake.Fsck(t, bare)
 }
 
 // looseObjects counts the loose objects of a bare repository: a push of
 // fewer than 100 objects (receive.unpackLimit) lands as loose objects.
 func looseObjects(t *testing.T, bare string) int {
 	t.Helper()
-	for line := range strings.Lines(runGit(t, "", "--git-dir="+bare, "count-objects", "-v")) {
+	for line := range strings.Lines(gitfake.Git(t, "", "--git-dir="+bare, "count-objects", "-v")) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "count: "); ok {
 			n, _ := strconv.Atoi(v)
 			return n
@@ -271,15 +272,15 @@ func TestBranchLoadRejects(t *testing.T) {
 				t.Fatal(err)
 			}
 			work := filepath.Join(t.TempDir(), "work")
-			runGit(t, "", "clone", "-q", "-b", "loop-state", bare, work)
+			gitfake.Git(t, "", "clone", "-q", "-b", "loop-state", bare, work)
 			file := filepath.Join(work, "runs", "a", "b", "checkpoint.json")
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			writeFile(t, file, string(tt.edit(data)))
-			runGit(t, work, "commit", "-q", "-am", "damage")
-			runGit(t, work, "push", "-q", "origin", "loop-state")
+			gitfake.Git(t, work, "commit", "-q", "-am", "damage")
+			gitfake.Git(t, work, "push", "-q", "origin", "loop-state")
 			_, err = b.Load(t.Context(), "a/b")
 			if err == nil || !strings.Contains(err.Error(), tt.substr) || errors.Is(err, state.ErrNotFound) {
 				t.Errorf("Load = %v; want an error saying %q", err, tt.substr)
@@ -326,7 +327,7 @@ func TestBranchFetchIsIncremental(t *testing.T) {
 // packedObjects counts the objects in the packs of a repository.
 func packedObjects(t *testing.T, gitDir string) int {
 	t.Helper()
-	for line := range strings.Lines(runGit(t, "", "--git-dir="+gitDir, "count-objects", "-v")) {
+	for line := range strings.Lines(gitfake.Git(t, "", "--git-dir="+gitDir, "count-objects", "-v")) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "in-pack: "); ok {
 			n, _ := strconv.Atoi(v)
 			return n

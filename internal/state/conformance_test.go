@@ -16,6 +16,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
 // The tests in this file run against every kind of store: each must
@@ -83,7 +84,7 @@ func branchFixture(t testing.TB) *fixture {
 		elsewhere: func(t testing.TB) state.Store { return openBranch(t, bare, t.TempDir(), t.TempDir()) },
 		committed: func(t testing.TB, rel string) ([]byte, bool) {
 			cmd := exec.Command("git", "--git-dir="+bare, "cat-file", "-p", "loop-state:"+rel)
-			cmd.Env = gitEnv(t.TempDir())
+			cmd.Env = gitfake.Env(t.TempDir())
 			out, err := cmd.Output()
 			return out, err == nil
 		},

@@ -231,6 +231,9 @@ func (s *Server) Pushes() []Push {
 // Requests is how many HTTP requests the server received.
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
+// InFlight is how many requests the server is answering now.
+func (s *Server) InFlight() int64 { return s.inflight.Load() }
+
 // Settle waits, up to 10 s, until the server has answered every request
 // it received, such as the push of a client that was killed meanwhile.
 func (s *Server) Settle(tb testing.TB) {
