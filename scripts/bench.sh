@@ -67,6 +67,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 
+# bench runs go test's benchmarks with the arguments given and prints its
+# output; when go test fails, the output goes to stderr instead (a pipe
+# into awk would swallow the failure's message) and the script stops.
+bench() {
+	local out
+	if ! out=$(go test -run '^$' "$@" 2>&1); then
+		printf 'go test -bench %s failed:\n%s\n' "$*" "$out" >&2
+		exit 1
+	fi
+	printf '%s\n' "$out"
+}
+
 # spread NAME GOAL reads one number a line and prints NAME's median with
 # GOAL, and its min and max.
 spread() {
@@ -83,7 +95,7 @@ spread() {
 ms() { awk -v sub_="$1" 'index($1, "/" sub_ "-") {print $3 / 1e6}'; }
 
 echo "iterations" >&2
-go test -run '^$' -bench '^BenchmarkIteration' -benchtime 300x ./internal/runner/ |
+bench -bench '^BenchmarkIteration' -benchtime 300x ./internal/runner/ |
 	awk '/^BenchmarkIteration/ {
 		name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
 		printf "iteration/%s_ms %.2f <20\n", name, $3 / 1e6
@@ -96,7 +108,7 @@ go test -run '^$' -bench '^BenchmarkIteration' -benchtime 300x ./internal/runner
 metric() { awk -v pat="$1" -v unit="$2" 'index($1, pat) { for (i = 4; i <= NF; i++) if ($i == unit) print $(i - 1) }'; }
 
 echo "spawn floor: 10 agents and 10 checks against os/exec alone ($runs runs)" >&2
-out=$(go test -run '^$' -bench '^BenchmarkSpawnFloor$' -benchtime 20x -count "$runs" ./internal/runner/)
+out=$(bench -bench '^BenchmarkSpawnFloor$' -benchtime 20x -count "$runs" ./internal/runner/)
 for checks in serial all; do
 	name=spawn
 	[ "$checks" = all ] && name=spawn_checks0
@@ -107,7 +119,7 @@ for checks in serial all; do
 done
 
 echo "wave efficiency: 8 nodes sleeping 1 s against one ($runs runs)" >&2
-out=$(go test -run '^$' -bench '^BenchmarkWave$' -benchtime 5x -count "$runs" ./internal/runner/)
+out=$(bench -bench '^BenchmarkWave$' -benchtime 5x -count "$runs" ./internal/runner/)
 echo "$out" | metric BenchmarkWave one-ms/op | spread wave/one_ms -
 echo "$out" | metric BenchmarkWave eight-ms/op | spread wave/eight_ms -
 echo "$out" | metric BenchmarkWave efficiency | spread wave/efficiency '<=1.05'
@@ -119,7 +131,7 @@ for store in dir branch; do
 	[ "$store" = branch ] && bench=BenchmarkBranchSave
 	# One go test per run: -count runs each length $runs times in a row.
 	out=$(for _ in $(seq "$runs"); do
-		go test -run '^$' -bench "^$bench\$" -benchtime 20x -count 1 -timeout 30m ./internal/state/
+		bench -bench "^$bench\$" -benchtime 20x -count 1 -timeout 30m ./internal/state/
 	done)
 	echo "$out" | ms iteration=5 | spread "state/$store/save5_ms" -
 	echo "$out" | ms iteration=5000 | spread "state/$store/save5000_ms" -
@@ -144,7 +156,7 @@ for store in dir branch; do
 			awk '{print $1 / $2}' | spread state/branch/save5_over_exchange '<=1.25'
 		# The exchange alone (git's work for one save's 18 objects), and
 		# starting one git process.
-		push=$(go test -run '^$' -bench '^BenchmarkReceivePack$' -benchtime 20x -count "$runs" ./internal/gitremote/)
+		push=$(bench -bench '^BenchmarkReceivePack$' -benchtime 20x -count "$runs" ./internal/gitremote/)
 		echo "$push" | ms push | spread state/branch/push_ms -
 		echo "$push" | ms git-process | spread state/branch/git_process_ms -
 		# CPU time per save: this process (its writer of the local
@@ -156,7 +168,7 @@ for store in dir branch; do
 done
 
 echo "resume of a 1,000-iteration run" >&2
-go test -run '^$' -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./internal/runner/ |
+bench -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./internal/runner/ |
 	awk '/^BenchmarkResume/ {
 		name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
 		printf "resume/%s_ms %.1f <200\n", name, $5
@@ -169,7 +181,7 @@ echo "git hook" >&2
 internal/hook/testdata/bench.sh 9 2000 0.3
 
 echo "cost overshoot ($runs runs)" >&2
-over=$(go test -run '^$' -bench '^BenchmarkCostOvershoot$' -benchtime 1x -count "$runs" ./internal/runner/)
+over=$(bench -bench '^BenchmarkCostOvershoot$' -benchtime 1x -count "$runs" ./internal/runner/)
 for m in overshoot-usd:overshoot_usd:- inflight-usd:inflight_usd:- overshoot/inflight:overshoot_ratio:'<=1'; do
 	IFS=: read -r unit name goal <<<"$m"
 	echo "$over" | awk -v unit="$unit" '/^Benchmark/ {
@@ -178,7 +190,7 @@ for m in overshoot-usd:overshoot_usd:- inflight-usd:inflight_usd:- overshoot/inf
 done
 
 echo "ignored files listed before each measurement ($runs runs)" >&2
-go test -run '^$' -bench '^BenchmarkScanUncarried20k$' -benchtime 20x -count "$runs" ./internal/workspace/ |
+bench -bench '^BenchmarkScanUncarried20k$' -benchtime 20x -count "$runs" ./internal/workspace/ |
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/scan20k_ms -
-go test -run '^$' -bench '^BenchmarkSnapshot10k$/^warm$' -benchtime 20x -count "$runs" ./internal/workspace/ |
+bench -bench '^BenchmarkSnapshot10k$/^warm$' -benchtime 20x -count "$runs" ./internal/workspace/ |
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/snapshot10k_warm_ms -

@@ -28,7 +28,19 @@ setup=${1:-5}
 publish=${2:-300}
 prepare=${3:-20}
 
-go test -run '^$' -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" . |
+# bench runs go test's benchmarks with the arguments given and prints its
+# output; when go test fails, the output goes to stderr instead (a pipe
+# into awk would swallow the failure's message) and the script stops.
+bench() {
+	local out
+	if ! out=$(go test -run '^$' "$@" 2>&1); then
+		printf 'go test -bench %s failed:\n%s\n' "$*" "$out" >&2
+		exit 1
+	fi
+	printf '%s\n' "$out"
+}
+
+bench -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" . |
 	awk '/^BenchmarkSetupAndPublish10k/ {
 		for (i = 3; i < NF; i++) m[$(i + 1)] = $i
 		printf "isolate/setup_publish_10k_ms %s -\n", m["isolate-ms/op"]
@@ -36,7 +48,7 @@ go test -run '^$' -bench '^BenchmarkSetupAndPublish10k$' -benchtime "${setup}x" 
 		printf "isolate/setup_publish_10k_ratio %.2f <=1.0\n", m["isolate/git"]
 	}'
 
-go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" . |
+bench -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" . |
 	awk '/^BenchmarkPublish\// {
 		split($1, p, "/"); sub(/-[0-9]+$/, "", p[4])
 		t[p[3] "/" p[4]] = $3
@@ -56,7 +68,7 @@ go test -run '^$' -bench '^BenchmarkPublish$/inotify' -benchtime "${publish}x" .
 		printf "isolate/publish_per_file_ratio %.2f ~1\n", s10 / s1
 	}'
 
-go test -run '^$' -bench '^BenchmarkPrepareWarm10k$' -benchtime "${prepare}x" . |
+bench -bench '^BenchmarkPrepareWarm10k$' -benchtime "${prepare}x" . |
 	awk '/^BenchmarkPrepareWarm10k\// {
 		split($1, p, "/"); sub(/-[0-9]+$/, "", p[3])
 		t[p[2] "/" p[3]] = $3
