@@ -37,6 +37,9 @@ func buildRepo(b *testing.B, files int, commit bool) string {
 	}
 	if commit {
 		git(b, root, "init", "-q")
+		// No gc in the background after the commit: it would pack and
+		// remove loose objects while the benchmark measures.
+		git(b, root, "config", "gc.auto", "0")
 		git(b, root, "add", "-A")
 		git(b, root, "commit", "-qm", "init")
 	}

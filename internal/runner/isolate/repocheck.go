@@ -104,9 +104,15 @@ func checkObjects(dir string, top bool) error {
 }
 
 // checkDirFiles reports an error unless every entry of dir is a regular
-// file (info/ may also hold directories: they are not read).
+// file (info/ may also hold directories: they are not read). A dir gone
+// since its parent was listed holds nothing: git gc, which the user's git
+// may run in the background after a commit, removes the fan-out
+// directories it has packed.
 func checkDirFiles(dir string) error {
 	entries, err := listDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
