@@ -30,15 +30,15 @@
 #   state/dir/*     a checkpoint at iteration 5,000 against one at
 #   state/branch/*  iteration 5, for the dir: and the branch: store (a
 #                   local remote over file://). Goal: ratio <= 1.2. The
-#                   branch store's save is also split, in the same saves:
-#                   exchange5_ms is its receive-pack exchange (the pack,
+#                   branch store saves both lengths in each op, one after
+#                   the other, and splits each save in the same saves:
+#                   exchange*_ms is its receive-pack exchange (the pack,
 #                   and git receive-pack until it exits: ~5 git processes
-#                   and ~20 loose objects written twice), ours_ms the rest
-#                   (goal <= 20 ms; ours5000_ms at iteration 5,000),
-#                   save5_over_exchange the save against that floor (goal
-#                   <= 1.25); push_ms is one such exchange alone,
-#                   git_process_ms the start of one git process;
-#                   save5_self_cpu_ms and save5_git_cpu_ms are the CPU time
+#                   and ~20 loose objects written twice), ours*_ms the rest
+#                   (goal <= 20 ms), save5_over_exchange the save against
+#                   that floor (goal <= 1.25); push_ms is one such exchange
+#                   alone, git_process_ms the start of one git process;
+#                   save_self_cpu_ms and save_git_cpu_ms are the CPU time
 #                   a save takes in this process and in git's.
 #   resume/*        runner: resume of a 1,000-iteration run until the first
 #                   new iteration starts (dir: store, and branch: store with
@@ -126,46 +126,45 @@ echo "$out" | metric BenchmarkWave efficiency | spread wave/efficiency '<=1.05'
 echo "$out" | metric BenchmarkWave floor-efficiency | spread wave/floor_efficiency -
 
 echo "checkpoint cost, iteration 5,000 / iteration 5 ($runs runs)" >&2
-for store in dir branch; do
-	bench=BenchmarkSave
-	[ "$store" = branch ] && bench=BenchmarkBranchSave
-	# One go test per run: -count runs each length $runs times in a row.
-	out=$(for _ in $(seq "$runs"); do
-		bench -bench "^$bench\$" -benchtime 20x -count 1 -timeout 30m ./internal/state/
-	done)
-	echo "$out" | ms iteration=5 | spread "state/$store/save5_ms" -
-	echo "$out" | ms iteration=5000 | spread "state/$store/save5000_ms" -
-	# Runs interleave the two lengths: pair the k-th of each.
-	paste <(echo "$out" | ms iteration=5) <(echo "$out" | ms iteration=5000) |
-		awk '{print $2 / $1}' | spread "state/$store/ratio" '<=1.2'
-	if [ "$store" = branch ]; then
-		# metric UNIT [LENGTH]: that metric of each run at iteration
-		# LENGTH (5), one a line.
-		metric() {
-			echo "$out" | awk -v unit="$1" -v at="/iteration=${2:-5}-" 'index($1, at) {
-				for (i = 4; i < NF; i++) if ($(i + 1) == unit) print $i
-			}'
-		}
-		# Each save split in the same saves: the receive-pack exchange
-		# (packing, git receive-pack until it exits) and the store's own
-		# work, and the save against the exchange, git's floor.
-		metric exchange-ms/op | spread state/branch/exchange5_ms -
-		metric ours-ms/op | spread state/branch/ours_ms '<=20'
-		metric ours-ms/op 5000 | spread state/branch/ours5000_ms '<=20'
-		paste <(echo "$out" | ms iteration=5) <(metric exchange-ms/op) |
-			awk '{print $1 / $2}' | spread state/branch/save5_over_exchange '<=1.25'
-		# The exchange alone (git's work for one save's 18 objects), and
-		# starting one git process.
-		push=$(bench -bench '^BenchmarkReceivePack$' -benchtime 20x -count "$runs" ./internal/gitremote/)
-		echo "$push" | ms push | spread state/branch/push_ms -
-		echo "$push" | ms git-process | spread state/branch/git_process_ms -
-		# CPU time per save: this process (its writer of the local
-		# repository included), and the git processes it waited for.
-		for m in self git; do
-			metric "$m-cpu-ms/op" | spread "state/branch/save5_${m}_cpu_ms" -
-		done
-	fi
-done
+# One go test per run: -count runs each length $runs times in a row.
+out=$(for _ in $(seq "$runs"); do
+	bench -bench '^BenchmarkSave$' -benchtime 20x -count 1 ./internal/state/
+done)
+echo "$out" | ms iteration=5 | spread state/dir/save5_ms -
+echo "$out" | ms iteration=5000 | spread state/dir/save5000_ms -
+# Runs interleave the two lengths: pair the k-th of each.
+paste <(echo "$out" | ms iteration=5) <(echo "$out" | ms iteration=5000) |
+	awk '{print $2 / $1}' | spread state/dir/ratio '<=1.2'
+
+# The branch store's benchmark saves both lengths in every op, one right
+# after the other, and splits each save in the same saves: the
+# receive-pack exchange (packing, git receive-pack until it exits) and the
+# store's own work, and the save against the exchange, git's floor.
+out=$(bench -bench '^BenchmarkBranchSave$' -benchtime 20x -count "$runs" -timeout 30m ./internal/state/)
+# metric UNIT prints that metric of each run, one a line.
+metric() {
+	echo "$out" | awk -v unit="$1" '/^Benchmark/ {
+		for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
+	}'
+}
+metric save5-ms/op | spread state/branch/save5_ms -
+metric save5000-ms/op | spread state/branch/save5000_ms -
+metric ratio | spread state/branch/ratio '<=1.2'
+metric exchange5-ms/op | spread state/branch/exchange5_ms -
+metric exchange5000-ms/op | spread state/branch/exchange5000_ms -
+metric ours5-ms/op | spread state/branch/ours_ms '<=20'
+metric ours5000-ms/op | spread state/branch/ours5000_ms '<=20'
+paste <(metric save5-ms/op) <(metric exchange5-ms/op) |
+	awk '{print $1 / $2}' | spread state/branch/save5_over_exchange '<=1.25'
+# CPU time per save: this process (its writer of the local repository
+# included), and the git processes it waited for.
+metric self-cpu-ms/op | spread state/branch/save_self_cpu_ms -
+metric git-cpu-ms/op | spread state/branch/save_git_cpu_ms -
+# The exchange alone (git's work for one save's 18 objects), and starting
+# one git process.
+push=$(bench -bench '^BenchmarkReceivePack$' -benchtime 20x -count "$runs" ./internal/gitremote/)
+echo "$push" | ms push | spread state/branch/push_ms -
+echo "$push" | ms git-process | spread state/branch/git_process_ms -
 
 echo "resume of a 1,000-iteration run" >&2
 bench -bench '^BenchmarkResume1000' -benchtime 10x -timeout 30m ./internal/runner/ |

@@ -10,66 +10,92 @@ import (
 	"github.com/loop-action/loop-action/internal/state"
 )
 
-// BenchmarkBranchSave measures one save of a run 5 iterations long and of
-// one 5,000 iterations long, on a branch in a bare repository reached over
-// file:// (so git-receive-pack runs as a child process, as a real push
-// would on the server). Each iteration is a chunk of 20 events, ~2 KiB of
-// log and a summary (benchCommit), and the measured save changes one file
-// of a 200-file workspace. The run is committed by SeedRun (the files its
-// saves would leave, pushed as one commit: 5,000 pushes would take
-// minutes), and the local cache collected, as a long run's would have
-// been. Each measured save is the run's next iteration, sending what a
-// real one sends (a few dozen saves do not change a run's length much).
-// The cost must not grow with the run; scripts/bench.sh compares the two
-// (medians of several runs, which interleave them, so that drift hits
-// both alike).
+// BenchmarkBranchSave measures a save of a run 5 iterations long against
+// one of a run 5,000 iterations long, each on a branch in a bare
+// repository reached over file:// (so git-receive-pack runs as a child
+// process, as a real push would on the server). Each iteration is a chunk
+// of 20 events, ~2 KiB of log and a summary (benchCommit), and the
+// measured save changes one file of a 200-file workspace. A run is
+// committed by SeedRun (the files its saves would leave, pushed as one
+// commit: 5,000 pushes would take minutes), and the local cache
+// collected, as a long run's would have been. Each measured save is the
+// run's next iteration, sending what a real one sends (a few dozen saves
+// do not change a run's length much).
 //
-// Besides the time, it reports the CPU time per save of this process
-// (self-cpu-ms/op: the store's own work, including writing the saves'
-// objects to the local repository after Save returned, all of them) and of the git
-// processes it waited for (git-cpu-ms/op: receive-pack and its children),
-// and splits each save's time in two: exchange-ms/op, the receive-pack
-// exchange (building the pack and git's work until it exits), and
-// ours-ms/op, the rest of the save (the store's own work on the critical
-// path). BenchmarkReceivePack (package gitremote) measures the push
+// Every op saves both runs, one right after the other, so that the
+// machine's drift (git's exchange varies twofold under load) hits both
+// alike; it reports save5-ms/op and save5000-ms/op, their ratio (the cost
+// must not grow with the run), and each save split in two:
+// exchange*-ms/op, the receive-pack exchange (building the pack and git's
+// work until it exits), and ours*-ms/op, the rest (the store's own work on
+// the critical path). self-cpu-ms/op and git-cpu-ms/op are the CPU time a
+// save takes in this process (writing the saves' objects to the local
+// repository after Save returned included) and in the git processes it
+// waited for. BenchmarkReceivePack (package gitremote) measures the push
 // exchange alone.
 func BenchmarkBranchSave(b *testing.B) {
-	for _, length := range []int{5, 5000} {
-		b.Run(fmt.Sprintf("iteration=%d", length), func(b *testing.B) {
-			bare := newBare(b, b.TempDir(), "state.git")
-			root := benchWorkspace(b, 200)
-			br := openBranch(b, "file://"+bare, root, b.TempDir())
-			cp := newCheckpoint("bench/main")
-			if err := state.SeedRun(b.Context(), br, cp, length, benchCommit); err != nil {
-				b.Fatal(err)
-			}
-			if err := state.CollectCache(br); err != nil {
-				b.Fatal(err)
-			}
-			self, git := cpuTimes()
-			exchange := state.ExchangeTime(br)
-			var saving time.Duration
-			for b.Loop() {
-				cp.Iteration++
-				touch(b, root, cp.Iteration)
-				start := time.Now()
-				if err := br.Save(b.Context(), cp, benchCommit(cp.Iteration)); err != nil {
-					b.Fatal(err)
-				}
-				saving += time.Since(start)
-			}
-			if err := state.WriteHeld(br); err != nil { // the saves' CPU time includes writing their objects
-				b.Fatal(err)
-			}
-			self2, git2 := cpuTimes()
-			exchange = state.ExchangeTime(br) - exchange
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
-			b.ReportMetric(ms(self2-self), "self-cpu-ms/op")
-			b.ReportMetric(ms(git2-git), "git-cpu-ms/op")
-			b.ReportMetric(ms(exchange), "exchange-ms/op")
-			b.ReportMetric(ms(saving-exchange), "ours-ms/op")
-		})
+	runs := []*benchRun{seedBenchRun(b, 5), seedBenchRun(b, 5000)}
+	self, git := cpuTimes()
+	for b.Loop() {
+		for _, r := range runs {
+			r.save(b)
+		}
 	}
+	for _, r := range runs {
+		if err := state.WriteHeld(r.br); err != nil { // the saves' CPU time includes writing their objects
+			b.Fatal(err)
+		}
+	}
+	self2, git2 := cpuTimes()
+	ms := func(d time.Duration, saves int) float64 { return float64(d.Microseconds()) / 1e3 / float64(saves) }
+	short, long := runs[0], runs[1]
+	b.ReportMetric(ms(short.saving, b.N), "save5-ms/op")
+	b.ReportMetric(ms(long.saving, b.N), "save5000-ms/op")
+	b.ReportMetric(float64(long.saving)/float64(short.saving), "ratio")
+	b.ReportMetric(ms(short.exchange(), b.N), "exchange5-ms/op")
+	b.ReportMetric(ms(long.exchange(), b.N), "exchange5000-ms/op")
+	b.ReportMetric(ms(short.saving-short.exchange(), b.N), "ours5-ms/op")
+	b.ReportMetric(ms(long.saving-long.exchange(), b.N), "ours5000-ms/op")
+	b.ReportMetric(ms(self2-self, 2*b.N), "self-cpu-ms/op")
+	b.ReportMetric(ms(git2-git, 2*b.N), "git-cpu-ms/op")
+}
+
+// benchRun is a run of BenchmarkBranchSave and what its saves took.
+type benchRun struct {
+	br       *state.Branch
+	root     string
+	cp       *state.Checkpoint
+	saving   time.Duration // the measured saves, in all
+	exchange func() time.Duration
+}
+
+// seedBenchRun commits a run length iterations long on a branch of its
+// own and collects the local cache.
+func seedBenchRun(b *testing.B, length int) *benchRun {
+	b.Helper()
+	bare := newBare(b, b.TempDir(), "state.git")
+	r := &benchRun{root: benchWorkspace(b, 200), cp: newCheckpoint("bench/main")}
+	r.br = openBranch(b, "file://"+bare, r.root, b.TempDir())
+	if err := state.SeedRun(b.Context(), r.br, r.cp, length, benchCommit); err != nil {
+		b.Fatal(err)
+	}
+	if err := state.CollectCache(r.br); err != nil {
+		b.Fatal(err)
+	}
+	before := state.ExchangeTime(r.br)
+	r.exchange = func() time.Duration { return state.ExchangeTime(r.br) - before }
+	return r
+}
+
+// save saves the run's next iteration, timing it.
+func (r *benchRun) save(b *testing.B) {
+	r.cp.Iteration++
+	touch(b, r.root, r.cp.Iteration)
+	start := time.Now()
+	if err := r.br.Save(b.Context(), r.cp, benchCommit(r.cp.Iteration)); err != nil {
+		b.Fatal(err)
+	}
+	r.saving += time.Since(start)
 }
 
 // BenchmarkBranchLoadRestore measures resuming a run 1,000 iterations long
