@@ -82,14 +82,7 @@ func (h *harness) run(ctx context.Context) Outcome {
 
 func (h *harness) events() []ledger.Event {
 	h.t.Helper()
-	b, err := h.store.Ledger(context.Background(), h.opts.RunID)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	evs, err := ledger.Decode(bytes.NewReader(b))
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	evs := ledgerOf(h.t, h.store, h.opts.RunID)
 	for i, e := range evs {
 		if e.Seq != i+1 {
 			h.t.Fatalf("event %d has seq %d", i+1, e.Seq)

@@ -73,12 +73,11 @@ func Fsck(tb testing.TB, bare string) {
 	Git(tb, "", "--git-dir="+bare, "fsck", "--strict", "--no-dangling")
 }
 
-// Push is one push a Server received: the refs its commands update, the
-// token it came with, and its request body (commands and pack).
+// Push is one push a Server received: the refs its commands update, and
+// the token it came with.
 type Push struct {
 	Refs  []string
 	Token string
-	Body  []byte
 }
 
 // Options are what a Server serves.
@@ -184,7 +183,7 @@ func (s *Server) intercept(r *http.Request, token string) error {
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	p := Push{Refs: pushedRefs(body), Token: token, Body: body}
+	p := Push{Refs: pushedRefs(body), Token: token}
 	s.mu.Lock()
 	s.pushes = append(s.pushes, p)
 	f := s.beforePush
