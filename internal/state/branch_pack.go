@@ -32,6 +32,9 @@ func (o *objects) fanPack(h plumbing.Hash, d indexed) (plumbing.Hash, error) {
 		if !ok {
 			continue // a directory holding something else is left alone
 		}
+		if fs, err = o.mergeBucket(c, fs); err != nil {
+			return h, err
+		}
 		blob, err := o.putBlob(encodeBucket(fs))
 		if err != nil {
 			return h, err
@@ -49,6 +52,30 @@ type packCandidate struct {
 	parent string           // its parent's name, at the first fan level
 	bucket object.TreeEntry // the directory
 	n, lo  int              // its name as a number, its first index
+	// packed is the consolidated bucket of the same hundred beside the
+	// directory, zero when there is none: a version before the
+	// consolidation, saving from an older checkpoint, left the blob and
+	// wrote new files beside it.
+	packed plumbing.Hash
+}
+
+// mergeBucket returns the files fs of candidate c with those of the
+// consolidated bucket beside it that fs lacks, in order.
+func (o *objects) mergeBucket(c packCandidate, fs []bucketFile) ([]bucketFile, error) {
+	if c.packed.IsZero() {
+		return fs, nil
+	}
+	old, err := o.readBucket(c.packed, c.lo)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range old {
+		if !slices.ContainsFunc(fs, func(g bucketFile) bool { return g.i == f.i }) {
+			fs = append(fs, f)
+		}
+	}
+	slices.SortFunc(fs, func(a, b bucketFile) int { return a.i - b.i })
+	return fs, nil
 }
 
 // packCandidates returns the bucket directories of the fanned tree whose
@@ -66,9 +93,14 @@ func (o *objects) packCandidates(top []object.TreeEntry, d indexed, below int) [
 		}
 		for _, e := range es {
 			lo, hi, ok := d.span(e, 1, base)
-			if ok && e.Mode == filemode.Dir && hi <= below {
-				out = append(out, packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan(), lo: lo})
+			if !ok || e.Mode != filemode.Dir || hi > below {
+				continue
 			}
+			c := packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan(), lo: lo}
+			if k := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == d.bucketName(c.n) && isBucket(x, 1) }); k >= 0 {
+				c.packed = es[k].Hash
+			}
+			out = append(out, c)
 		}
 	}
 	slices.SortFunc(out, func(a, b packCandidate) int { return a.lo - b.lo })
