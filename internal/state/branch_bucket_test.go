@@ -81,6 +81,18 @@ func branchFiles(t *testing.T, bare, path string, trees bool) []string {
 	return strings.Fields(gitfake.Git(t, "", args...))
 }
 
+// checkConsolidated fails the test unless run id's tree holds each
+// consolidated hundred of want ("ledger/00/00.jsonl").
+func checkConsolidated(t *testing.T, bare, id string, want ...string) {
+	t.Helper()
+	fs := branchFiles(t, bare, "runs/"+id, false)
+	for _, w := range want {
+		if !slices.Contains(fs, w) {
+			t.Errorf("runs/%s/%s is missing", id, w)
+		}
+	}
+}
+
 // saveNext saves the run's next iteration, lightCommit(cp.Iteration+1).
 func saveNext(t *testing.T, b *state.Branch, cp *state.Checkpoint) {
 	t.Helper()
@@ -175,10 +187,9 @@ func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 			t.Parallel()
 			bare := newBare(t, t.TempDir(), "state.git")
 			seedRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", 230)
-			for _, dir := range []string{"ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md"} {
-				if !slices.Contains(branchFiles(t, bare, "runs/loop/main", false), dir) {
-					t.Fatalf("runs/loop/main/%s is not consolidated: the test proves nothing", dir)
-				}
+			checkConsolidated(t, bare, "loop/main", "ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md")
+			if t.Failed() {
+				t.FailNow() // the drop would not end inside a consolidated hundred
 			}
 			b := openBranch(t, bare, t.TempDir(), t.TempDir())
 			head, err := b.Load(t.Context(), "loop/main")
@@ -200,9 +211,7 @@ func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 			}
 			saveNext(t, b, cp)
 			checkRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", cp.Iteration)
-			if fs := branchFiles(t, bare, "runs/loop/main/ledger", false); !slices.Contains(fs, "00/01.jsonl") {
-				t.Errorf("the ledger's second hundred is not consolidated again at iteration %d: %v", cp.Iteration, fs)
-			}
+			checkConsolidated(t, bare, "loop/main", "ledger/00/01.jsonl") // again
 			gitfake.Fsck(t, bare)
 		})
 	}
@@ -243,11 +252,7 @@ func TestBranchResumesMidConsolidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRun(t, openBranch(t, bare, t.TempDir(), cache), "loop/main", 103)
-	for _, dir := range []string{"ledger/00/00.jsonl", "log/00/00.log", "summaries/00/00.md"} {
-		if !slices.Contains(branchFiles(t, bare, "runs/loop/main", false), dir) {
-			t.Errorf("runs/loop/main/%s is missing", dir)
-		}
-	}
+	checkConsolidated(t, bare, "loop/main", "ledger/00/00.jsonl", "log/00/00.log", "summaries/00/00.md")
 	checkWhole(t, cache)
 	gitfake.Fsck(t, bare)
 }
@@ -277,12 +282,7 @@ func TestBranchConsolidatesOvertaken(t *testing.T) {
 	checkRun(t, reader, "loop/slow", 101)
 	checkRun(t, reader, "loop/fast", 103)
 	for _, id := range []string{"loop/slow", "loop/fast"} {
-		fs := branchFiles(t, bare, "runs/"+id, false)
-		for _, want := range []string{"ledger/00/00.jsonl", "log/00/00.log", "summaries/00/00.md"} {
-			if !slices.Contains(fs, want) {
-				t.Errorf("runs/%s/%s is missing", id, want)
-			}
-		}
+		checkConsolidated(t, bare, id, "ledger/00/00.jsonl", "log/00/00.log", "summaries/00/00.md")
 	}
 	gitfake.Fsck(t, bare)
 }

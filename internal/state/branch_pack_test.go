@@ -173,3 +173,73 @@ func TestFanPackMergesOldWrites(t *testing.T) {
 		t.Errorf("merged (-want +got):\n%s", d)
 	}
 }
+
+// countingStorage counts the objects read from it.
+type countingStorage struct {
+	*memory.Storage
+	reads int
+}
+
+func (s *countingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.reads++
+	return s.Storage.EncodedObject(t, h)
+}
+
+// TestFanPackReadsRecentFromMemory: the consolidation of a hundred this
+// process stored reads its files from memory, not from the store; one
+// whose files it did not store (another process's) reads them from the
+// store, the same.
+func TestFanPackReadsRecentFromMemory(t *testing.T) {
+	s := &countingStorage{Storage: memory.NewStorage()}
+	o := newObjects(s)
+	h := fanOf(t, o, logFiles, 101)
+	clear(o.trees) // the trees are read from the store either way
+	s.reads = 0
+	mine, err := o.fanPack(h, logFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.reads > 10 {
+		t.Errorf("consolidating files stored in this process read %d objects from the store, want only trees", s.reads)
+	}
+	other := newObjects(s) // another process: nothing in memory
+	s.reads = 0
+	theirs, err := other.fanPack(h, logFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.reads < 100 {
+		t.Errorf("consolidating another process's files read %d objects from the store, want its 100 files at least", s.reads)
+	}
+	if mine != theirs || mine == h {
+		t.Errorf("consolidated trees %s (from memory) and %s (from the store), want the same, not %s", mine, theirs, h)
+	}
+}
+
+// TestRecentBlobsBounded: the blobs kept in memory stay within
+// maxRecentBytes, the oldest dropped first, and large ones are not kept.
+func TestRecentBlobsBounded(t *testing.T) {
+	var r recentBlobs
+	chunk := make([]byte, 32<<10)
+	var ids []plumbing.Hash
+	for i := range 2 * maxRecentBytes / len(chunk) {
+		chunk[0], chunk[1] = byte(i), byte(i>>8)
+		h := plumbing.ComputeHash(plumbing.BlobObject, chunk)
+		r.add(h, chunk)
+		ids = append(ids, h)
+	}
+	if r.size > maxRecentBytes || len(r.data) != maxRecentBytes/len(chunk) {
+		t.Errorf("kept %d blobs, %d bytes; want %d, at most %d", len(r.data), r.size, maxRecentBytes/len(chunk), maxRecentBytes)
+	}
+	if _, ok := r.get(ids[0]); ok {
+		t.Error("the oldest blob is still kept")
+	}
+	if data, ok := r.get(ids[len(ids)-1]); !ok || data[0] != chunk[0] || data[1] != chunk[1] {
+		t.Error("the newest blob is not kept whole")
+	}
+	big := make([]byte, maxRecentBlob+1)
+	r.add(plumbing.ComputeHash(plumbing.BlobObject, big), big)
+	if _, ok := r.get(plumbing.ComputeHash(plumbing.BlobObject, big)); ok {
+		t.Error("a blob larger than maxRecentBlob is kept")
+	}
+}
