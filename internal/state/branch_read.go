@@ -195,8 +195,9 @@ func (b *Branch) Log(ctx context.Context, runID string) ([]byte, error) {
 }
 
 // chunks concatenates the chunks of the run's directory dir, the files of
-// files (in any layout, see fanAll) from 0: as many as count says, or (count -1) as many as it takes to
-// hold the bytes it says, which must end on a chunk's end.
+// files (in any layout, see fanAll) from 0: as many as count says, or
+// (count -1) as many as it takes to hold the bytes it says, which must end
+// on a chunk's end.
 func (b *Branch) chunks(ctx context.Context, runID, dir string, files indexed, count func(*Checkpoint) (int, int64)) ([]byte, error) {
 	cp, err := b.load(ctx, runID)
 	if err != nil {
