@@ -62,7 +62,8 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 // each push (which walks the previous head's tree) does not grow with the
 // run. A save from an older checkpoint that ends inside a consolidated
 // bucket expands it back. Versions before the consolidation read such a
-// run's checkpoint but not its ledger or log.
+// run's checkpoint but not its ledger or log ("committed chunk … is
+// missing"), nor the summaries of its consolidated buckets.
 //
 // Each commit is the commit point: readers see whole checkpoints only, and
 // the branch holds nothing a checkpoint does not count (a save from an
