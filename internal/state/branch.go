@@ -53,7 +53,17 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 // rewrites a few small trees, not directories that grow with the run.
 // Branches written before the fan-out, whose files lie flat in ledger/,
 // summaries/ and log/, are read as they are; a run's next save moves its
-// files into the fanned layout.
+// files into the fanned layout. Full hundreds are consolidated: once the
+// run has moved past a bucket, a save replaces its directory by one blob,
+// ledger/AA/BB.jsonl (summaries/AA/BB.md, log/AA/BB.log), the bucket's
+// files behind a header of their indices and sizes (see bucketMagic), one
+// bucket per directory per save at most. The head's tree then holds a
+// few entries per hundred iterations, so that git's connectivity check of
+// each push (which walks the previous head's tree) does not grow with the
+// run. A save from an older checkpoint that ends inside a consolidated
+// bucket expands it back. Versions before the consolidation read such a
+// run's checkpoint but not its ledger or log ("committed chunk … is
+// missing"), nor the summaries of its consolidated buckets.
 //
 // Each commit is the commit point: readers see whole checkpoints only, and
 // the branch holds nothing a checkpoint does not count (a save from an

@@ -62,6 +62,7 @@ func BenchmarkBranchSave(b *testing.B) {
 
 // benchRun is a run of BenchmarkBranchSave and what its saves took.
 type benchRun struct {
+	url      string // the remote
 	br       *state.Branch
 	root     string
 	cp       *state.Checkpoint
@@ -74,8 +75,8 @@ type benchRun struct {
 func seedBenchRun(b *testing.B, length int) *benchRun {
 	b.Helper()
 	bare := newBare(b, b.TempDir(), "state.git")
-	r := &benchRun{root: benchWorkspace(b, 200), cp: newCheckpoint("bench/main")}
-	r.br = openBranch(b, "file://"+bare, r.root, b.TempDir())
+	r := &benchRun{url: "file://" + bare, root: benchWorkspace(b, 200), cp: newCheckpoint("bench/main")}
+	r.br = openBranch(b, r.url, r.root, b.TempDir())
 	if err := state.SeedRun(b.Context(), r.br, r.cp, length, benchCommit); err != nil {
 		b.Fatal(err)
 	}
@@ -96,6 +97,75 @@ func (r *benchRun) save(b *testing.B) {
 		b.Fatal(err)
 	}
 	r.saving += time.Since(start)
+}
+
+// BenchmarkBranchConsolidatingSave measures the saves of a run 5,000
+// iterations long (and more) at the edge of a hundred: the save of
+// iteration X99, which consolidates nothing, of X00, which consolidates
+// the summaries of the hundred before, and of X01, which consolidates the
+// ledger's and the log's. Each op seeds the run up to the next edge and
+// collects the local cache outside the timer. In "same-process" the
+// process that stored the hundred consolidates it (from memory, see
+// recentBlobs); in "new-process" a new one does, reading the files from
+// the collected cache's pack, as a resumed run's first consolidation
+// does. It reports the store's own share of each save (the save less
+// git's receive-pack exchange): plain-ms/op, summaries-ms/op and
+// ledger+log-ms/op. BenchmarkBranchSave, whose saves seldom cross an
+// edge, measures the common save.
+func BenchmarkBranchConsolidatingSave(b *testing.B) {
+	for _, reopen := range []bool{false, true} {
+		name := map[bool]string{false: "same-process", true: "new-process"}[reopen]
+		b.Run(name, func(b *testing.B) { benchConsolidating(b, reopen) })
+	}
+}
+
+func benchConsolidating(b *testing.B, reopen bool) {
+	r := seedBenchRun(b, 5000)
+	var own [3]time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		r.seedToEdge(b, reopen)
+		b.StartTimer()
+		for k := range own {
+			exchange := state.ExchangeTime(r.br)
+			start := time.Now()
+			r.save(b)
+			own[k] += time.Since(start) - (state.ExchangeTime(r.br) - exchange)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(ms(own[0]), "plain-ms/op")
+	b.ReportMetric(ms(own[1]), "summaries-ms/op")
+	b.ReportMetric(ms(own[2]), "ledger+log-ms/op")
+}
+
+// seedToEdge seeds the run up to iteration X98 of the next hundred and
+// collects the local cache; with reopen, a new Branch on the same cache
+// takes the run over, as a resumed run's process would.
+func (r *benchRun) seedToEdge(b *testing.B, reopen bool) {
+	edge := r.cp.Iteration - r.cp.Iteration%100 + 98
+	if edge <= r.cp.Iteration {
+		edge += 100
+	}
+	if err := state.SeedRun(b.Context(), r.br, r.cp, edge, benchCommit); err != nil {
+		b.Fatal(err)
+	}
+	if err := state.CollectCache(r.br); err != nil {
+		b.Fatal(err)
+	}
+	if !reopen {
+		return
+	}
+	cache := r.br.Path()
+	if err := r.br.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r.br = openBranch(b, r.url, r.root, cache)
+	cp, err := r.br.Load(b.Context(), r.cp.RunID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.cp = cp
 }
 
 // BenchmarkBranchLoadRestore measures resuming a run 1,000 iterations long

@@ -52,7 +52,7 @@ func oldLayoutBranch(t *testing.T, bare, id string, n int) (ledger, log string) 
 
 // TestBranchReadsOldLayout checks that a run written before the fan-out
 // loads and reads whole, and that its next save moves its files into the
-// fanned layout without losing any.
+// fanned layout, its full hundreds consolidated, without losing any.
 func TestBranchReadsOldLayout(t *testing.T) {
 	bare := newBare(t, t.TempDir(), "state.git")
 	ledger, log := oldLayoutBranch(t, bare, "old/run", 120)
@@ -93,7 +93,12 @@ func TestBranchReadsOldLayout(t *testing.T) {
 	if d := cmp.Diff([]string(nil), flat); d != "" {
 		t.Errorf("files left flat after the save (-want +got):\n%s", d)
 	}
-	for _, want := range []string{"ledger/00/01/0120.jsonl", "log/00/00/0000.log", "summaries/00/01/0121.md"} {
+	// The full hundred 0-99 of each directory is consolidated at once (see
+	// TestBranchConsolidates), the hundred the run is in stays fanned out.
+	for _, want := range []string{
+		"ledger/00/00.jsonl", "ledger/00/01/0120.jsonl", "log/00/00.log", "log/00/01/0120.log",
+		"summaries/00/00.md", "summaries/00/01/0121.md",
+	} {
 		if !strings.Contains(files, want+"\n") {
 			t.Errorf("the branch lacks runs/old/run/%s", want)
 		}

@@ -18,7 +18,8 @@ import (
 // (two digits at least, more from chunk 1,000,000 on), the second the
 // hundreds within it. Checkpoints written before the fan-out kept the
 // files flat (ledger/0007.jsonl): readers find both, and the first save
-// of such a run moves its files into the fanned layout.
+// of such a run moves its files into the fanned layout. Full hundreds are
+// then consolidated into one blob each (see bucketMagic).
 
 // fanSpan holds the directory levels above a chunk, each bucket spanning
 // the number of indices given; the last is the fan-out.
@@ -49,7 +50,8 @@ var (
 	logFiles     = indexed{logChunkName, ".log"}
 )
 
-// fanGet returns the file of index i in the directory tree h, in either layout.
+// fanGet returns the file of index i in the directory tree h, flat or
+// fanned out (a consolidated bucket's files are read by fanData).
 func (o *objects) fanGet(h plumbing.Hash, d indexed, i int) (plumbing.Hash, bool, error) {
 	for _, p := range [][]string{append(fanPath(i), d.name(i)), {d.name(i)}} {
 		e, ok, err := o.lookup(h, p)
@@ -155,6 +157,14 @@ func (o *objects) dropLevel(h plumbing.Hash, d indexed, l, base, from int) (plum
 				e.Hash = sub
 				next = append(next, e)
 			}
+		default: // a consolidated bucket the drop ends inside
+			kept, ok, err := o.fanUnpack(e, d, lo, from)
+			if err != nil {
+				return h, err
+			}
+			if ok {
+				next = append(next, kept)
+			}
 		}
 		changed = true
 	}
@@ -168,41 +178,61 @@ func (o *objects) dropLevel(h plumbing.Hash, d indexed, l, base, from int) (plum
 }
 
 // span returns the indices entry e at fan level l (whose first index is
-// base) covers, [lo, hi); not ok for names outside the layout, kept as
-// they are.
+// base) covers, [lo, hi): a directory of the fan-out, a consolidated
+// bucket (see isBucket) or a file; not ok for names outside the layout,
+// kept as they are.
 func (d indexed) span(e object.TreeEntry, l, base int) (lo, hi int, ok bool) {
-	if l < len(fanSpan) && e.Mode == filemode.Dir {
+	switch {
+	case l < len(fanSpan) && e.Mode == filemode.Dir:
 		n, err := strconv.Atoi(e.Name)
 		if err != nil || n < 0 {
 			return 0, 0, false
 		}
 		lo = base + n*fanSpan[l]
 		return lo, lo + fanSpan[l], true
+	case isBucket(e, l):
+		n, ok := chunkIndex(e.Name, d.ext)
+		if !ok || e.Name != d.bucketName(n) || n >= fanSpan[l-1]/fanSpan[l] {
+			return 0, 0, false
+		}
+		lo = base + n*fanSpan[l]
+		return lo, lo + fanSpan[l], true
 	}
 	i, ok := chunkIndex(e.Name, d.ext)
-	return i, i + 1, ok && e.Mode != filemode.Dir
+	return i, i + 1, ok && e.Mode != filemode.Dir && e.Name == d.name(i)
 }
 
-// fanLast returns the highest-numbered file of the fanned directory tree
-// h, reading one tree per level; not ok when it holds none.
-func (o *objects) fanLast(h plumbing.Hash, d indexed) (int, plumbing.Hash, bool, error) {
+// fanLast returns the index of the highest-numbered file of the fanned
+// directory tree h, reading one tree per level (and the consolidated
+// bucket holding it, if it is one); not ok when it holds none.
+func (o *objects) fanLast(h plumbing.Hash, d indexed) (int, bool, error) {
 	base := 0
 	for l := 0; ; l++ {
 		es, err := o.tree(h)
 		if err != nil {
-			return 0, h, false, err
+			return 0, false, err
 		}
 		best, lo := -1, -1
 		for k, e := range es {
-			if from, _, ok := d.span(e, l, base); ok && from >= lo && (l < len(fanSpan)) == (e.Mode == filemode.Dir) {
+			inner := e.Mode == filemode.Dir || isBucket(e, l)
+			if from, _, ok := d.span(e, l, base); ok && from >= lo && (l < len(fanSpan)) == inner {
 				best, lo = k, from
 			}
 		}
 		switch {
 		case best < 0:
-			return 0, h, false, nil
+			return 0, false, nil
 		case l == len(fanSpan):
-			return lo, es[best].Hash, true, nil
+			return lo, true, nil
+		case isBucket(es[best], l):
+			fs, err := o.readBucket(es[best].Hash, lo)
+			if err == nil && len(fs) == 0 {
+				err = fmt.Errorf("consolidated bucket %s holds no file", es[best].Name)
+			}
+			if err != nil {
+				return 0, false, err
+			}
+			return fs[len(fs)-1].i, true, nil
 		}
 		h, base = es[best].Hash, lo
 	}

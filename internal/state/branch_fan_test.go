@@ -86,7 +86,7 @@ func TestFanDropAndLast(t *testing.T) {
 			if d := cmp.Diff(want, indices(t, o, ledgerFiles, h)); d != "" {
 				t.Errorf("after dropping from %d (-want +got):\n%s", from, d)
 			}
-			last, _, ok, err := o.fanLast(h, ledgerFiles)
+			last, ok, err := o.fanLast(h, ledgerFiles)
 			if err != nil || ok != (len(want) > 0) || (ok && last != want[len(want)-1]) {
 				t.Errorf("fanLast = %d, %v, %v; want the last of %d chunks", last, ok, err, len(want))
 			}

@@ -175,7 +175,7 @@ func (b *Branch) Latest(ctx context.Context) (string, error) {
 func (b *Branch) Ledger(ctx context.Context, runID string) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out, err := b.chunks(ctx, runID, ledgerDir, chunkName, func(cp *Checkpoint) (int, int64) { return cp.LedgerChunks, -1 })
+	out, err := b.chunks(ctx, runID, ledgerDir, ledgerFiles, func(cp *Checkpoint) (int, int64) { return cp.LedgerChunks, -1 })
 	if err != nil {
 		return nil, fmt.Errorf("read ledger %q: %w", runID, err)
 	}
@@ -187,17 +187,18 @@ func (b *Branch) Ledger(ctx context.Context, runID string) ([]byte, error) {
 func (b *Branch) Log(ctx context.Context, runID string) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out, err := b.chunks(ctx, runID, logDir, logChunkName, func(cp *Checkpoint) (int, int64) { return -1, cp.LogBytes })
+	out, err := b.chunks(ctx, runID, logDir, logFiles, func(cp *Checkpoint) (int, int64) { return -1, cp.LogBytes })
 	if err != nil {
 		return nil, fmt.Errorf("read log %q: %w", runID, err)
 	}
 	return out, nil
 }
 
-// chunks concatenates the chunks of the run's directory dir, named by name
-// from 0: as many as count says, or (count -1) as many as it takes to
-// hold the bytes it says, which must end on a chunk's end.
-func (b *Branch) chunks(ctx context.Context, runID, dir string, name func(int) string, count func(*Checkpoint) (int, int64)) ([]byte, error) {
+// chunks concatenates the chunks of the run's directory dir, the files of
+// files (in any layout, see fanAll) from 0: as many as count says, or
+// (count -1) as many as it takes to hold the bytes it says, which must end
+// on a chunk's end.
+func (b *Branch) chunks(ctx context.Context, runID, dir string, files indexed, count func(*Checkpoint) (int, int64)) ([]byte, error) {
 	cp, err := b.load(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -207,21 +208,17 @@ func (b *Branch) chunks(ctx context.Context, runID, dir string, name func(int) s
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]plumbing.Hash{}
+	byIndex := map[int][]byte{}
 	if ok && e.Mode == filemode.Dir {
-		if byName, err = b.objs.fanLeaves(e.Hash); err != nil {
+		if byIndex, err = b.objs.fanAll(e.Hash, files); err != nil {
 			return nil, err
 		}
 	}
 	out := []byte{}
 	for i := 0; i < n || (n < 0 && int64(len(out)) < size); i++ {
-		h, ok := byName[name(i)]
+		data, ok := byIndex[i]
 		if !ok {
-			return nil, fmt.Errorf("committed chunk %s is missing", b.where(path.Join(append(runPath(runID), dir, name(i))...)))
-		}
-		data, err := b.objs.blob(h)
-		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("committed chunk %s is missing", b.where(path.Join(append(runPath(runID), dir, files.name(i))...)))
 		}
 		out = append(out, data...)
 	}
@@ -244,28 +241,24 @@ func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (stri
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
 			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
 	}
-	h, ok, err := b.summary(runID, iteration)
+	data, ok, err := b.summary(runID, iteration)
 	if err == nil && !ok {
 		err = notFound("the run has no summary for it")
 	}
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
-	data, err := b.objs.blob(h)
-	if err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
 	return string(data), nil
 }
 
-// summary finds the summary of an iteration at the head last seen, in
-// either layout (see fanPath).
-func (b *Branch) summary(runID string, iteration int) (plumbing.Hash, bool, error) {
+// summary reads the summary of an iteration at the head last seen, in any
+// layout (see fanData).
+func (b *Branch) summary(runID string, iteration int) ([]byte, bool, error) {
 	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), summariesDir))
 	if err != nil || !ok || e.Mode != filemode.Dir {
-		return plumbing.ZeroHash, false, err
+		return nil, false, err
 	}
-	return b.objs.fanGet(e.Hash, summaryFiles, iteration)
+	return b.objs.fanData(e.Hash, summaryFiles, iteration)
 }
 
 // Restore makes the loop root's content equal the run's checkpointed

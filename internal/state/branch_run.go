@@ -77,6 +77,9 @@ func (b *Branch) runFiles(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 			if h, err = b.objs.fanMigrate(h, d.files); err == nil {
 				h, err = d.edit(h)
 			}
+			if err == nil && !h.IsZero() {
+				h, err = b.objs.fanPack(h, d.files)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", d.name, err)
 			}
@@ -163,7 +166,7 @@ func (b *Branch) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.H
 	if err != nil || blob.IsZero() {
 		return h, err
 	}
-	last, _, ok, err := b.objs.fanLast(h, logFiles)
+	last, ok, err := b.objs.fanLast(h, logFiles)
 	if err != nil {
 		return h, err
 	}
@@ -175,32 +178,33 @@ func (b *Branch) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.H
 }
 
 // logBack drops or cuts the last chunks of the log tree h, which hold
-// total bytes, until they hold at. It reads the sizes of the chunks it
-// drops and the content of the one it cuts, and the trees on their paths.
+// total bytes, until they hold at. It reads the chunks it drops or cuts
+// (a consolidated bucket it ends inside is expanded back, see fanUnpack),
+// and the trees on their paths.
 func (b *Branch) logBack(h plumbing.Hash, total, at int64) (plumbing.Hash, error) {
 	committed := total
 	for total > at {
-		i, last, ok, err := b.objs.fanLast(h, logFiles)
+		i, ok, err := b.objs.fanLast(h, logFiles)
+		if err != nil {
+			return h, err
+		}
+		var data []byte
+		if ok {
+			data, ok, err = b.objs.fanData(h, logFiles, i)
+		}
 		if err != nil {
 			return h, err
 		}
 		if !ok {
 			return h, fmt.Errorf("the log's chunks hold fewer than the %d bytes committed", committed)
 		}
-		size, err := b.store.EncodedObjectSize(last)
-		if err == nil {
-			h, err = b.objs.fanDrop(h, logFiles, i)
-		}
-		if err != nil {
+		if h, err = b.objs.fanDrop(h, logFiles, i); err != nil {
 			return h, err
 		}
-		if total -= size; total >= at {
+		if total -= int64(len(data)); total >= at {
 			continue
 		}
-		data, err := b.objs.blob(last) // the checkpoint ends inside this chunk
-		if err != nil {
-			return h, err
-		}
+		// The checkpoint ends inside this chunk.
 		cut, err := b.objs.putBlob(data[:at-total])
 		if err == nil {
 			h, err = b.objs.fanPut(h, logFiles, i, cut)

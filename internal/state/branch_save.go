@@ -79,8 +79,10 @@ const (
 // trees on the run's path and, in its fanned-out ledger, summaries and log
 // directories, the few small trees on the path of the file it adds (see
 // fanPath), and sends the objects that differ from the head's along those
-// paths. The first save of a run written before the fan-out moves its
-// files once.
+// paths; once a hundred of them is complete it replaces their directory by
+// one blob (see Branch). The first save of a run written before the
+// fan-out moves its files once, and its next saves consolidate its full
+// hundreds one per directory and save.
 //
 // Save honours ctx throughout, network included; to save after a
 // cancellation (a cancelled run is saved too), pass

@@ -25,10 +25,11 @@ func SetCacheLimits(b *Branch, loose, packs int) {
 	b.gcAt = b.limits
 }
 
-// SeedRun commits n iterations of cp's run to the branch as one commit,
-// with the files n saves of commit(1) to commit(n) would leave (built by
-// the code Save uses, without pushing each), and updates cp as those saves
-// would. Benchmarks use it to set up long runs quickly.
+// SeedRun commits iterations cp.Iteration+1 to n of cp's run to the
+// branch as one commit, with the files the saves of those iterations'
+// commits would leave (built by the code Save uses, without pushing
+// each), and updates cp as those saves would. Benchmarks use it to set
+// up long runs quickly.
 func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(int) Commit) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -36,7 +37,7 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 		return err
 	}
 	prev := b.tree
-	for it := 1; it <= n; it++ {
+	for it := cp.Iteration + 1; it <= n; it++ {
 		cp.Iteration = it
 		next, f, err := b.prepare(cp, commit(it))
 		if err != nil {

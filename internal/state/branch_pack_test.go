@@ -1,0 +1,245 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBucketCodec(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lo   int
+		fs   []bucketFile
+	}{
+		{"full", 300, func() []bucketFile {
+			var fs []bucketFile
+			for i := 300; i < 400; i++ {
+				fs = append(fs, bucketFile{i, fmt.Appendf(nil, "chunk %d\n", i)})
+			}
+			return fs
+		}()},
+		{"gaps and an empty file", 0, []bucketFile{{1, []byte("one\n")}, {7, []byte{}}, {99, []byte("\n\nlast")}}},
+		{"one file", 12300, []bucketFile{{12345, []byte("x")}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeBucket(encodeBucket(tc.fs), tc.lo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.fs, got, cmp.AllowUnexported(bucketFile{})); d != "" {
+				t.Errorf("decoded bucket (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestBucketDecodeRejects(t *testing.T) {
+	for _, tc := range []struct{ name, data string }{
+		{"no header", "0 3\n\nabc"},
+		{"header not ended", bucketMagic + "0 3\n"},
+		{"bad line", bucketMagic + "0\n\n"},
+		{"negative size", bucketMagic + "0 -1\n\n"},
+		{"index below the bucket", bucketMagic + "99 1\n\nx"},
+		{"index past the bucket", bucketMagic + "200 1\n\nx"},
+		{"indices out of order", bucketMagic + "101 1\n100 1\n\nxy"},
+		{"index repeated", bucketMagic + "101 1\n101 1\n\nxy"},
+		{"index not canonical", bucketMagic + "0101 1\n\nx"},
+		{"body too short", bucketMagic + "100 4\n\nxyz"},
+		{"body too long", bucketMagic + "100 2\n\nxyz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if fs, err := decodeBucket([]byte(tc.data), 100); err == nil {
+				t.Errorf("decodeBucket(%q) = %v, want an error", tc.data, fs)
+			}
+		})
+	}
+}
+
+// contents reads every file of the directory tree h, in any layout.
+func contents(t *testing.T, o *objects, d indexed, h plumbing.Hash) map[int]string {
+	t.Helper()
+	all, err := o.fanAll(h, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for i, data := range all {
+		out[i] = string(data)
+	}
+	return out
+}
+
+// numbered is what fanOf(n) stores: file i holds "i".
+func numbered(n int) map[int]string {
+	out := map[int]string{}
+	for i := range n {
+		out[i] = fmt.Sprint(i)
+	}
+	return out
+}
+
+// packed returns fanOf(n) with its due buckets consolidated, one per call
+// of fanPack as saves do, and checks that it stops when none is due.
+func packed(t *testing.T, o *objects, d indexed, n int) plumbing.Hash {
+	t.Helper()
+	h := fanOf(t, o, d, n)
+	for range n / bucketSpan() {
+		next, err := o.fanPack(h, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next == h {
+			break
+		}
+		h = next
+	}
+	if again, err := o.fanPack(h, d); err != nil || again != h {
+		t.Fatalf("fanPack with no bucket due = %s, %v; want the tree unchanged", again, err)
+	}
+	return h
+}
+
+// TestFanPackDropAndLast checks that consolidated buckets read as the
+// files they hold, and dropping the files from an index on, inside a
+// consolidated bucket or not, and finding the last file.
+func TestFanPackDropAndLast(t *testing.T) {
+	o := newObjects(memory.NewStorage())
+	full := packed(t, o, ledgerFiles, 250)
+	for _, p := range [][]string{{"00", "00.jsonl"}, {"00", "01.jsonl"}, {"00", "02", "0249.jsonl"}} {
+		if _, ok, err := o.lookup(full, p); err != nil || !ok {
+			t.Fatalf("the packed tree lacks %v: %v", p, err)
+		}
+	}
+	if d := cmp.Diff(numbered(250), contents(t, o, ledgerFiles, full)); d != "" {
+		t.Fatalf("the packed tree's files (-want +got):\n%s", d)
+	}
+	for _, from := range []int{249, 200, 199, 150, 101, 100, 99, 42, 1, 0, 300} {
+		t.Run(fmt.Sprint(from), func(t *testing.T) {
+			h, err := o.fanDrop(full, ledgerFiles, from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := numbered(min(from, 250))
+			if d := cmp.Diff(want, contents(t, o, ledgerFiles, h)); d != "" {
+				t.Errorf("after dropping from %d (-want +got):\n%s", from, d)
+			}
+			last, ok, err := o.fanLast(h, ledgerFiles)
+			if err != nil || ok != (len(want) > 0) || (ok && last != len(want)-1) {
+				t.Errorf("fanLast = %d, %v, %v; want the last of %d files", last, ok, err, len(want))
+			}
+			for _, i := range []int{0, 99, 100, 150, 249} {
+				data, ok, err := o.fanData(h, ledgerFiles, i)
+				if err != nil || ok != (i < len(want)) || (ok && string(data) != want[i]) {
+					t.Errorf("fanData(%d) = %q, %v, %v; want %q", i, data, ok, err, want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFanPackMergesOldWrites: a version before the consolidation, saving
+// from an older checkpoint, writes files into the directory of a hundred
+// beside its consolidated blob. The new files win on reads, and the next
+// consolidation of that hundred merges both, the new files first.
+func TestFanPackMergesOldWrites(t *testing.T) {
+	o := newObjects(memory.NewStorage())
+	h := packed(t, o, summaryFiles, 250)
+	blob, err := o.putBlob([]byte("rewritten"))
+	if err == nil {
+		h, err = o.fanPut(h, summaryFiles, 50, blob)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := numbered(250)
+	want[50] = "rewritten"
+	if d := cmp.Diff(want, contents(t, o, summaryFiles, h)); d != "" {
+		t.Errorf("beside the blob (-want +got):\n%s", d)
+	}
+	if data, ok, err := o.fanData(h, summaryFiles, 50); err != nil || !ok || string(data) != "rewritten" {
+		t.Errorf("fanData(50) = %q, %v, %v; want the new file", data, ok, err)
+	}
+	if h, err = o.fanPack(h, summaryFiles); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := o.lookup(h, []string{"00", "00"}); err != nil || ok {
+		t.Errorf("the directory beside the blob is still there after fanPack: %v", err)
+	}
+	if d := cmp.Diff(want, contents(t, o, summaryFiles, h)); d != "" {
+		t.Errorf("merged (-want +got):\n%s", d)
+	}
+}
+
+// countingStorage counts the objects read from it.
+type countingStorage struct {
+	*memory.Storage
+	reads int
+}
+
+func (s *countingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.reads++
+	return s.Storage.EncodedObject(t, h)
+}
+
+// TestFanPackReadsRecentFromMemory: the consolidation of a hundred this
+// process stored reads its files from memory, not from the store; one
+// whose files it did not store (another process's) reads them from the
+// store, the same.
+func TestFanPackReadsRecentFromMemory(t *testing.T) {
+	s := &countingStorage{Storage: memory.NewStorage()}
+	o := newObjects(s)
+	h := fanOf(t, o, logFiles, 101)
+	clear(o.trees) // the trees are read from the store either way
+	s.reads = 0
+	mine, err := o.fanPack(h, logFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.reads > 10 {
+		t.Errorf("consolidating files stored in this process read %d objects from the store, want only trees", s.reads)
+	}
+	other := newObjects(s) // another process: nothing in memory
+	s.reads = 0
+	theirs, err := other.fanPack(h, logFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.reads < 100 {
+		t.Errorf("consolidating another process's files read %d objects from the store, want its 100 files at least", s.reads)
+	}
+	if mine != theirs || mine == h {
+		t.Errorf("consolidated trees %s (from memory) and %s (from the store), want the same, not %s", mine, theirs, h)
+	}
+}
+
+// TestRecentBlobsBounded: the blobs kept in memory stay within
+// maxRecentBytes, the oldest dropped first, and large ones are not kept.
+func TestRecentBlobsBounded(t *testing.T) {
+	var r recentBlobs
+	chunk := make([]byte, 32<<10)
+	var ids []plumbing.Hash
+	for i := range 2 * maxRecentBytes / len(chunk) {
+		chunk[0], chunk[1] = byte(i), byte(i>>8)
+		h := plumbing.ComputeHash(plumbing.BlobObject, chunk)
+		r.add(h, chunk)
+		ids = append(ids, h)
+	}
+	if r.size > maxRecentBytes || len(r.data) != maxRecentBytes/len(chunk) {
+		t.Errorf("kept %d blobs, %d bytes; want %d, at most %d", len(r.data), r.size, maxRecentBytes/len(chunk), maxRecentBytes)
+	}
+	if _, ok := r.get(ids[0]); ok {
+		t.Error("the oldest blob is still kept")
+	}
+	if data, ok := r.get(ids[len(ids)-1]); !ok || data[0] != chunk[0] || data[1] != chunk[1] {
+		t.Error("the newest blob is not kept whole")
+	}
+	big := make([]byte, maxRecentBlob+1)
+	r.add(plumbing.ComputeHash(plumbing.BlobObject, big), big)
+	if _, ok := r.get(plumbing.ComputeHash(plumbing.BlobObject, big)); ok {
+		t.Error("a blob larger than maxRecentBlob is kept")
+	}
+}
