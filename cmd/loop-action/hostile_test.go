@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,29 +165,39 @@ name = "tests"
 // action in its environment and a root agent that hunts for them. The
 // runner's initial environment no longer holds them (it re-executed
 // itself, keeping its pid), the agent does not inherit them, and it can
-// read neither the runner's environment nor its memory.
+// read neither the runner's environment nor its memory. Without secrets
+// the runner still re-executes itself, to confine itself (process.Exec),
+// and the agent still cannot read it.
 func TestRunSecretsOutOfReach(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
-	defer cancel()
-	dir := project(t, thiefLoop)
-	loot := filepath.Join(t.TempDir(), "loot")
-	secrets := actionSecrets(t)
-	env := append(baseEnv(t), "LOOT="+loot)
-	for k, v := range secrets {
-		env = append(env, k+"="+v)
+	for _, withSecrets := range []bool{true, false} {
+		t.Run(fmt.Sprintf("secrets=%v", withSecrets), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
+			defer cancel()
+			dir := project(t, thiefLoop)
+			loot := filepath.Join(t.TempDir(), "loot")
+			secrets := map[string]string{}
+			if withSecrets {
+				secrets = actionSecrets(t)
+			}
+			env := append(baseEnv(t), "LOOT="+loot)
+			for k, v := range secrets {
+				env = append(env, k+"="+v)
+			}
+			cmd := loopAction(ctx, t, dir, env, "run")
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			watchRunner(ctx, t, cmd, loot, secrets)
+			if code := hostileExit(ctx, t, cmd.Wait(), []byte(out.String())); code != exitUnsuccessful {
+				t.Errorf("exit code %d, want %d\n%s", code, exitUnsuccessful, &out)
+			}
+			checkLoot(t, loot, secrets)
+		})
 	}
-	cmd := loopAction(ctx, t, dir, env, "run")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	watchRunner(ctx, t, cmd, loot, secrets)
-	if code := hostileExit(ctx, t, cmd.Wait(), []byte(out.String())); code != exitUnsuccessful {
-		t.Errorf("exit code %d, want %d\n%s", code, exitUnsuccessful, &out)
-	}
-	checkLoot(t, loot, secrets)
 }
 
 // watchRunner waits until thief.sh runs, checks that the runner it names

@@ -8,11 +8,15 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 // takeSecrets returns the secrets handed over by the first execution, or,
-// in the first execution, re-executes the program without them; it only
-// returns then if that fails.
+// in the first execution, re-executes the program without them, confined;
+// it only returns then if that fails. With no secrets to take, a process
+// that is confined already is not re-executed, and one that cannot be
+// goes on as it is.
 func takeSecrets(args []string) (secrets, error) {
 	if fd, ok := os.LookupEnv(handoverVar); ok {
 		s, err := receive(fd)
@@ -22,17 +26,20 @@ func takeSecrets(args []string) (secrets, error) {
 		return received(s)
 	}
 	s := secretsIn(os.Environ())
-	if len(s) == 0 {
+	if len(s) == 0 && process.Confined() {
 		return nil, nil
 	}
-	if err := reexec(args, s); err != nil {
-		return nil, fmt.Errorf("take the secrets out of the environment: %w", err)
+	err := reexec(args, s)
+	if len(s) == 0 {
+		return nil, nil // confining only spares each child a thread switch: Guard's spawning threads drop the capabilities instead
 	}
-	return nil, nil // not reached
+	return nil, fmt.Errorf("take the secrets out of the environment: %w", err)
 }
 
 // reexec writes s to a memory file that survives exec, and executes this
-// program again with args and the environment without s.
+// program again with args and the environment without s, confined
+// (process.Exec: neither it nor its children hold the capabilities that
+// read other processes' memory).
 func reexec(args []string, s secrets) error {
 	fd, err := unix.MemfdCreate("loop-action-secrets", 0) // no MFD_CLOEXEC: the new image inherits it
 	if err != nil {
@@ -52,7 +59,7 @@ func reexec(args []string, s secrets) error {
 			env = append(env, kv)
 		}
 	}
-	return unix.Exec("/proc/self/exe", args, env)
+	return process.Exec(args, env)
 }
 
 // receive reads the secrets from the descriptor named by fd and closes it.

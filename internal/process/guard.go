@@ -27,13 +27,14 @@ var guard struct {
 //     cannot read its memory or its environment through /proc, nor attach
 //     to it, without CAP_SYS_PTRACE;
 //
-// and it starts the few threads on which every child is forked, each of
-// which first drops from its capability bounding, inheritable and ambient sets the
+// and, unless the process is Confined already (see Exec), it starts the
+// few threads on which every child is forked, each of which first drops
+// from its capability bounding, inheritable and ambient sets the
 // capabilities that would let a child read this process's memory or the
 // kernel's anyway (see droppedCaps). Children inherit that thread's sets,
 // and a capability gone from the bounding set never comes back, not even
-// through a setuid program. When this process is root and cannot drop them,
-// Guard fails. An unprivileged process has nothing to drop there.
+// through a setuid program. When this process is root and cannot drop
+// them, Guard fails. An unprivileged process has nothing to drop there.
 //
 // The effects are process-wide, which is why a library calls Guard only
 // through Run. Elsewhere than on Linux, Guard does nothing.

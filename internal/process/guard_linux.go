@@ -28,6 +28,10 @@ var droppedCaps = []int{
 // spawns carries the children to start to the spawning threads.
 var spawns = make(chan spawnRequest)
 
+// direct is set by setup when the process is Confined: children are then
+// started on whatever thread calls spawn, and no spawning thread runs.
+var direct bool
+
 type spawnRequest struct {
 	cmd  *exec.Cmd
 	done chan error
@@ -40,6 +44,10 @@ func setup() error {
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("process: make the process undumpable: %w", err)
+	}
+	if Confined() {
+		direct = true
+		return nil
 	}
 	n := spawnThreads()
 	ready := make(chan error, n)
@@ -74,10 +82,14 @@ func spawnLoop(ready chan<- error) {
 	}
 }
 
-// spawn starts cmd on a spawning thread.
+// spawn starts cmd on a spawning thread, or on this one when the process
+// is confined.
 func spawn(cmd *exec.Cmd) error {
 	if err := Guard(); err != nil {
 		return err
+	}
+	if direct {
+		return cmd.Start()
 	}
 	done := make(chan error)
 	spawns <- spawnRequest{cmd: cmd, done: done}

@@ -1,11 +1,8 @@
 package process
 
 import (
-	"bufio"
-	"bytes"
 	"os"
-	"strconv"
-	"strings"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -13,23 +10,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// capSets reads the Cap* lines of a /proc/PID/status.
-func capSets(t *testing.T, status []byte) map[string]uint64 {
+// capSetsOf reads the Cap* lines of a /proc/PID/status.
+func capSetsOf(t *testing.T, status []byte) capSets {
 	t.Helper()
-	sets := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		name, hex, ok := strings.Cut(sc.Text(), ":\t")
-		if !ok || !strings.HasPrefix(name, "Cap") {
-			continue
-		}
-		v, err := strconv.ParseUint(hex, 16, 64)
-		if err != nil {
-			t.Fatalf("%s: %v", sc.Text(), err)
-		}
-		sets[name] = v
+	sets, ok := capabilitySets(status)
+	if !ok {
+		t.Fatalf("no capability sets in:\n%s", status)
 	}
 	return sets
+}
+
+// threadCaps are the capability sets of a thread of this process that is
+// not a spawning thread. /proc/self/status would show the main thread's,
+// which may be one (it then holds none of droppedCaps).
+func threadCaps(t *testing.T) capSets {
+	t.Helper()
+	got := make(chan []byte, 1)
+	go func() {
+		runtime.LockOSThread() // a spawning thread is locked to its own goroutine: this one is another
+		defer runtime.UnlockOSThread()
+		status, _ := os.ReadFile("/proc/thread-self/status")
+		got <- status
+	}()
+	return capSetsOf(t, <-got)
 }
 
 // TestChildCapabilities: when this process holds CAP_SYS_PTRACE (root, as
@@ -38,18 +41,11 @@ func capSets(t *testing.T, status []byte) map[string]uint64 {
 // other capabilities are left alone.
 func TestChildCapabilities(t *testing.T) {
 	t.Parallel()
-	self, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mine := capSets(t, self)
+	mine := threadCaps(t)
 	if mine["CapEff"]&(1<<unix.CAP_SYS_PTRACE) == 0 {
 		t.Skip("this process does not hold CAP_SYS_PTRACE: nothing to drop")
 	}
-	var dropped uint64
-	for _, c := range droppedCaps {
-		dropped |= 1 << c
-	}
+	dropped := droppedMask()
 	// Children are forked on several threads: start enough at once that
 	// each thread forks some, and look at every one.
 	var wg sync.WaitGroup
@@ -60,7 +56,7 @@ func TestChildCapabilities(t *testing.T) {
 				t.Errorf("child %d: OK() = false: %+v", i, res)
 				return
 			}
-			child := capSets(t, res.Stdout)
+			child := capSetsOf(t, res.Stdout)
 			for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
 				if got := child[set] & dropped; got != 0 {
 					t.Errorf("child %d's %s = %#x holds %#x of the dropped capabilities", i, set, child[set], got)

@@ -18,7 +18,9 @@
 // is killed and reaped. Guard also keeps this process's memory and
 // environment out of its children's reach: it makes the process
 // undumpable and forks every child from threads that hold none of the
-// capabilities that would read them anyway.
+// capabilities that would read them anyway: any thread when the process
+// is [Confined] (a program confines itself first thing with [Exec]),
+// otherwise a few spawning threads that dropped them.
 //
 // It must never interpret output (it does not parse JSON, test results or
 // anything else; callers do), never run a shell implicitly (Spec.Argv is
