@@ -108,7 +108,7 @@ func bucketLine(line []byte, lo int, fs []bucketFile) (i, size int, err error) {
 	i, err1 := strconv.Atoi(string(a))
 	size, err2 := strconv.Atoi(string(b))
 	switch {
-	case !ok || err1 != nil || err2 != nil || size < 0 || string(a) != strconv.Itoa(i):
+	case !ok || err1 != nil || err2 != nil || size < 0 || string(a) != strconv.Itoa(i) || string(b) != strconv.Itoa(size):
 		return 0, 0, fmt.Errorf("consolidated bucket: bad header line %q", line)
 	case i < lo || i >= lo+bucketSpan() || (len(fs) > 0 && i <= fs[len(fs)-1].i):
 		return 0, 0, fmt.Errorf("consolidated bucket at %d: index %d out of place", lo, i)
