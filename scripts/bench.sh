@@ -40,6 +40,9 @@
 #                   alone, git_process_ms the start of one git process;
 #                   save_self_cpu_ms and save_git_cpu_ms are the CPU time
 #                   a save takes in this process and in git's.
+#   state/branch/consolidating/*
+#                   the store's own share of the saves that consolidate a
+#                   full hundred, against a plain save (reference figures).
 #   resume/*        runner: resume of a 1,000-iteration run until the first
 #                   new iteration starts (dir: store, and branch: store with
 #                   a local remote). Goal: < 200 ms excluding network.
@@ -160,6 +163,19 @@ paste <(metric save5-ms/op) <(metric exchange5-ms/op) |
 # included), and the git processes it waited for.
 metric self-cpu-ms/op | spread state/branch/save_self_cpu_ms -
 metric git-cpu-ms/op | spread state/branch/save_git_cpu_ms -
+# The saves that consolidate a full hundred (ledger and log chunks, or
+# summaries) into one blob, against a plain save, the store's own share:
+# in the process that stored the hundred, and in a new one whose cache was
+# just collected (a resumed run's first consolidation reads the hundred
+# from a pack).
+out=$(bench -bench '^BenchmarkBranchConsolidatingSave$' -benchtime 3x -count 1 -timeout 30m ./internal/state/)
+for proc in same-process new-process; do
+	for what in plain summaries ledger+log; do
+		echo "$out" | awk -v pat="/$proc-" -v unit="$what-ms/op" 'index($1, pat) {
+			for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
+		}' | awk -v name="state/branch/consolidating/${proc}_${what/+/_}_ms" '{printf "%s %.3g -\n", name, $1}'
+	done
+done
 # The exchange alone (git's work for one save's 18 objects), and starting
 # one git process.
 push=$(bench -bench '^BenchmarkReceivePack$' -benchtime 20x -count "$runs" ./internal/gitremote/)
