@@ -11,6 +11,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 // iterate runs one iteration: context, waves, evidence, gate, summary,
@@ -47,19 +48,24 @@ func (r *run) iterate(ctx context.Context) bool {
 
 // measure collects evidence, adds the judges' answers and the review
 // decisions, and lets the gate rule. It reports false when ctx ended first.
-// First, ignored files created or changed since the session started are
-// removed (uncarried.go). The guarded paths are compared before and after:
-// if anything changed them meanwhile, or the iteration's waves left the
-// root unfit, what was put back is recorded and the measurement is void.
+// First, whatever agents left running is killed (one thorough
+// process.Sweep, which the collector is told about), then ignored files
+// created or changed since the session started are removed
+// (uncarried.go). The guarded paths are compared before and after: if
+// anything changed them meanwhile, or the iteration's waves left the root
+// unfit, what was put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
-	end := r.span("uncarried")
-	r.scrubUncarried(it)
+	end := r.span("sweep")
+	swept := process.Sweep()
+	end()
+	end = r.span("uncarried")
+	r.scrubUncarried(it, swept)
 	end()
 	end = r.span("guard-before-measure")
 	guard := r.guarded().scan()
 	end()
 	end = r.span("evidence")
-	ev := r.collector.Collect(ctx, r.cfg)
+	ev := r.collect(ctx, swept)
 	end()
 	end = r.span("guard-after-measure")
 	void := r.guardedWhileMeasuring(it, guard)
@@ -82,6 +88,23 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	r.record(it, verdicts, ev.Snapshot)
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, ev.Snapshot
 	return true
+}
+
+// sweptCollector is a Collector that can skip its own first sweep when
+// told what the caller's returned (evidence.Collector.CollectSwept).
+type sweptCollector interface {
+	CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence
+}
+
+// collect collects the evidence right after measure's sweep, whose result
+// is swept: between the two only the runner's own scans and removals ran,
+// which start no process, so a collector that can is spared a second
+// sweep; any other sweeps for itself.
+func (r *run) collect(ctx context.Context, swept error) gate.Evidence {
+	if c, ok := r.collector.(sweptCollector); ok {
+		return c.CollectSwept(ctx, r.cfg, swept)
+	}
+	return r.collector.Collect(ctx, r.cfg)
 }
 
 // record writes the gate's ruling to the ledger: goals newly satisfied,

@@ -6,8 +6,9 @@
 // whether a check passes (package gate does), never reads anything outside
 // the loop root, never takes a node's word for anything, and never measures
 // while a process an agent (or a check) started may still be changing what
-// it measures: it sweeps them away first (process.Sweep), and a sweep that
-// fails voids what is left to measure. Files are opened only through
+// it measures: it sweeps them away first (process.Sweep), or is told that
+// its caller just did (CollectSwept), and a sweep that fails voids what is
+// left to measure. Files are opened only through
 // package workspace's readers, so a FIFO put in place of a checked file
 // fails its check instead of hanging the run.
 package evidence
@@ -49,13 +50,23 @@ type Collector struct {
 // ctx stops them. The metrics command runs last, then the snapshot is
 // taken.
 func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence {
+	return c.CollectSwept(ctx, cfg, process.Sweep())
+}
+
+// CollectSwept is Collect without the first sweep, which the caller did
+// itself: swept is what process.Sweep returned, and nothing that could
+// start a process may have run since (the runner sweeps once before the
+// checks of an iteration and checks the ignored files and the guarded
+// paths in between, which starts nothing). A non-nil swept voids every
+// check, as Collect's own failed sweep does.
+func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence {
 	ev := gate.Evidence{
 		Commands: map[gate.CheckID]gate.CommandResult{},
 		Files:    map[gate.CheckID]gate.FileResult{},
 	}
 	var void error
-	if err := process.Sweep(); err != nil {
-		void = fmt.Errorf("not measured: processes agents started are still running: %w", err)
+	if swept != nil {
+		void = fmt.Errorf("not measured: processes agents started are still running: %w", swept)
 	}
 	if n := cfg.Run.CheckConcurrency; n != 1 && void == nil {
 		void = c.atOnce(ctx, &ev, cfg, n)
