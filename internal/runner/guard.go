@@ -34,9 +34,10 @@ func (g guarded) scan() guardState {
 
 // reverted is what putting the guarded paths back did.
 type reverted struct {
-	protected []string // protected paths put back
-	git       []string // .git paths put back
-	failed    []string // why paths could not be put back
+	protected []string   // protected paths put back
+	git       []string   // .git paths put back
+	failed    []string   // why paths could not be put back
+	now       guardState // what the guarded paths held before anything was put back
 }
 
 func (rv reverted) any() bool { return len(rv.protected)+len(rv.git)+len(rv.failed) > 0 }
@@ -46,8 +47,23 @@ func (rv reverted) paths() []string { return append(slices.Clone(rv.protected), 
 
 // revert puts every guarded path that changed since before back as it
 // was, and records each one: the nodes that may have changed it, and what
-// happened (during says when, if not in a wave).
+// happened (during says when, if not in a wave). What the guarded paths
+// hold afterwards is kept in r.settled: the scan revert took when nothing
+// changed, before when everything changed was put back, nothing when
+// anything could not be read or put back.
 func (r *run) revert(it int, nodes []string, before guardState, during string) reverted {
+	r.settled = nil
+	rv := r.revertTo(it, nodes, before, during)
+	if !rv.any() {
+		r.settled = &rv.now
+	} else if len(rv.failed) == 0 {
+		r.settled = &before
+	}
+	return rv
+}
+
+// revertTo is revert but for r.settled.
+func (r *run) revertTo(it int, nodes []string, before guardState, during string) reverted {
 	var rv reverted
 	if before.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read before: "+before.err.Error())
@@ -59,6 +75,7 @@ func (r *run) revert(it int, nodes []string, before guardState, during string) r
 		rv.failed = append(rv.failed, "the guarded paths could not be read: "+now.err.Error())
 		return rv
 	}
+	rv.now = now
 	w, err := workspace.OpenWriter(g.root)
 	if err != nil {
 		rv.failed = append(rv.failed, err.Error())

@@ -178,3 +178,81 @@ func TestSameSizeSameMtimeRewritesArePutBack(t *testing.T) {
 		t.Errorf("paths reverted (-want +got):\n%s", diff)
 	}
 }
+
+// rewriteOnlyAfterWave is a loop whose one builder is a Go function and
+// whose one goal passes only if the protected checks/run.sh exits 0.
+const rewriteOnlyAfterWave = `name = "late"
+[stop]
+max_iterations = 1
+[protect]
+paths = ["checks/**"]
+[providers.a]
+command = ["a"]
+[[node]]
+name = "fixer"
+provider = "a"
+goals = ["g"]
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "sh checks/run.sh"
+`
+
+// TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack: what a process
+// left behind writes to a guarded path after the wave's guard and before
+// the sweep that starts the measurement kills it (here: written when the
+// wave's last phase ends) is a change during the measurement: the
+// measurement starts from what the wave's guard left (not from a new
+// scan, which would take the rewrite for the baseline and run it), so
+// the rewrite is put back and the measurement is void. Whether or not the
+// builder itself rewrote the file, which the wave's guard put back.
+func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		builder fake
+		want    []string
+	}{
+		{"idle builder", idle(0), []string{
+			"protected path checks/run.sh reverted (modified while the evidence was collected)"}},
+		{"builder rewrites it too", touch("checks/run.sh", 0), []string{
+			"protected path checks/run.sh reverted (modified; changed by fixer)",
+			"protected path checks/run.sh reverted (modified while the evidence was collected)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, rewriteOnlyAfterWave, map[string]Provider{"a": c.builder})
+			h.opts.Env = os.Environ()
+			run := filepath.Join(h.root, "checks", "run.sh")
+			mustWrite(t, run, "exit 1\n")
+			h.opts.phases = func(phase string, _ time.Duration) {
+				if phase == "publish" { // the wave's last phase, after its guard
+					mustWrite(t, run, "exit 0\n")
+				}
+			}
+			if out := h.run(context.Background()); out.Success {
+				t.Error("the rewrite made after the wave's guard made the run succeed")
+			}
+			if b, _ := os.ReadFile(run); string(b) != "exit 1\n" {
+				t.Errorf("checks/run.sh = %q, want it put back", b)
+			}
+			var lines []string
+			void := 0
+			for _, e := range h.events() {
+				switch e.Type {
+				case ledger.ProtectedReverted:
+					lines = append(lines, e.Line())
+				case ledger.MeasurementVoid:
+					void++
+				}
+			}
+			if diff := cmp.Diff(c.want, lines); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+			if void != 1 {
+				t.Errorf("%d void measurements, want 1", void)
+			}
+		})
+	}
+}

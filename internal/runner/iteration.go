@@ -24,7 +24,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
-	r.void, r.scrubbed = nil, nil
+	r.void, r.scrubbed, r.settled = nil, nil, nil
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
@@ -62,7 +62,7 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	r.scrubUncarried(it, swept)
 	end()
 	end = r.span("guard-before-measure")
-	guard := r.guarded().scan()
+	guard := r.guardBeforeMeasure()
 	end()
 	end = r.span("evidence")
 	ev := r.collect(ctx, swept)
@@ -88,6 +88,24 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	r.record(it, verdicts, ev.Snapshot)
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, ev.Snapshot
 	return true
+}
+
+// guardBeforeMeasure is what the guarded paths hold as the measurement
+// starts, which the guard after it compares with. When the guard after
+// this iteration's last wave that ran a node knew what it left there
+// (r.settled), that is it: since then only the runner's own steps ran
+// (publishing, which never writes a guarded path; the sweep; the removal
+// of ignored files), so a new scan would find the same, except for what a
+// process left behind wrote before the sweep killed it — which a new scan
+// would take as the baseline, and which is now put back and voids the
+// measurement. Otherwise (the measurement before any wave, a guard that
+// could not put everything back) the paths are scanned anew.
+func (r *run) guardBeforeMeasure() guardState {
+	if s := r.settled; s != nil {
+		r.settled = nil
+		return *s
+	}
+	return r.guarded().scan()
 }
 
 // sweptCollector is a Collector that can skip its own first sweep when

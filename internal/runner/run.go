@@ -53,7 +53,8 @@ type run struct {
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
-	guardCache guardCache // what the scans of the guarded paths read (protect.go)
+	guardCache guardCache  // what the scans of the guarded paths read (protect.go)
+	settled    *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
