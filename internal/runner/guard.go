@@ -32,6 +32,25 @@ func (g guarded) scan() guardState {
 	return guardState{files: files, err: err}
 }
 
+// scanBeside is the collector's Beside (run.go): it scans the guarded
+// paths as the measurement's checks left them, while the snapshot is
+// taken, for the revert that follows the measurement (scanNow).
+func (r *run) scanBeside() {
+	s := r.guarded().scan()
+	r.beside = &s
+}
+
+// scanNow scans the guarded paths g, or takes the scan scanBeside made
+// during the measurement that just ended, once: nothing ran since but the
+// snapshot, which only reads.
+func (r *run) scanNow(g guarded) guardState {
+	if s := r.beside; s != nil {
+		r.beside = nil
+		return *s
+	}
+	return g.scan()
+}
+
 // reverted is what putting the guarded paths back did.
 type reverted struct {
 	protected []string   // protected paths put back
@@ -70,7 +89,7 @@ func (r *run) revertTo(it int, nodes []string, before guardState, during string)
 		return rv
 	}
 	g := r.guarded()
-	now := g.scan()
+	now := r.scanNow(g)
 	if now.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read: "+now.err.Error())
 		return rv

@@ -256,3 +256,55 @@ func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
 		})
 	}
 }
+
+// checkRewrites is a loop whose first check rewrites the protected
+// checks/run.sh to exit 0, which its second check runs.
+const checkRewrites = `name = "rewrites"
+[stop]
+max_iterations = 1
+[protect]
+paths = ["checks/**"]
+[providers.a]
+command = ["a"]
+[[node]]
+name = "fixer"
+provider = "a"
+goals = ["g"]
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "printf 'exit 0\\n' >checks/run.sh"
+  [[goal.check]]
+  type = "test"
+  run = "sh checks/run.sh"
+`
+
+// TestCheckRewritingAGuardedPathVoidsTheMeasurement: the guarded paths
+// are scanned once the checks have ended (beside the snapshot): a check
+// that rewrites a protected file is seen, the file is put back and every
+// measurement is void, the baseline's and the iteration's.
+func TestCheckRewritingAGuardedPathVoidsTheMeasurement(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, checkRewrites, map[string]Provider{"a": idle(0)})
+	h.opts.Env = os.Environ()
+	run := filepath.Join(h.root, "checks", "run.sh")
+	mustWrite(t, run, "exit 1\n")
+	if out := h.run(context.Background()); out.Success {
+		t.Error("the check's rewrite made the run succeed")
+	}
+	if b, _ := os.ReadFile(run); string(b) != "exit 1\n" {
+		t.Errorf("checks/run.sh = %q, want it put back", b)
+	}
+	var lines []string
+	for _, e := range h.events() {
+		if e.Type == ledger.ProtectedReverted || e.Type == ledger.MeasurementVoid {
+			lines = append(lines, fmt.Sprintf("%d %s", e.Iteration, e.Type))
+		}
+	}
+	want := []string{"0 " + string(ledger.ProtectedReverted), "0 " + string(ledger.MeasurementVoid),
+		"1 " + string(ledger.ProtectedReverted), "1 " + string(ledger.MeasurementVoid)}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("reverts and voids (-want +got):\n%s", diff)
+	}
+}

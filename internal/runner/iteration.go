@@ -24,7 +24,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
-	r.void, r.scrubbed, r.settled = nil, nil, nil
+	r.void, r.scrubbed, r.settled, r.beside = nil, nil, nil, nil
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
@@ -65,6 +65,7 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	guard := r.guardBeforeMeasure()
 	end()
 	end = r.span("evidence")
+	r.beside = nil
 	ev := r.collect(ctx, swept)
 	end()
 	end = r.span("guard-after-measure")

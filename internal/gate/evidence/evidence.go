@@ -35,6 +35,12 @@ type Collector struct {
 	Root   string            // the loop root
 	Env    []string          // environment of checks; nil inherits the process's
 	Hasher *workspace.Hasher // takes the workspace snapshot; nil makes one for Root
+	// Beside, when set, is called once every check and the metrics command
+	// have ended, on a goroutine of its own while the snapshot is taken
+	// (or alone when none is due: the measurement is void); Collect
+	// returns once it has returned. It must only read the loop root, as
+	// the snapshot does: the runner scans its guarded paths there.
+	Beside func()
 
 	runSpec func(context.Context, process.Spec) process.Result // runs a command; nil is process.Run (tests replace it)
 }
@@ -85,10 +91,30 @@ func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept er
 		r, void = c.command(ctx, m.Command, m.Argv, m.Timeout.Duration)
 		ev.Metrics = &gate.MetricsResult{Command: r}
 	}
-	if void == nil {
-		ev.Snapshot = c.snapshot()
-	}
+	ev.Snapshot = c.snapshotBeside(void == nil)
 	return ev
+}
+
+// snapshotBeside takes the snapshot if due, with c.Beside running beside
+// it, and returns it ("" when not due or when it failed).
+func (c *Collector) snapshotBeside(due bool) string {
+	if c.Beside == nil {
+		if due {
+			return c.snapshot()
+		}
+		return ""
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Beside()
+	}()
+	var s string
+	if due {
+		s = c.snapshot()
+	}
+	<-done
+	return s
 }
 
 // check measures one check into ev, unless void says why nothing may be
