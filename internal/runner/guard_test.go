@@ -179,25 +179,19 @@ func TestSameSizeSameMtimeRewritesArePutBack(t *testing.T) {
 	}
 }
 
-// rewriteOnlyAfterWave is a loop whose one builder is a Go function and
-// whose one goal passes only if the protected checks/run.sh exits 0.
-const rewriteOnlyAfterWave = `name = "late"
-[stop]
-max_iterations = 1
-[protect]
-paths = ["checks/**"]
-[providers.a]
-command = ["a"]
-[[node]]
-name = "fixer"
-provider = "a"
-goals = ["g"]
-[[goal]]
-name = "g"
-  [[goal.check]]
-  type = "test"
-  run = "sh checks/run.sh"
-`
+// oneBuilder is a loop of one iteration whose one builder is the Go
+// provider "a" and whose one goal has the command checks runs, with
+// checks/** protected.
+func oneBuilder(runs ...string) string {
+	var b strings.Builder
+	b.WriteString("name = \"one\"\n[stop]\nmax_iterations = 1\n[protect]\npaths = [\"checks/**\"]\n")
+	b.WriteString("[providers.a]\ncommand = [\"a\"]\n[[node]]\nname = \"fixer\"\nprovider = \"a\"\ngoals = [\"g\"]\n")
+	b.WriteString("[[goal]]\nname = \"g\"\n")
+	for _, run := range runs {
+		fmt.Fprintf(&b, "  [[goal.check]]\n  type = \"test\"\n  run = %q\n", run)
+	}
+	return b.String()
+}
 
 // TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack: what a process
 // left behind writes to a guarded path after the wave's guard and before
@@ -222,7 +216,7 @@ func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, rewriteOnlyAfterWave, map[string]Provider{"a": c.builder})
+			h := newHarness(t, oneBuilder("sh checks/run.sh"), map[string]Provider{"a": c.builder})
 			h.opts.Env = os.Environ()
 			run := filepath.Join(h.root, "checks", "run.sh")
 			mustWrite(t, run, "exit 1\n")
@@ -257,36 +251,14 @@ func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
 	}
 }
 
-// checkRewrites is a loop whose first check rewrites the protected
-// checks/run.sh to exit 0, which its second check runs.
-const checkRewrites = `name = "rewrites"
-[stop]
-max_iterations = 1
-[protect]
-paths = ["checks/**"]
-[providers.a]
-command = ["a"]
-[[node]]
-name = "fixer"
-provider = "a"
-goals = ["g"]
-[[goal]]
-name = "g"
-  [[goal.check]]
-  type = "test"
-  run = "printf 'exit 0\\n' >checks/run.sh"
-  [[goal.check]]
-  type = "test"
-  run = "sh checks/run.sh"
-`
-
 // TestCheckRewritingAGuardedPathVoidsTheMeasurement: the guarded paths
 // are scanned once the checks have ended (beside the snapshot): a check
 // that rewrites a protected file is seen, the file is put back and every
 // measurement is void, the baseline's and the iteration's.
 func TestCheckRewritingAGuardedPathVoidsTheMeasurement(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, checkRewrites, map[string]Provider{"a": idle(0)})
+	// The first check rewrites the protected checks/run.sh, the second runs it.
+	h := newHarness(t, oneBuilder(`printf 'exit 0\n' >checks/run.sh`, "sh checks/run.sh"), map[string]Provider{"a": idle(0)})
 	h.opts.Env = os.Environ()
 	run := filepath.Join(h.root, "checks", "run.sh")
 	mustWrite(t, run, "exit 1\n")

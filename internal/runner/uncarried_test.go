@@ -21,24 +21,9 @@ import (
 	"github.com/loop-action/loop-action/internal/runner/provider"
 )
 
-// planter is a loop whose builder leaves a process behind that keeps
-// planting an ignored file, and whose one check passes only if that file
-// is there while it runs (it waits up to half a second for it).
-const planter = `name = "planter"
-[stop]
-max_iterations = 1
-[providers.a]
-command = ["a"]
-[[node]]
-name = "fixer"
-provider = "a"
-goals = ["g"]
-[[goal]]
-name = "g"
-  [[goal.check]]
-  type = "test"
-  run = "i=0; while [ ! -e build/planted ] && [ $i -lt 50 ]; do sleep 0.01; i=$((i+1)); done; test -e build/planted"
-`
+// planted is a check that passes only if build/planted is there while it
+// runs (it waits up to half a second for it).
+const planted = "i=0; while [ ! -e build/planted ] && [ $i -lt 50 ]; do sleep 0.01; i=$((i+1)); done; test -e build/planted"
 
 // leaveAPlanter is a builder that starts, through a shell that exits at
 // once, a process in a session of its own (reparented to this process, the
@@ -76,7 +61,7 @@ func TestLeftoverPlanterIsKilledBeforeMeasuring(t *testing.T) {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	h := newHarness(t, planter, map[string]Provider{"a": leaveAPlanter(pidFile)})
+	h := newHarness(t, oneBuilder(planted), map[string]Provider{"a": leaveAPlanter(pidFile)})
 	h.opts.Env = os.Environ()
 	if err := os.WriteFile(filepath.Join(h.root, ".gitignore"), []byte("build/\n"), 0o644); err != nil {
 		t.Fatal(err)
