@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,7 +25,9 @@ func readEntries(r *os.Root) ([]dirEntry, error) {
 		return nil, err
 	}
 	var out []dirEntry
-	buf := make([]byte, 16<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		var n int
 		var gerr error
@@ -48,6 +51,15 @@ func readEntries(r *os.Root) ([]dirEntry, error) {
 		}
 	}
 }
+
+// direntBufs holds the buffers readEntries lists directories into, as
+// os.File.ReadDir's own pool does: a walk lists every directory of the
+// root, and fresh buffers would be garbage the collector has to chase
+// while agents and checks run.
+var direntBufs = sync.Pool{New: func() any {
+	b := make([]byte, 8<<10)
+	return &b
+}}
 
 // appendDirents appends the entries of a getdents64 buffer, but . and ..,
 // to out.
