@@ -32,11 +32,31 @@ func (g guarded) scan() guardState {
 	return guardState{files: files, err: err}
 }
 
+// scanBeside is the collector's Beside (run.go): it scans the guarded
+// paths as the measurement's checks left them, while the snapshot is
+// taken, for the revert that follows the measurement (scanNow).
+func (r *run) scanBeside() {
+	s := r.guarded().scan()
+	r.beside = &s
+}
+
+// scanNow scans the guarded paths g, or takes the scan scanBeside made
+// during the measurement that just ended, once: nothing ran since but the
+// snapshot, which only reads.
+func (r *run) scanNow(g guarded) guardState {
+	if s := r.beside; s != nil {
+		r.beside = nil
+		return *s
+	}
+	return g.scan()
+}
+
 // reverted is what putting the guarded paths back did.
 type reverted struct {
-	protected []string // protected paths put back
-	git       []string // .git paths put back
-	failed    []string // why paths could not be put back
+	protected []string   // protected paths put back
+	git       []string   // .git paths put back
+	failed    []string   // why paths could not be put back
+	now       guardState // what the guarded paths held before anything was put back
 }
 
 func (rv reverted) any() bool { return len(rv.protected)+len(rv.git)+len(rv.failed) > 0 }
@@ -46,19 +66,35 @@ func (rv reverted) paths() []string { return append(slices.Clone(rv.protected), 
 
 // revert puts every guarded path that changed since before back as it
 // was, and records each one: the nodes that may have changed it, and what
-// happened (during says when, if not in a wave).
+// happened (during says when, if not in a wave). What the guarded paths
+// hold afterwards is kept in r.settled: the scan revert took when nothing
+// changed, before when everything changed was put back, nothing when
+// anything could not be read or put back.
 func (r *run) revert(it int, nodes []string, before guardState, during string) reverted {
+	r.settled = nil
+	rv := r.revertTo(it, nodes, before, during)
+	if !rv.any() {
+		r.settled = &rv.now
+	} else if len(rv.failed) == 0 {
+		r.settled = &before
+	}
+	return rv
+}
+
+// revertTo is revert but for r.settled.
+func (r *run) revertTo(it int, nodes []string, before guardState, during string) reverted {
 	var rv reverted
 	if before.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read before: "+before.err.Error())
 		return rv
 	}
 	g := r.guarded()
-	now := g.scan()
+	now := r.scanNow(g)
 	if now.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read: "+now.err.Error())
 		return rv
 	}
+	rv.now = now
 	w, err := workspace.OpenWriter(g.root)
 	if err != nil {
 		rv.failed = append(rv.failed, err.Error())

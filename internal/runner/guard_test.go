@@ -178,3 +178,105 @@ func TestSameSizeSameMtimeRewritesArePutBack(t *testing.T) {
 		t.Errorf("paths reverted (-want +got):\n%s", diff)
 	}
 }
+
+// oneBuilder is a loop of one iteration whose one builder is the Go
+// provider "a" and whose one goal has the command checks runs, with
+// checks/** protected.
+func oneBuilder(runs ...string) string {
+	var b strings.Builder
+	b.WriteString("name = \"one\"\n[stop]\nmax_iterations = 1\n[protect]\npaths = [\"checks/**\"]\n")
+	b.WriteString("[providers.a]\ncommand = [\"a\"]\n[[node]]\nname = \"fixer\"\nprovider = \"a\"\ngoals = [\"g\"]\n")
+	b.WriteString("[[goal]]\nname = \"g\"\n")
+	for _, run := range runs {
+		fmt.Fprintf(&b, "  [[goal.check]]\n  type = \"test\"\n  run = %q\n", run)
+	}
+	return b.String()
+}
+
+// TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack: what a process
+// left behind writes to a guarded path after the wave's guard and before
+// the sweep that starts the measurement kills it (here: written when the
+// wave's last phase ends) is a change during the measurement: the
+// measurement starts from what the wave's guard left (not from a new
+// scan, which would take the rewrite for the baseline and run it), so
+// the rewrite is put back and the measurement is void. Whether or not the
+// builder itself rewrote the file, which the wave's guard put back.
+func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		builder fake
+		want    []string
+	}{
+		{"idle builder", idle(0), []string{
+			"protected path checks/run.sh reverted (modified while the evidence was collected)"}},
+		{"builder rewrites it too", touch("checks/run.sh", 0), []string{
+			"protected path checks/run.sh reverted (modified; changed by fixer)",
+			"protected path checks/run.sh reverted (modified while the evidence was collected)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, oneBuilder("sh checks/run.sh"), map[string]Provider{"a": c.builder})
+			h.opts.Env = os.Environ()
+			run := filepath.Join(h.root, "checks", "run.sh")
+			mustWrite(t, run, "exit 1\n")
+			h.opts.phases = func(phase string, _ time.Duration) {
+				if phase == "publish" { // the wave's last phase, after its guard
+					mustWrite(t, run, "exit 0\n")
+				}
+			}
+			if out := h.run(context.Background()); out.Success {
+				t.Error("the rewrite made after the wave's guard made the run succeed")
+			}
+			if b, _ := os.ReadFile(run); string(b) != "exit 1\n" {
+				t.Errorf("checks/run.sh = %q, want it put back", b)
+			}
+			var lines []string
+			void := 0
+			for _, e := range h.events() {
+				switch e.Type {
+				case ledger.ProtectedReverted:
+					lines = append(lines, e.Line())
+				case ledger.MeasurementVoid:
+					void++
+				}
+			}
+			if diff := cmp.Diff(c.want, lines); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+			if void != 1 {
+				t.Errorf("%d void measurements, want 1", void)
+			}
+		})
+	}
+}
+
+// TestCheckRewritingAGuardedPathVoidsTheMeasurement: the guarded paths
+// are scanned once the checks have ended (beside the snapshot): a check
+// that rewrites a protected file is seen, the file is put back and every
+// measurement is void, the baseline's and the iteration's.
+func TestCheckRewritingAGuardedPathVoidsTheMeasurement(t *testing.T) {
+	t.Parallel()
+	// The first check rewrites the protected checks/run.sh, the second runs it.
+	h := newHarness(t, oneBuilder(`printf 'exit 0\n' >checks/run.sh`, "sh checks/run.sh"), map[string]Provider{"a": idle(0)})
+	h.opts.Env = os.Environ()
+	run := filepath.Join(h.root, "checks", "run.sh")
+	mustWrite(t, run, "exit 1\n")
+	if out := h.run(context.Background()); out.Success {
+		t.Error("the check's rewrite made the run succeed")
+	}
+	if b, _ := os.ReadFile(run); string(b) != "exit 1\n" {
+		t.Errorf("checks/run.sh = %q, want it put back", b)
+	}
+	var lines []string
+	for _, e := range h.events() {
+		if e.Type == ledger.ProtectedReverted || e.Type == ledger.MeasurementVoid {
+			lines = append(lines, fmt.Sprintf("%d %s", e.Iteration, e.Type))
+		}
+	}
+	want := []string{"0 " + string(ledger.ProtectedReverted), "0 " + string(ledger.MeasurementVoid),
+		"1 " + string(ledger.ProtectedReverted), "1 " + string(ledger.MeasurementVoid)}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("reverts and voids (-want +got):\n%s", diff)
+	}
+}

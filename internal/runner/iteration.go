@@ -11,6 +11,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 // iterate runs one iteration: context, waves, evidence, gate, summary,
@@ -23,7 +24,7 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
-	r.void, r.scrubbed = nil, nil
+	r.void, r.scrubbed, r.settled, r.beside = nil, nil, nil, nil
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
@@ -47,19 +48,25 @@ func (r *run) iterate(ctx context.Context) bool {
 
 // measure collects evidence, adds the judges' answers and the review
 // decisions, and lets the gate rule. It reports false when ctx ended first.
-// First, ignored files created or changed since the session started are
-// removed (uncarried.go). The guarded paths are compared before and after:
-// if anything changed them meanwhile, or the iteration's waves left the
-// root unfit, what was put back is recorded and the measurement is void.
+// First, whatever agents left running is killed (one thorough
+// process.Sweep, which the collector is told about), then ignored files
+// created or changed since the session started are removed
+// (uncarried.go). The guarded paths are compared before and after: if
+// anything changed them meanwhile, or the iteration's waves left the root
+// unfit, what was put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
-	end := r.span("uncarried")
-	r.scrubUncarried(it)
+	end := r.span("sweep")
+	swept := process.Sweep()
+	end()
+	end = r.span("uncarried")
+	r.scrubUncarried(it, swept)
 	end()
 	end = r.span("guard-before-measure")
-	guard := r.guarded().scan()
+	guard := r.guardBeforeMeasure()
 	end()
 	end = r.span("evidence")
-	ev := r.collector.Collect(ctx, r.cfg)
+	r.beside = nil
+	ev := r.collect(ctx, swept)
 	end()
 	end = r.span("guard-after-measure")
 	void := r.guardedWhileMeasuring(it, guard)
@@ -82,6 +89,41 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	r.record(it, verdicts, ev.Snapshot)
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, ev.Snapshot
 	return true
+}
+
+// guardBeforeMeasure is what the guarded paths hold as the measurement
+// starts, which the guard after it compares with. When the guard after
+// this iteration's last wave that ran a node knew what it left there
+// (r.settled), that is it: since then only the runner's own steps ran
+// (publishing, which never writes a guarded path; the sweep; the removal
+// of ignored files), so a new scan would find the same, except for what a
+// process left behind wrote before the sweep killed it — which a new scan
+// would take as the baseline, and which is now put back and voids the
+// measurement. Otherwise (the measurement before any wave, a guard that
+// could not put everything back) the paths are scanned anew.
+func (r *run) guardBeforeMeasure() guardState {
+	if s := r.settled; s != nil {
+		r.settled = nil
+		return *s
+	}
+	return r.guarded().scan()
+}
+
+// sweptCollector is a Collector that can skip its own first sweep when
+// told what the caller's returned (evidence.Collector.CollectSwept).
+type sweptCollector interface {
+	CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence
+}
+
+// collect collects the evidence right after measure's sweep, whose result
+// is swept: between the two only the runner's own scans and removals ran,
+// which start no process, so a collector that can is spared a second
+// sweep; any other sweeps for itself.
+func (r *run) collect(ctx context.Context, swept error) gate.Evidence {
+	if c, ok := r.collector.(sweptCollector); ok {
+		return c.CollectSwept(ctx, r.cfg, swept)
+	}
+	return r.collector.Collect(ctx, r.cfg)
 }
 
 // record writes the gate's ruling to the ledger: goals newly satisfied,

@@ -53,7 +53,9 @@ type run struct {
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
-	guardCache guardCache // what the scans of the guarded paths read (protect.go)
+	guardCache guardCache  // what the scans of the guarded paths read (protect.go)
+	settled    *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
+	beside     *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
@@ -142,7 +144,8 @@ func prepare(opts Options) *run {
 	r.hasher = workspace.NewHasher(opts.Root)
 	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
+		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher,
+			Beside: r.scanBeside}
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/loop-action/loop-action/internal/ledger"
-	"github.com/loop-action/loop-action/internal/process"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -31,11 +30,12 @@ func (r *run) uncarriedBase() {
 
 // scrubUncarried removes what changed among the uncarried entries since
 // the session started, recording each path, and makes the measurement
-// void when it cannot tell or cannot remove one. Whatever agents left
-// running is killed first, so nothing writes there once it is done.
-func (r *run) scrubUncarried(it int) {
-	if err := process.Sweep(); err != nil {
-		r.unfit("processes agents started were still running before the ignored files were checked: " + err.Error())
+// void when it cannot tell or cannot remove one. The caller has just
+// killed whatever agents left running (process.Sweep, whose error is
+// swept), so nothing writes there once it is done.
+func (r *run) scrubUncarried(it int, swept error) {
+	if swept != nil {
+		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
 	if r.uncarried == nil && r.uncarriedErr == nil {
 		r.uncarriedBase() // a session that measures before any agent runs

@@ -35,8 +35,9 @@ type Dir struct {
 	root *os.Root
 	now  func() time.Time
 
-	mu   sync.Mutex
-	runs map[string]*sync.Mutex // per run id, held by Save
+	mu      sync.Mutex
+	runs    map[string]*sync.Mutex // per run id, held by Save
+	reviews map[string][]byte      // per run id, the reviews.json a save of this Dir made durable
 }
 
 // Names of a run's files, relative to its directory.
@@ -64,7 +65,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state directory %q: %w", path, err)
 	}
-	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}}, nil
+	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}, reviews: map[string][]byte{}}, nil
 }
 
 // Path is the store's directory, absolute.

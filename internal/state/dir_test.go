@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -105,4 +108,70 @@ func TestNothingWrittenOutsideTheStore(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("files appeared outside the store: %v", entries)
 	}
+}
+
+// TestReviewsRewrittenOnlyWhenTheyChange: a save replaces reviews.json
+// only when the decisions differ from what an earlier save of the same Dir
+// made durable there, or when the file no longer holds them (someone
+// replaced it); otherwise the file, its inode included, stays as it was.
+func TestReviewsRewrittenOnlyWhenTheyChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := openStore(t, dir)
+	ctx := t.Context()
+	path := filepath.Join(dir, "runs", "quickstart", "pr-1", "reviews.json")
+	cp := newCheckpoint("quickstart/pr-1")
+	approved := []gate.Decision{{Goal: "docs", Approved: true, By: "alice", Snapshot: "abc"}}
+	steps := []struct {
+		name      string
+		decisions []gate.Decision
+		tamper    string // written over reviews.json before the save
+		rewritten bool
+		want      string
+	}{
+		{"first save", nil, "", true, "[]\n"},
+		{"same decisions", nil, "", false, "[]\n"},
+		{"a decision", approved, "", true, "[\n  {\n    \"goal\": \"docs\",\n    \"approved\": true,\n    \"by\": \"alice\",\n    \"snapshot\": \"abc\"\n  }\n]\n"},
+		{"same decision", approved, "", false, ""},
+		{"replaced by hand", approved, "[]\n", true, ""},
+		{"back to none", []gate.Decision{}, "", true, "[]\n"},
+	}
+	var last string
+	for i, s := range steps {
+		if s.tamper != "" {
+			writeFile(t, path, s.tamper)
+		}
+		before := stat(t, path)
+		cp.Iteration, cp.Decisions = i+1, s.decisions
+		if err := d.Save(ctx, cp, commitFor(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.want == "" {
+			s.want = last
+		}
+		last = string(got)
+		if diff := cmp.Diff(s.want, string(got)); diff != "" {
+			t.Errorf("%s: reviews.json (-want +got):\n%s", s.name, diff)
+		}
+		if rewritten := before == nil || !os.SameFile(before, stat(t, path)); rewritten != s.rewritten {
+			t.Errorf("%s: reviews.json rewritten = %v, want %v", s.name, rewritten, s.rewritten)
+		}
+	}
+}
+
+// stat is path's lstat, nil when there is no file.
+func stat(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

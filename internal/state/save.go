@@ -20,7 +20,9 @@ import (
 //  2. summaries/<cp.Iteration>.md from c.Summary, if non-empty;
 //  3. run.log: truncated to cp.LogBytes (dropping whatever an interrupted
 //     save appended), then c.Log appended, then fsynced;
-//  4. reviews.json, cp.Decisions as a JSON array;
+//  4. reviews.json, cp.Decisions as a JSON array, unless it already holds
+//     them as an earlier save of this Dir made them durable (decisions
+//     change rarely, and each file replaced costs the disk a commit);
 //  5. last, checkpoint.json, the commit point.
 //
 // Each file but run.log is written to a temporary file in its directory,
@@ -72,11 +74,12 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err != nil {
 		return err
 	}
-	reviews := []byte("[]")
+	reviews := []byte("[]\n")
 	if cp.Decisions != nil {
 		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
 			return err
 		}
+		reviews = append(reviews, '\n')
 	}
 	if err := d.mkdirs(run); err != nil {
 		return err
@@ -90,7 +93,9 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 		parts.Go(func() { errs[1] = d.writeIn(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary)) })
 	}
 	parts.Go(func() { errs[2] = d.appendLog(filepath.Join(run, logFile), cp.LogBytes, c.Log) })
-	parts.Go(func() { errs[3] = d.writeAtomic(run, reviewsFile, append(reviews, '\n')) })
+	if !d.reviewsHeld(cp.RunID, run, reviews) {
+		parts.Go(func() { errs[3] = d.writeReviews(cp.RunID, run, reviews) })
+	}
 	parts.Go(func() { errs[4] = d.stage(run, checkpointFile, append(data, '\n')) })
 	parts.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -137,6 +142,31 @@ func checkSave(cp *Checkpoint, c Commit) error {
 	case len(c.Ledger) > 0 && !bytes.HasSuffix(c.Ledger, []byte("\n")):
 		return errors.New("commit's ledger does not end with a newline; chunks are JSON lines")
 	}
+	return nil
+}
+
+// reviewsHeld reports whether run's reviews.json holds data as a save of
+// this Dir made it durable, and still holds it (nobody replaced it since).
+func (d *Dir) reviewsHeld(id, run string, data []byte) bool {
+	d.mu.Lock()
+	saved, ok := d.reviews[id]
+	d.mu.Unlock()
+	if !ok || !bytes.Equal(saved, data) {
+		return false
+	}
+	disk, err := d.readFile(filepath.Join(run, reviewsFile))
+	return err == nil && bytes.Equal(disk, data)
+}
+
+// writeReviews replaces run's reviews.json with data and, once that is
+// durable, remembers it.
+func (d *Dir) writeReviews(id, run string, data []byte) error {
+	if err := d.writeAtomic(run, reviewsFile, data); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.reviews[id] = data
+	d.mu.Unlock()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -72,4 +73,62 @@ func BenchmarkSnapshot10k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// buildTree100 writes 100 small files in 10 directories under a new
+// temporary root with .loop ignored, an hour old: the spawn-floor
+// benchmark's checkout (runner.spawnRoot), with a .git directory.
+func buildTree100(b *testing.B) string {
+	b.Helper()
+	root := b.TempDir()
+	old := time.Now().Add(-time.Hour)
+	files := map[string]string{".gitignore": ".loop/\n", ".git/info/exclude": "# none\n", ".git/HEAD": "ref: refs/heads/main\n"}
+	for i := range 100 {
+		files[fmt.Sprintf("src/d%d/f%02d.txt", i/10, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	err := filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+// BenchmarkScanUncarried100 is the listing the runner's ignored-file
+// scrub takes before every measurement, on the spawn-floor checkout.
+func BenchmarkScanUncarried100(b *testing.B) {
+	root := buildTree100(b)
+	for b.Loop() {
+		if _, err := ScanUncarried(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshot100 is the snapshot a measurement takes, with the
+// stat cache warm, on the spawn-floor checkout.
+func BenchmarkSnapshot100(b *testing.B) {
+	root := buildTree100(b)
+	h := NewHasher(root)
+	if _, err := h.Snapshot(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := h.Snapshot(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -54,15 +54,21 @@ func ScanUncarried(root string) (Uncarried, error) {
 // include: what they exclude is recorded, what they include is entered.
 func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(child []string, rules []rule) error {
-		return u.child(r, child, rules)
+	return eachEntry(r, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
+		return u.child(r, child, typ, rules)
 	})
 }
 
 // child records or enters the entry path, the child of directory r named
-// by its last component.
-func (u Uncarried) child(r *os.Root, path []string, rules []rule) error {
+// by its last component, whose type the listing of r gave as typ. A
+// carried entry that is not a directory has nothing to record nor to
+// enter: it is passed by on typ alone, without an lstat (most of a
+// checkout). Every other entry is looked at with lstat.
+func (u Uncarried) child(r *os.Root, path []string, typ fs.FileMode, rules []rule) error {
 	name := path[len(path)-1]
+	if name != ".git" && !typ.IsDir() && !ignored(rules, path, false) {
+		return nil
+	}
 	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed since it was listed

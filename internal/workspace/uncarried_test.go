@@ -67,7 +67,7 @@ func TestScanUncarried(t *testing.T) {
 func TestUncarriedChanged(t *testing.T) {
 	t.Parallel()
 	base := []op{file(".gitignore", "build/\nvendor/\n*.pyc\n"), file("calc.sh", "c"), file("vendor/lib.sh", "l"),
-		file("vendor/other.sh", "o"), dir("build"), file("a.pyc", "p")}
+		file("vendor/other.sh", "o"), dir("build"), file("a.pyc", "p"), file("src/main.sh", "m")}
 	write := func(rel, data string) op {
 		return func(t *testing.T, root string) {
 			t.Helper()
@@ -94,12 +94,39 @@ func TestUncarriedChanged(t *testing.T) {
 			}
 		}
 	}
+	// aged puts rel's times an hour back, as a planter covering its tracks.
+	aged := func(rel string) op {
+		return func(t *testing.T, root string) {
+			t.Helper()
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	tests := []struct {
 		name string
 		ops  []op
 		want []UncarriedChange
 	}{
 		{"nothing", nil, nil},
+		// A planter covering its tracks: old mtimes on what it planted and
+		// on the directories it planted in, the same size for what it
+		// rewrote. The kernel still sets ctime, and nothing is vouched for
+		// by its stat alone: each ignored entry is compared.
+		{"planted, aged, in an aged carried directory", []op{write("src/x.pyc", "p"), aged("src/x.pyc"), aged("src")},
+			[]UncarriedChange{{"src/x.pyc", "created"}}},
+		{"rewritten in place, same size and mtime", []op{func(t *testing.T, root string) {
+			p := filepath.Join(root, "vendor", "lib.sh")
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write("vendor/lib.sh", "L")(t, root)
+			if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil { // touch -r
+				t.Fatal(err)
+			}
+		}}, []UncarriedChange{{"vendor/lib.sh", "modified"}}},
 		{"only read", []op{func(t *testing.T, root string) {
 			if _, err := os.ReadFile(filepath.Join(root, "vendor/lib.sh")); err != nil {
 				t.Fatal(err)

@@ -75,30 +75,41 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 // with path extended by the child's name. visit must not keep child.
 func eachChild(r *os.Root, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
-	return eachEntry(r, path, rules, skip, visit)
+	return eachEntry(r, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
+		return visit(child, rules)
+	})
 }
 
-// eachEntry is eachChild for every child whose name skip does not refuse.
-func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(child []string, rules []rule) error) error {
+// eachEntry is eachChild for every child whose name skip does not refuse,
+// also passing visit the child's type as the directory listing gave it
+// (readEntries).
+func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
 	rules, err := readRules(r, ".gitignore", path, rules)
 	if err != nil {
 		return err
 	}
-	names, err := readNames(r)
+	entries, err := readEntries(r)
 	if err != nil {
 		return err
 	}
 	child := append(slices.Clip(path), "")
-	for _, name := range names {
-		if skip(name) {
+	for _, e := range entries {
+		if skip(e.name) {
 			continue
 		}
-		child[len(path)] = name
-		if err := visit(child, rules); err != nil {
+		child[len(path)] = e.name
+		if err := visit(child, e.typ, rules); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dirEntry is an entry of a directory listing: its name and its type
+// (fs.FileMode.Type bits).
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
 }
 
 // readNames lists the names in directory r.

@@ -253,7 +253,10 @@ func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 // Scan records the paths below the directory dir ("" for the loop root)
 // that keep selects, directories included, entering the directories
 // descend selects. It never follows a symbolic link: a link is recorded as
-// a link, and a dir that is one (or is missing) holds nothing.
+// a link, and a dir that is one (or is missing) holds nothing. An entry
+// that keep does not select, and that is not a directory descend selects
+// either, is passed by on the type its directory's listing gives
+// (readEntries), without an lstat.
 func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
 	return w.ScanCached(dir, descend, keep, nil)
 }
@@ -304,14 +307,17 @@ func (w *Writer) openDir(rel string) (*os.Root, error) {
 }
 
 func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
-	names, err := readNames(r)
+	entries, err := readEntries(r)
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		rel := name
+	for _, e := range entries {
+		name, rel := e.name, e.name
 		if at != "" {
 			rel = at + "/" + name
+		}
+		if !keep(rel) && (!e.typ.IsDir() || !descend(rel)) {
+			continue // nothing to record nor to enter: passed by on the listing's type, without an lstat
 		}
 		fi, err := r.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {

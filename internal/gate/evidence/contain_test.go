@@ -156,3 +156,52 @@ name = "g"
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
+
+// TestCollectSweptFailedVoidsEverything: a caller's sweep that failed,
+// handed to CollectSwept, voids every check as Collect's own failed sweep
+// does, in both check orders, and no command runs.
+func TestCollectSweptFailedVoidsEverything(t *testing.T) {
+	t.Parallel()
+	for _, concurrency := range []int{1, 0} {
+		t.Run(fmt.Sprintf("check_concurrency=%d", concurrency), func(t *testing.T) {
+			t.Parallel()
+			cfg, err := loop.Parse("loop.toml", []byte(fmt.Sprintf(`name = "v"
+[stop]
+max_tokens = 1
+[run]
+check_concurrency = %d
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "touch ran"
+  [[goal.check]]
+  type = "file_exists"
+  path = "report.md"
+`, concurrency)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+			write(t, filepath.Join(root, "report.md"), "ok\n")
+			ev := (&Collector{Root: root}).CollectSwept(t.Context(), cfg, fmt.Errorf("1 process survived"))
+			if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
+				t.Error("the command check ran although the caller's sweep failed")
+			}
+			var lines []string
+			for _, ch := range gate.Evaluate(cfg, ev)[0].Checks {
+				lines = append(lines, fmt.Sprintf("%s %s", ch.Status, ch.Evidence))
+			}
+			want := []string{
+				"fail `touch ran` could not start: not measured: processes agents started are still running: 1 process survived",
+				"fail `report.md` could not be read: not measured: processes agents started are still running: 1 process survived",
+			}
+			if diff := cmp.Diff(want, lines); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+			if ev.Snapshot != "" {
+				t.Errorf("snapshot %q taken of a void measurement", ev.Snapshot)
+			}
+		})
+	}
+}

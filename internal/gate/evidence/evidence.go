@@ -6,8 +6,9 @@
 // whether a check passes (package gate does), never reads anything outside
 // the loop root, never takes a node's word for anything, and never measures
 // while a process an agent (or a check) started may still be changing what
-// it measures: it sweeps them away first (process.Sweep), and a sweep that
-// fails voids what is left to measure. Files are opened only through
+// it measures: it sweeps them away first (process.Sweep), or is told that
+// its caller just did (CollectSwept), and a sweep that fails voids what is
+// left to measure. Files are opened only through
 // package workspace's readers, so a FIFO put in place of a checked file
 // fails its check instead of hanging the run.
 package evidence
@@ -34,6 +35,12 @@ type Collector struct {
 	Root   string            // the loop root
 	Env    []string          // environment of checks; nil inherits the process's
 	Hasher *workspace.Hasher // takes the workspace snapshot; nil makes one for Root
+	// Beside, when set, is called once every check and the metrics command
+	// have ended, on a goroutine of its own while the snapshot is taken
+	// (or alone when none is due: the measurement is void); Collect
+	// returns once it has returned. It must only read the loop root, as
+	// the snapshot does: the runner scans its guarded paths there.
+	Beside func()
 
 	runSpec func(context.Context, process.Spec) process.Result // runs a command; nil is process.Run (tests replace it)
 }
@@ -49,13 +56,23 @@ type Collector struct {
 // ctx stops them. The metrics command runs last, then the snapshot is
 // taken.
 func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence {
+	return c.CollectSwept(ctx, cfg, process.Sweep())
+}
+
+// CollectSwept is Collect without the first sweep, which the caller did
+// itself: swept is what process.Sweep returned, and nothing that could
+// start a process may have run since (the runner sweeps once before the
+// checks of an iteration and checks the ignored files and the guarded
+// paths in between, which starts nothing). A non-nil swept voids every
+// check, as Collect's own failed sweep does.
+func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence {
 	ev := gate.Evidence{
 		Commands: map[gate.CheckID]gate.CommandResult{},
 		Files:    map[gate.CheckID]gate.FileResult{},
 	}
 	var void error
-	if err := process.Sweep(); err != nil {
-		void = fmt.Errorf("not measured: processes agents started are still running: %w", err)
+	if swept != nil {
+		void = fmt.Errorf("not measured: processes agents started are still running: %w", swept)
 	}
 	if n := cfg.Run.CheckConcurrency; n != 1 && void == nil {
 		void = c.atOnce(ctx, &ev, cfg, n)
@@ -74,10 +91,30 @@ func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence
 		r, void = c.command(ctx, m.Command, m.Argv, m.Timeout.Duration)
 		ev.Metrics = &gate.MetricsResult{Command: r}
 	}
-	if void == nil {
-		ev.Snapshot = c.snapshot()
-	}
+	ev.Snapshot = c.snapshotBeside(void == nil)
 	return ev
+}
+
+// snapshotBeside takes the snapshot if due, with c.Beside running beside
+// it, and returns it ("" when not due or when it failed).
+func (c *Collector) snapshotBeside(due bool) string {
+	if c.Beside == nil {
+		if due {
+			return c.snapshot()
+		}
+		return ""
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Beside()
+	}()
+	var s string
+	if due {
+		s = c.snapshot()
+	}
+	<-done
+	return s
 }
 
 // check measures one check into ev, unless void says why nothing may be

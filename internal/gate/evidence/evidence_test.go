@@ -204,3 +204,56 @@ func TestMasked(t *testing.T) {
 		t.Error("Masked changed the evidence it was given")
 	}
 }
+
+// TestBesideRunsOnceAfterTheChecks: Beside is called once, after every
+// check and the metrics command have ended (it sees what the last one
+// wrote), and Collect returns only once it has returned; a void
+// measurement, whose snapshot is not taken, still calls it.
+func TestBesideRunsOnceAfterTheChecks(t *testing.T) {
+	t.Parallel()
+	cfg, err := loop.Parse("loop.toml", []byte(`name = "b"
+[stop]
+max_tokens = 1
+[run]
+check_concurrency = 0
+[metrics]
+command = "touch metrics-ran; echo {}"
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "test"
+  run = "sleep 0.05; touch check-ran"
+  [[goal.check]]
+  type = "test"
+  run = "true"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, swept := range []error{nil, fmt.Errorf("1 process survived")} {
+		root := t.TempDir()
+		var calls int
+		var saw []string
+		c := &Collector{Root: root, Beside: func() {
+			calls++
+			for _, f := range []string{"check-ran", "metrics-ran"} {
+				if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+					saw = append(saw, f)
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			saw = append(saw, "returned")
+		}}
+		ev := c.CollectSwept(t.Context(), cfg, swept)
+		want := []string{"check-ran", "metrics-ran", "returned"}
+		if swept != nil {
+			want = []string{"returned"} // nothing ran
+		}
+		if diff := cmp.Diff(want, saw); calls != 1 || diff != "" {
+			t.Errorf("swept %v: %d calls; what Beside saw (-want +got):\n%s", swept, calls, diff)
+		}
+		if (ev.Snapshot == "") != (swept != nil) {
+			t.Errorf("swept %v: snapshot %q", swept, ev.Snapshot)
+		}
+	}
+}
