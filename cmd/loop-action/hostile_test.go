@@ -181,23 +181,34 @@ func TestRunSecretsOutOfReach(t *testing.T) {
 			if withSecrets {
 				secrets = actionSecrets(t)
 			}
-			env := append(baseEnv(t), "LOOT="+loot)
-			for k, v := range secrets {
-				env = append(env, k+"="+v)
-			}
-			cmd := loopAction(ctx, t, dir, env, "run")
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			watchRunner(ctx, t, cmd, loot, secrets)
-			if code := hostileExit(ctx, t, cmd.Wait(), []byte(out.String())); code != exitUnsuccessful {
-				t.Errorf("exit code %d, want %d\n%s", code, exitUnsuccessful, &out)
-			}
-			checkLoot(t, loot, secrets)
+			hunt(ctx, t, dir, baseEnv(t), loot, secrets, "run")
 		})
 	}
+}
+
+// hunt runs loop-action with args in dir, with env, the secrets and LOOT
+// (where thief.sh leaves what it found) in its environment, while the
+// agent hunts for them: it checks the runner as watchRunner does, that
+// the run is unsuccessful, and what the agent found. It returns the
+// output.
+func hunt(ctx context.Context, t *testing.T, dir string, env []string, loot string, secrets map[string]string, args ...string) *strings.Builder {
+	t.Helper()
+	env = append(env, "LOOT="+loot)
+	for k, v := range secrets {
+		env = append(env, k+"="+v)
+	}
+	cmd := loopAction(ctx, t, dir, env, args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchRunner(ctx, t, cmd, loot, secrets)
+	if code := hostileExit(ctx, t, cmd.Wait(), []byte(out.String())); code != exitUnsuccessful {
+		t.Errorf("exit code %d, want %d\n%s", code, exitUnsuccessful, &out)
+	}
+	checkLoot(t, loot, secrets)
+	return &out
 }
 
 // watchRunner waits until thief.sh runs, checks that the runner it names
@@ -307,22 +318,8 @@ func TestActionSecretsOutOfReach(t *testing.T) {
 	token := secrets["INPUT_GITHUB-TOKEN"]
 	w := newActionWorld(t, token)
 	loot := filepath.Join(t.TempDir(), "loot")
-	env := append(w.env(t), "LOOT="+loot)
-	for k, v := range secrets {
-		env = append(env, k+"="+v)
-	}
-	cmd := loopAction(ctx, t, w.workspace, env, "action")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	watchRunner(ctx, t, cmd, loot, secrets)
-	if code := hostileExit(ctx, t, cmd.Wait(), []byte(out.String())); code != exitUnsuccessful {
-		t.Errorf("exit code %d, want %d\n%s", code, exitUnsuccessful, &out)
-	}
-	checkLoot(t, loot, secrets)
+	out := hunt(ctx, t, w.workspace, w.env(t), loot, secrets, "action")
 	if _, err := exec.Command("git", "--git-dir", w.bare, "rev-parse", "--verify", "-q", "loop-state").Output(); err != nil {
-		t.Errorf("the state branch was not pushed with the token: %v\n%s", err, &out)
+		t.Errorf("the state branch was not pushed with the token: %v\n%s", err, out)
 	}
 }
