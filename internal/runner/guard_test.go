@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // scripted is a loop whose builder and judge are sh scripts, run as real
@@ -278,5 +281,39 @@ func TestCheckRewritingAGuardedPathVoidsTheMeasurement(t *testing.T) {
 		"1 " + string(ledger.ProtectedReverted), "1 " + string(ledger.MeasurementVoid)}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("reverts and voids (-want +got):\n%s", diff)
+	}
+}
+
+// TestUserEditOfAnIgnoredProtectedFileVoidsNothing: a protected file that is
+// also ignored, which the user edits between two iterations, is removed
+// by the ignored-file scrub before the next measurement (it changed since
+// the session started). That removal is the runner's own, and is the
+// measurement's baseline: the guard after the measurement must not put
+// the edit back, which the next scrub would remove again, voiding every
+// measurement from then on.
+func TestUserEditOfAnIgnoredProtectedFileVoidsNothing(t *testing.T) {
+	t.Parallel()
+	cfg := strings.Replace(oneBuilder("false"), "max_iterations = 1", "max_iterations = 4\nno_progress = 0", 1)
+	h := newHarness(t, cfg, map[string]Provider{"a": idle(0)})
+	mustWrite(t, filepath.Join(h.root, ".gitignore"), "checks/local.cfg\n")
+	local := filepath.Join(h.root, "checks", "local.cfg")
+	mustWrite(t, local, "v1\n")
+	h.opts.Checkpointed = func(cp *state.Checkpoint) {
+		if cp.Iteration == 1 {
+			mustWrite(t, local, "v2\n") // the user, between two iterations
+		}
+	}
+	h.run(context.Background())
+	void := map[int]bool{}
+	for _, e := range h.events() {
+		if e.Type == ledger.MeasurementVoid {
+			void[e.Iteration] = true
+		}
+	}
+	if len(void) > 0 {
+		t.Errorf("measurements void in iterations %v: the scrub's removal was put back and removed again", void)
+	}
+	if _, err := os.Stat(local); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("checks/local.cfg after the run: %v; want it removed as an ignored file changed since the session started", err)
 	}
 }

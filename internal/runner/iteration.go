@@ -95,12 +95,13 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 // starts, which the guard after it compares with. When the guard after
 // this iteration's last wave that ran a node knew what it left there
 // (r.settled), that is it: since then only the runner's own steps ran
-// (publishing, which never writes a guarded path; the sweep; the removal
-// of ignored files), so a new scan would find the same, except for what a
-// process left behind wrote before the sweep killed it — which a new scan
-// would take as the baseline, and which is now put back and voids the
-// measurement. Otherwise (the measurement before any wave, a guard that
-// could not put everything back) the paths are scanned anew.
+// (publishing, which never writes a guarded path; the sweep), so a new
+// scan would find the same, except for what a process left behind wrote
+// before the sweep killed it — which a new scan would take as the
+// baseline, and which is now put back and voids the measurement.
+// Otherwise (the measurement before any wave, a guard that could not put
+// everything back, ignored files removed just now, which may be guarded)
+// the paths are scanned anew.
 func (r *run) guardBeforeMeasure() guardState {
 	if s := r.settled; s != nil {
 		r.settled = nil

@@ -54,6 +54,7 @@ func (r *run) scrubUncarried(it int, swept error) {
 	if len(changes) == 0 {
 		return
 	}
+	r.settled = nil // a removed path may be guarded: the measurement's guard scans anew
 	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
 		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
 	}
