@@ -10,6 +10,7 @@ import (
 // every child. Compare them with BenchmarkStartTrue, the cost of starting
 // and waiting for the smallest child (os/exec alone), and BenchmarkRunTrue.
 func BenchmarkSweep(b *testing.B) {
+	b.ReportAllocs()
 	for b.Loop() {
 		if err := Sweep(); err != nil {
 			b.Fatal(err)
@@ -19,6 +20,7 @@ func BenchmarkSweep(b *testing.B) {
 
 // BenchmarkSweepTree is the sweep Run does, through the children files.
 func BenchmarkSweepTree(b *testing.B) {
+	b.ReportAllocs()
 	for b.Loop() {
 		if err := sweepLive(false); err != nil {
 			b.Fatal(err)
