@@ -98,10 +98,11 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 // (publishing, which never writes a guarded path; the sweep), so a new
 // scan would find the same, except for what a process left behind wrote
 // before the sweep killed it — which a new scan would take as the
-// baseline, and which is now put back and voids the measurement.
-// Otherwise (the measurement before any wave, a guard that could not put
-// everything back, ignored files removed just now, which may be guarded)
-// the paths are scanned anew.
+// baseline, and which is now put back and voids the measurement. Ignored
+// files the scrub removed just now, which may be guarded, are dropped
+// from it (guardState.without). Otherwise (the measurement before any
+// wave, a guard that could not put everything back) the paths are
+// scanned anew.
 func (r *run) guardBeforeMeasure() guardState {
 	if s := r.settled; s != nil {
 		r.settled = nil
