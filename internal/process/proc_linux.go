@@ -284,15 +284,15 @@ func (sc *procScan) tree(self, own int, live map[int]bool) bool {
 	sc.kids = sc.children(self, sc.kids[:0])
 	for i := 0; i < len(sc.kids); i++ {
 		pid := sc.kids[i]
-		if _, seen := sc.procs[pid]; seen {
-			continue
+		if _, seen := sc.procs[pid]; seen || live[pid] {
+			continue // a live leader is never swept, nor anything below it: no need to read it
 		}
 		s, found := sc.stat(pid)
 		if !found {
 			continue // gone
 		}
 		sc.procs[pid] = s
-		if s.ppid == self && (s.sid == own || live[pid]) {
+		if s.ppid == self && s.sid == own {
 			continue // never swept: no need to look below
 		}
 		sc.kids = sc.children(pid, sc.kids)
