@@ -1,10 +1,11 @@
 package process
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,13 +24,20 @@ func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }
 
 // parseStat reads /proc/PID/stat: "pid (comm) state ppid pgrp session
 // ...", where comm may hold spaces and ')', and starttime is field 22.
+// It allocates nothing: a sweep parses every process's stat.
 func parseStat(stat []byte) (procStat, bool) {
-	i := bytes.LastIndexByte(stat, ')')
+	i := lastIndex(stat, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
-	f := bytes.Fields(stat[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
+	var f [20][]byte // state ... starttime
+	n := 0
+	for rest := stat[i+1:]; n < len(f); n++ {
+		if f[n], rest = nextField(rest); f[n] == nil {
+			break
+		}
+	}
+	if n < len(f) || len(f[0]) != 1 {
 		return procStat{}, false
 	}
 	s := procStat{state: f[0][0]}
@@ -41,48 +49,196 @@ func parseStat(stat []byte) (procStat, bool) {
 	return s, errors.Join(errs[:]...) == nil
 }
 
-// readStat reads the stat of pid; ok is false when it is gone.
-func readStat(pid int) (procStat, bool) {
-	var buf [1024]byte // comm is at most 64 bytes; the fields that follow fit
-	return readStatInto(pid, buf[:])
+// nextField splits the first field, separated by white space, off b; field
+// is nil when none is left.
+func nextField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	j := i
+	for j < len(b) && !isSpace(b[j]) {
+		j++
+	}
+	if i == j {
+		return nil, nil
+	}
+	return b[i:j], b[j:]
 }
 
-// readStatInto is readStat with the caller's buffer: a sweep reads every
-// process's stat, so it costs three system calls and no allocation.
-func readStatInto(pid int, buf []byte) (procStat, bool) {
-	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func lastIndex(b []byte, c byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// readStat reads the stat of pid; ok is false when it is gone.
+func readStat(pid int) (procStat, bool) {
+	sc := getScan()
+	defer scans.Put(sc)
+	return sc.stat(pid)
+}
+
+// procScan is what reading /proc needs, kept from one round of a sweep to
+// the next, and from one sweep to the next (scans): a sweep reads every
+// process, or the tree below this process, several times per iteration,
+// so a round makes no garbage — the files are named and read in its
+// buffers, the directories listed straight into one (getdents64), and the
+// maps are cleared, not made anew.
+type procScan struct {
+	procs   map[int]procStat // what the round found
+	verdict map[int]bool     // escapees' scratch: pid → whether it is one
+	left    []int            // escapees' result
+	kids    []int            // scanTree's queue
+	dents   []byte           // a directory listing
+	buf     []byte           // a stat or children file
+	path    []byte           // the file's name, NUL-terminated
+}
+
+// scans are the procScans of sweeps and liveMembers.
+var scans = sync.Pool{New: func() any {
+	return &procScan{
+		procs: map[int]procStat{}, verdict: map[int]bool{},
+		dents: make([]byte, 8<<10), buf: make([]byte, 1024), path: make([]byte, 0, 64),
+	}
+}}
+
+func getScan() *procScan { return scans.Get().(*procScan) }
+
+// name sets sc.path to /proc/PID[/TID/rest], NUL-terminated; pid, and tid
+// when not negative, are numbers, rest is appended last when not "".
+func (sc *procScan) name(pid, tid int, rest string) []byte {
+	p := append(sc.path[:0], "/proc/"...)
+	if pid >= 0 {
+		p = strconv.AppendInt(p, int64(pid), 10)
+	}
+	if tid >= 0 {
+		p = append(p, "/task/"...)
+		p = strconv.AppendInt(p, int64(tid), 10)
+	}
+	p = append(p, rest...)
+	sc.path = append(p, 0)
+	return sc.path
+}
+
+// open opens the NUL-terminated path p read-only, as unix.Open does with
+// a string, which it would copy.
+func open(p []byte, flags int) (int, error) {
+	cwd := unix.AT_FDCWD
+	for {
+		fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&p[0])),
+			uintptr(unix.O_RDONLY|unix.O_CLOEXEC|flags), 0, 0, 0)
+		switch errno {
+		case 0:
+			return int(fd), nil
+		case unix.EINTR:
+			continue
+		}
+		return -1, errno
+	}
+}
+
+// stat reads the stat of pid; ok is false when it is gone. Three system
+// calls: comm is at most 64 bytes, and the fields that follow fit sc.buf.
+func (sc *procScan) stat(pid int) (procStat, bool) {
+	fd, err := open(sc.name(pid, -1, "/stat"), 0)
 	if err != nil {
 		return procStat{}, false
 	}
-	n, err := unix.Read(fd, buf)
+	n, err := unix.Read(fd, sc.buf)
 	unix.Close(fd)
 	if err != nil || n <= 0 {
 		return procStat{}, false
 	}
-	return parseStat(buf[:n])
+	return parseStat(sc.buf[:n])
 }
 
-// scanProcs reads the stat of every process in /proc.
-func scanProcs() (map[int]procStat, error) {
-	d, err := os.Open("/proc")
+// list calls each with every number among the names in directory path,
+// which sc.name made: /proc's processes, or a process's threads. It lists
+// into sc.dents, which each must not use.
+func (sc *procScan) list(path []byte, each func(n int)) error {
+	fd, err := open(path, unix.O_DIRECTORY)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	procs := make(map[int]procStat, len(names))
-	var buf [1024]byte
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Getdents(fd, sc.dents)
+		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if s, ok := readStatInto(pid, buf[:]); ok {
-			procs[pid] = s
+		if err != nil {
+			return err
 		}
+		if n <= 0 {
+			return nil
+		}
+		if err := eachNumber(sc.dents[:n], each); err != nil {
+			return err
+		}
+	}
+}
+
+// eachNumber calls each with every entry of a getdents64 buffer whose name
+// is a number.
+func eachNumber(buf []byte, each func(n int)) error {
+	for len(buf) >= 19 {
+		reclen := int(buf[16]) | int(buf[17])<<8
+		if reclen < 19 || reclen > len(buf) {
+			return errors.New("readdirent: malformed directory entry")
+		}
+		name := buf[19:reclen]
+		buf = buf[reclen:]
+		if n, ok := number(name); ok {
+			each(n)
+		}
+	}
+	return nil
+}
+
+// number reads a name of digits, ended by NUL or by the end of b.
+func number(b []byte) (int, bool) {
+	n, digits := 0, 0
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		if c < '0' || c > '9' || digits >= 18 {
+			return 0, false
+		}
+		n, digits = n*10+int(c-'0'), digits+1
+	}
+	return n, digits > 0
+}
+
+// all reads the stat of every process in /proc into sc.procs.
+func (sc *procScan) all() error {
+	clear(sc.procs)
+	return sc.list(sc.name(-1, -1, ""), func(pid int) {
+		if s, ok := sc.stat(pid); ok {
+			sc.procs[pid] = s
+		}
+	})
+}
+
+// scanProcs reads the stat of every process in /proc, into a map of its
+// own.
+func scanProcs() (map[int]procStat, error) {
+	sc := getScan()
+	defer scans.Put(sc)
+	if err := sc.all(); err != nil {
+		return nil, err
+	}
+	procs := make(map[int]procStat, len(sc.procs))
+	for pid, s := range sc.procs {
+		procs[pid] = s
 	}
 	return procs, nil
 }
@@ -92,11 +248,12 @@ func scanProcs() (map[int]procStat, error) {
 // slow or absent init (PID 1 in a container) may never reap. ok is false
 // when /proc cannot be read.
 func liveMembers(pgid int) (alive, ok bool) {
-	procs, err := scanProcs()
-	if err != nil {
+	sc := getScan()
+	defer scans.Put(sc)
+	if err := sc.all(); err != nil {
 		return false, false
 	}
-	for _, s := range procs {
+	for _, s := range sc.procs {
 		if s.pgrp == pgid && !s.gone() {
 			return true, true
 		}
@@ -104,56 +261,98 @@ func liveMembers(pgid int) (alive, ok bool) {
 	return false, true
 }
 
-// scanTree reads, top down through the children files of /proc, self, its
+// childrenFiles reports whether the kernel has /proc/PID/task/TID/children
+// (CONFIG_PROC_CHILDREN), which does not change while this process runs.
+var childrenFiles = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/thread-self/children")
+	return err == nil
+})
+
+// tree reads, top down through the children files of /proc, self, its
 // children, and everything below those of them that are outside own's
-// session and not live leaders: what a sweep needs. It reads a few files
-// where scanProcs reads one per process. ok is false when the kernel has
-// no children files (CONFIG_PROC_CHILDREN).
-func scanTree(self, own int, live map[int]bool) (procs map[int]procStat, ok bool) {
-	if _, err := os.Stat("/proc/thread-self/children"); err != nil {
-		return nil, false
+// session and not live leaders, into sc.procs: what a sweep needs. It
+// reads a few files where all reads one per process. It reports false
+// when the kernel has no children files.
+func (sc *procScan) tree(self, own int, live map[int]bool) bool {
+	if !childrenFiles() {
+		return false
 	}
-	var buf [1024]byte
-	procs = map[int]procStat{}
-	if s, found := readStatInto(self, buf[:]); found {
-		procs[self] = s
+	clear(sc.procs)
+	if s, found := sc.stat(self); found {
+		sc.procs[self] = s
 	}
-	for kids := childrenOf(self); len(kids) > 0; {
-		pid := kids[0]
-		kids = kids[1:]
-		if _, seen := procs[pid]; seen {
-			continue
+	sc.kids = sc.children(self, sc.kids[:0])
+	for i := 0; i < len(sc.kids); i++ {
+		pid := sc.kids[i]
+		if _, seen := sc.procs[pid]; seen || live[pid] {
+			continue // a live leader is never swept, nor anything below it: no need to read it
 		}
-		s, found := readStatInto(pid, buf[:])
+		s, found := sc.stat(pid)
 		if !found {
 			continue // gone
 		}
-		procs[pid] = s
-		if s.ppid == self && (s.sid == own || live[pid]) {
+		sc.procs[pid] = s
+		if s.ppid == self && s.sid == own {
 			continue // never swept: no need to look below
 		}
-		kids = append(kids, childrenOf(pid)...)
+		sc.kids = sc.children(pid, sc.kids)
+	}
+	return true
+}
+
+// scanTree is tree into a map of its own; ok is false when the kernel has
+// no children files.
+func scanTree(self, own int, live map[int]bool) (procs map[int]procStat, ok bool) {
+	sc := getScan()
+	defer scans.Put(sc)
+	if !sc.tree(self, own, live) {
+		return nil, false
+	}
+	procs = make(map[int]procStat, len(sc.procs))
+	for pid, s := range sc.procs {
+		procs[pid] = s
 	}
 	return procs, true
 }
 
-// childrenOf lists the children of pid: those of each of its threads.
-func childrenOf(pid int) []int {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	d, err := os.Open(dir)
+// children appends to kids the children of pid: those of each of its
+// threads, listed once.
+func (sc *procScan) children(pid int, kids []int) []int {
+	_ = sc.list(sc.name(pid, -1, "/task/"), func(tid int) { // gone: none
+		kids = sc.childrenOfThread(pid, tid, kids)
+	})
+	return kids
+}
+
+// childrenOfThread appends to kids the children of thread tid of pid,
+// read whole into sc.buf (grown when a thread has many).
+func (sc *procScan) childrenOfThread(pid, tid int, kids []int) []int {
+	fd, err := open(sc.name(pid, tid, "/children"), 0)
 	if err != nil {
-		return nil // gone
+		return kids // gone
 	}
-	tids, _ := d.Readdirnames(-1)
-	d.Close()
-	var kids []int
-	for _, tid := range tids {
-		b, _ := os.ReadFile(dir + tid + "/children")
-		for _, f := range bytes.Fields(b) {
-			if n, err := strconv.Atoi(string(f)); err == nil {
-				kids = append(kids, n)
-			}
+	defer unix.Close(fd)
+	n := 0
+	for {
+		if n == len(sc.buf) {
+			sc.buf = append(sc.buf, make([]byte, len(sc.buf))...)
+		}
+		m, err := unix.Read(fd, sc.buf[n:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	for rest := sc.buf[:n]; ; {
+		var f []byte
+		if f, rest = nextField(rest); f == nil {
+			return kids
+		}
+		if k, ok := number(f); ok {
+			kids = append(kids, k)
 		}
 	}
-	return kids
 }

@@ -33,30 +33,32 @@ func sweep(live map[int]bool, thorough bool) error {
 	if err != nil {
 		return fmt.Errorf("process: sweep: own session: %w", err)
 	}
+	sc := getScan()
+	defer scans.Put(sc)
 	pause := time.Millisecond
-	var left []int
-	killed := map[int]uint64{} // pid → start time of the process signalled
-	doubts := 0                // rounds that found nothing but a broken line
+	var killed map[int]uint64 // pid → start time of the process signalled
+	doubts := 0               // rounds that found nothing but a broken line
 	for range maxSweepRounds {
-		procs, err := scan(self, own, live, thorough)
-		if err != nil {
+		if err := sc.scan(self, own, live, thorough); err != nil {
 			return fmt.Errorf("process: sweep: %w", err)
 		}
-		if _, ok := procs[self]; !ok {
+		if _, ok := sc.procs[self]; !ok {
 			return errors.New("process: sweep: /proc does not show this process")
 		}
-		var uncertain bool
-		left, uncertain = escapees(procs, self, own, live)
-		if len(left) == 0 && (!uncertain || doubts >= maxDoubts) {
+		uncertain := sc.escapees(self, own, live)
+		if len(sc.left) == 0 && (!uncertain || doubts >= maxDoubts) {
 			return nil
 		}
-		if len(left) == 0 {
+		if len(sc.left) == 0 {
 			doubts++ // a line broken by a process that exited: look again
 			continue
 		}
+		if killed == nil {
+			killed = map[int]uint64{}
+		}
 		progress := false
-		for _, pid := range left {
-			progress = finish(pid, procs[pid], self, killed) || progress
+		for _, pid := range sc.left {
+			progress = finish(pid, sc.procs[pid], self, killed) || progress
 		}
 		if !progress {
 			time.Sleep(pause)
@@ -64,19 +66,17 @@ func sweep(live map[int]bool, thorough bool) error {
 		}
 	}
 	return fmt.Errorf("process: %d processes that children left behind are still running after %d attempts to kill them (pids %v)",
-		len(left), maxSweepRounds, left)
+		len(sc.left), maxSweepRounds, sc.left)
 }
 
-// scan reads the processes a sweep round looks at: the part of the tree
-// below self, or every process when thorough is set or the kernel has no
-// children files.
-func scan(self, own int, live map[int]bool, thorough bool) (map[int]procStat, error) {
-	if !thorough {
-		if procs, ok := scanTree(self, own, live); ok {
-			return procs, nil
-		}
+// scan reads the processes a sweep round looks at into sc.procs: the part
+// of the tree below self, or every process when thorough is set or the
+// kernel has no children files.
+func (sc *procScan) scan(self, own int, live map[int]bool, thorough bool) error {
+	if !thorough && sc.tree(self, own, live) {
+		return nil
 	}
-	return scanProcs()
+	return sc.all()
 }
 
 // escapees returns the processes to kill or reap: the descendants of self
@@ -84,38 +84,57 @@ func scan(self, own int, live map[int]bool, thorough bool) (map[int]procStat, er
 // and holds no live leader. uncertain reports a line that could not be
 // followed (a process exited during the scan), so another round is due.
 func escapees(procs map[int]procStat, self, own int, live map[int]bool) (pids []int, uncertain bool) {
-	verdict := map[int]bool{} // pid → whether it is an escapee, for processes already followed
-	var follow func(pid int) (escapee, known bool)
-	follow = func(pid int) (bool, bool) {
-		if v, ok := verdict[pid]; ok {
-			return v, true
-		}
-		s, ok := procs[pid]
-		switch {
-		case !ok:
-			return false, false
-		case s.sid == own || live[pid] || s.ppid <= 1 && self != 1:
-			return false, true
-		case s.ppid == self:
-			return true, true
-		}
-		v, known := follow(s.ppid)
-		if known {
-			verdict[pid] = v
-		}
-		return v, known
-	}
-	for pid := range procs {
+	sc := &procScan{procs: procs, verdict: map[int]bool{}}
+	uncertain = sc.escapees(self, own, live)
+	return sc.left, uncertain
+}
+
+// escapees is escapees for the processes in sc.procs, into sc.left.
+func (sc *procScan) escapees(self, own int, live map[int]bool) (uncertain bool) {
+	clear(sc.verdict)
+	sc.left = sc.left[:0]
+	l := lines{procs: sc.procs, verdict: sc.verdict, self: self, own: own, live: live}
+	for pid := range sc.procs {
 		if pid == self {
 			continue
 		}
-		escapee, known := follow(pid)
+		escapee, known := l.follow(pid)
 		uncertain = uncertain || !known
 		if escapee {
-			pids = append(pids, pid)
+			sc.left = append(sc.left, pid)
 		}
 	}
-	return pids, uncertain
+	return uncertain
+}
+
+// lines follows lines of ancestors for escapees.
+type lines struct {
+	procs     map[int]procStat
+	verdict   map[int]bool // pid → whether it is an escapee, for processes already followed
+	self, own int
+	live      map[int]bool
+}
+
+// follow says whether pid is an escapee; known is false when its line
+// could not be followed.
+func (l lines) follow(pid int) (escapee, known bool) {
+	if v, ok := l.verdict[pid]; ok {
+		return v, true
+	}
+	s, ok := l.procs[pid]
+	switch {
+	case !ok:
+		return false, false
+	case s.sid == l.own || l.live[pid] || s.ppid <= 1 && l.self != 1:
+		return false, true
+	case s.ppid == l.self:
+		return true, true
+	}
+	v, known := l.follow(s.ppid)
+	if known {
+		l.verdict[pid] = v
+	}
+	return v, known
 }
 
 // finish kills the escapee pid, which the scan saw as s, unless it has

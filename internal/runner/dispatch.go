@@ -38,17 +38,20 @@ type dispatched struct {
 	judges      map[string]gate.JudgeResult
 	ranBuilders []string
 	published   []string
-	reverted    []string // protected paths put back after a wave
-	gitReverted []string // .git paths put back after a wave
-	rootChanged []string // root paths put back after a wave of isolated nodes
+	reverted    []string     // protected paths put back after a wave
+	gitReverted []string     // .git paths put back after a wave
+	rootChanged []string     // root paths put back after a wave of isolated nodes
+	swept       <-chan error // the measurement's sweep, started after the last wave (sweepAhead)
 }
 
 // dispatch runs the iteration's waves in order. Within a wave, up to
 // [run] concurrency nodes run at once; outcomes are recorded after the
-// wave, in wave order.
+// wave, in wave order. Once the last wave's nodes have ended, the
+// measurement's sweep starts beside what follows (sweepAhead).
 func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 	d := dispatched{judges: map[string]gate.JudgeResult{}}
-	for wi, wave := range r.cfg.Waves() {
+	waves := r.cfg.Waves()
+	for wi, wave := range waves {
 		if ctx.Err() != nil {
 			break
 		}
@@ -62,6 +65,9 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		end = r.span("wave")
 		r.runWave(ctx, runs)
 		end()
+		if wi == len(waves)-1 {
+			d.swept = sweepAhead()
+		}
 		end = r.span("after-wave")
 		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)

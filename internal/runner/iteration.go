@@ -29,7 +29,13 @@ func (r *run) iterate(ctx context.Context) bool {
 	spent := r.cp.Spend
 	p := r.perturbation(it)
 	d := r.dispatch(ctx, it, p)
-	if ctx.Err() != nil || !r.measure(ctx, it, d.judges) {
+	if ctx.Err() != nil {
+		if d.swept != nil {
+			<-d.swept // no sweep outlives the iteration
+		}
+		return false
+	}
+	if !r.measureSwept(ctx, it, d.judges, d.swept) {
 		return false
 	}
 	r.cp.Iteration = it
@@ -55,8 +61,14 @@ func (r *run) iterate(ctx context.Context) bool {
 // anything changed them meanwhile, or the iteration's waves left the root
 // unfit, what was put back is recorded and the measurement is void.
 func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
+	return r.measureSwept(ctx, it, judges, nil)
+}
+
+// measureSwept is measure whose sweep, when swept is not nil, was started
+// already (sweepAhead): it waits for its result before anything else.
+func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.JudgeResult, pending <-chan error) bool {
 	end := r.span("sweep")
-	swept := process.Sweep()
+	swept := awaitSweep(pending)
 	end()
 	end = r.span("uncarried")
 	r.scrubUncarried(it, swept)
@@ -91,6 +103,31 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 	return true
 }
 
+// sweepAhead starts the thorough sweep (process.Sweep) that the
+// measurement waits for before anything else (measureSwept): right after
+// the last wave's nodes have ended, so that it runs beside the runner's
+// own steps that follow — recording the wave, its guard, publishing —
+// which start no process and which a process left behind could just as
+// well race if the sweep came after them. Nothing is weaker for it: the
+// guard after the wave may see a rewrite or not, whatever the leftover
+// wrote after its scan is compared by the guard after the measurement,
+// which starts from that scan (guardBeforeMeasure); the ignored files are
+// scrubbed, and the checks run, only once the sweep is done.
+func sweepAhead() <-chan error {
+	c := make(chan error, 1)
+	go func() { c <- process.Sweep() }()
+	return c
+}
+
+// awaitSweep is the result of the measurement's sweep: pending's, or
+// that of a sweep made now.
+func awaitSweep(pending <-chan error) error {
+	if pending != nil {
+		return <-pending
+	}
+	return process.Sweep()
+}
+
 // guardBeforeMeasure is what the guarded paths hold as the measurement
 // starts, which the guard after it compares with. When the guard after
 // this iteration's last wave that ran a node knew what it left there
@@ -98,10 +135,11 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 // (publishing, which never writes a guarded path; the sweep), so a new
 // scan would find the same, except for what a process left behind wrote
 // before the sweep killed it — which a new scan would take as the
-// baseline, and which is now put back and voids the measurement.
-// Otherwise (the measurement before any wave, a guard that could not put
-// everything back, ignored files removed just now, which may be guarded)
-// the paths are scanned anew.
+// baseline, and which is now put back and voids the measurement. Ignored
+// files the scrub removed just now, which may be guarded, are dropped
+// from it (guardState.without). Otherwise (the measurement before any
+// wave, a guard that could not put everything back) the paths are
+// scanned anew.
 func (r *run) guardBeforeMeasure() guardState {
 	if s := r.settled; s != nil {
 		r.settled = nil

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"maps"
+	"path"
 	"slices"
 
 	"github.com/loop-action/loop-action/internal/ledger"
@@ -54,7 +56,7 @@ func (r *run) scrubUncarried(it int, swept error) {
 	if len(changes) == 0 {
 		return
 	}
-	r.settled = nil // a removed path may be guarded: the measurement's guard scans anew
+	r.settled = r.settled.without(pathsOf(changes)) // a removed path may be guarded
 	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
 		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
 	}
@@ -85,6 +87,34 @@ func (r *run) removeUncarried(it int, changes []workspace.UncarriedChange) []str
 	}
 	r.scrubbed = append(r.scrubbed, pathsOf(changes)...)
 	return slices.Clip(failed)
+}
+
+// without is s less the paths removed and everything below them: what a
+// scan of the guarded paths would find once they are removed, if nothing
+// else changed since s was taken. A new scan instead would take for the
+// measurement's baseline whatever a process left behind wrote to a
+// guarded path after the wave's guard and before the sweep killed it,
+// which the guard after the measurement must find and put back. A path
+// that could not be removed is dropped too: the measurement is void then,
+// and the guard after it removes what is left.
+func (s *guardState) without(removed []string) *guardState {
+	if s == nil {
+		return nil
+	}
+	gone := make(map[string]bool, len(removed))
+	for _, p := range removed {
+		gone[p] = true
+	}
+	out := &guardState{files: maps.Clone(s.files), err: s.err}
+	for rel := range s.files {
+		for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if gone[p] {
+				delete(out.files, rel)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func pathsOf(changes []workspace.UncarriedChange) []string {

@@ -61,9 +61,10 @@ func (c *Collector) Collect(ctx context.Context, cfg *loop.Config) gate.Evidence
 
 // CollectSwept is Collect without the first sweep, which the caller did
 // itself: swept is what process.Sweep returned, and nothing that could
-// start a process may have run since (the runner sweeps once before the
-// checks of an iteration and checks the ignored files and the guarded
-// paths in between, which starts nothing). A non-nil swept voids every
+// start a process may have run since (the runner sweeps once per
+// iteration, from when its last wave's agents have ended, and meanwhile
+// and since only records the wave, puts back guarded paths, publishes
+// and checks the ignored files, which starts nothing). A non-nil swept voids every
 // check, as Collect's own failed sweep does.
 func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence {
 	ev := gate.Evidence{
