@@ -162,3 +162,50 @@ func TestCommitFlushFailureReported(t *testing.T) {
 		t.Errorf("Close after a failed flush: %v, want the flush's error", err)
 	}
 }
+
+// TestPreparedFilesNeverCommitted: after a commit of a running run, the
+// next save's chunk, summary and temporary checkpoint file are created
+// empty ahead of it; a next save that writes neither a chunk nor a
+// summary commits neither, and a run that ended gets none.
+func TestPreparedFilesNeverCommitted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := openStore(t, dir)
+	ctx := t.Context()
+	cp := newCheckpoint("prepared/main")
+	cp.Iteration = 1
+	if err := d.Save(ctx, cp, commitFor(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil { // waits for the flush
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "runs", "prepared", "main")
+	for _, name := range []string{"ledger/0001.jsonl", "summaries/0002.md", ".checkpoint.json.tmp"} {
+		if info, err := os.Stat(filepath.Join(run, name)); err != nil || info.Size() != 0 {
+			t.Errorf("%s after the save of a running run: %v, %v; want it prepared, empty", name, info, err)
+		}
+	}
+	d = openStore(t, dir)
+	cp.Iteration = 2
+	if err := d.Save(ctx, cp, state.Commit{Log: []byte("two\n")}); err != nil {
+		t.Fatal(err)
+	}
+	r := openStore(t, dir)
+	if s, err := r.Summary(ctx, cp.RunID, 2); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("Summary(2) = %q, %v; want ErrNotFound", s, err)
+	}
+	checkCommitted(t, r, cp.RunID, string(commitFor(1).Ledger), string(commitFor(1).Log)+"two\n")
+	cp.Iteration, cp.Status = 3, state.Success
+	if err := d.Save(ctx, cp, commitFor(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ledger/0002.jsonl", "summaries/0004.md"} {
+		if _, err := os.Stat(filepath.Join(run, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after the run ended: %v; want none prepared", name, err)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func (d *Dir) putFresh(dir, name string, data []byte) error {
 		return err
 	}
 	rel := filepath.Join(dir, name)
-	f, err := d.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := d.openWrite(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}
@@ -118,14 +118,21 @@ func (d *Dir) dropFresh(dir, name string) error {
 }
 
 // flush is the fsync of a run's directory that makes the last rename of
-// its checkpoint.json durable, which a save leaves running when it returns.
+// its checkpoint.json durable, which a save leaves running when it returns;
+// it then prepares the files the run's next save will write.
 type flush struct {
 	done chan struct{}
 	err  error
 }
 
-// startFlush fsyncs run's directory in the background.
-func (d *Dir) startFlush(id, run string) {
+// startFlush fsyncs run's directory in the background, then, while the run
+// goes on (next.Status is Running), creates the next save's chunk, summary
+// and temporary checkpoint file empty, durably: a file created by a save
+// costs the disk more than one written into (its inode and directory
+// entry join the save's journal commit). They are beyond what next
+// covers, so no reader sees them, and whatever the next save does not
+// fill is never committed (Save's dropFresh, or a later save's write).
+func (d *Dir) startFlush(id, run string, next *Checkpoint) {
 	f := &flush{done: make(chan struct{})}
 	d.mu.Lock()
 	d.flushes[id] = f
@@ -134,10 +141,59 @@ func (d *Dir) startFlush(id, run string) {
 	if sync == nil {
 		sync = d.syncDir
 	}
+	var files [][2]string
+	if next.Status == Running {
+		files = [][2]string{
+			{filepath.Join(run, ledgerDir), chunkName(next.LedgerChunks)},
+			{filepath.Join(run, summariesDir), summaryName(next.Iteration + 1)},
+			{run, "." + checkpointFile + ".tmp"},
+		}
+	}
 	go func() {
 		defer close(f.done)
-		f.err = sync(run)
+		created := d.create(files) // before the fsync, which commits them with the rename
+		if f.err = sync(run); f.err == nil {
+			d.prepare(created)
+		}
 	}()
+}
+
+// create creates each dir/name that is missing, empty, and returns those
+// it could open. It is only a head start for the next save, which creates
+// what is still missing itself: errors are left for it to meet.
+func (d *Dir) create(files [][2]string) (created [][2]string) {
+	for _, df := range files {
+		if d.mkdirs(df[0]) != nil {
+			continue
+		}
+		f, err := d.openWrite(filepath.Join(df[0], df[1]), os.O_WRONLY|os.O_CREATE)
+		if err != nil {
+			continue
+		}
+		f.Close()
+		created = append(created, df)
+	}
+	return created
+}
+
+// prepare makes the files create made, and their directories, durable;
+// once the fsync of the run's directory has committed them with the
+// rename, on a journaling file system these find nothing left to do.
+func (d *Dir) prepare(files [][2]string) {
+	dirs := map[string]bool{}
+	for _, df := range files {
+		f, err := d.openWrite(filepath.Join(df[0], df[1]), os.O_WRONLY)
+		if err != nil {
+			continue
+		}
+		if f.Sync() == nil {
+			dirs[df[0]] = true
+		}
+		f.Close()
+	}
+	for dir := range dirs {
+		_ = d.syncDir(dir)
+	}
 }
 
 // settle waits for run id's flush, if one is running, and returns its

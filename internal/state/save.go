@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
@@ -43,8 +44,9 @@ import (
 // fsynced side by side (a journaling file system commits concurrent
 // fsyncs together); checkpoint.json is renamed only once all of them are
 // durable. The fsync of the run's directory that makes that rename
-// durable against a crash of the machine runs in the background: the next
-// save of the run, its unlock (Lock) and Close wait for it and report its
+// durable against a crash of the machine runs in the background, and then
+// creates the next save's files empty (see startFlush): the next save of
+// the run, its unlock (Lock) and Close wait for it and report its
 // failure. A process killed after Save returned has lost nothing: the
 // rename is done.
 //
@@ -96,6 +98,9 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err := d.mkdirs(run); err != nil {
 		return err
 	}
+	if err := d.settle(cp.RunID); err != nil { // the previous commit's flush
+		return err
+	}
 	t, known := d.tip(ctx, cp.RunID, run)
 	var parts sync.WaitGroup
 	errs := make([]error, 5)
@@ -122,13 +127,10 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := d.settle(cp.RunID); err != nil { // the previous commit's flush
-		return err
-	}
 	if err := d.root.Rename(filepath.Join(run, "."+checkpointFile+".tmp"), filepath.Join(run, checkpointFile)); err != nil {
 		return err
 	}
-	d.startFlush(cp.RunID, run)
+	d.startFlush(cp.RunID, run, &next)
 	d.committed(cp.RunID, run, &next)
 	*cp = next
 	return nil
@@ -220,7 +222,7 @@ func (d *Dir) writeAtomic(dir, name string, data []byte) error {
 // stage writes data to dir/name's temporary file and fsyncs it.
 func (d *Dir) stage(dir, name string, data []byte) error {
 	tmp := filepath.Join(dir, "."+name+".tmp")
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := d.openWrite(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}
@@ -245,10 +247,27 @@ func (d *Dir) commit(dir, name string) error {
 	return d.syncDir(dir)
 }
 
+// openWrite opens the store-relative file rel for writing with flag. The
+// store lies within agents' reach, and a FIFO put in a file's place would
+// block open(2) until someone reads it: the open does not wait
+// (O_NONBLOCK, which changes nothing for a regular file), and anything
+// but a regular file is refused.
+func (d *Dir) openWrite(rel string, flag int) (*os.File, error) {
+	f, err := d.root.OpenFile(rel, flag|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", d.abs(rel))
+	}
+	return f, nil
+}
+
 // appendLog makes the log at rel its first at bytes followed by data, and
 // fsyncs it. The log must hold at least the at bytes already committed.
 func (d *Dir) appendLog(rel string, at int64, data []byte) error {
-	f, err := d.root.OpenFile(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.openWrite(rel, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return err
 	}
