@@ -38,6 +38,9 @@ type Dir struct {
 	mu      sync.Mutex
 	runs    map[string]*sync.Mutex // per run id, held by Save
 	reviews map[string][]byte      // per run id, the reviews.json a save of this Dir made durable
+	tips    map[string]tip         // per run id, its commit point as this Dir last wrote or read it
+	flushes map[string]*flush      // per run id, the fsync that makes its last commit durable, if running
+	flushFn func(rel string) error // fsyncs a run's directory after its commit; nil is syncDir (tests replace it)
 }
 
 // Names of a run's files, relative to its directory.
@@ -65,15 +68,17 @@ func OpenDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state directory %q: %w", path, err)
 	}
-	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}, reviews: map[string][]byte{}}, nil
+	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}, reviews: map[string][]byte{},
+		tips: map[string]tip{}, flushes: map[string]*flush{}}, nil
 }
 
 // Path is the store's directory, absolute.
 func (d *Dir) Path() string { return d.path }
 
-// Close releases the directory. Locks taken with Lock stay held until their
-// unlock functions are called.
-func (d *Dir) Close() error { return d.root.Close() }
+// Close waits until every checkpoint saved is durable, then releases the
+// directory; it reports a checkpoint that could not be made durable. Locks
+// taken with Lock stay held until their unlock functions are called.
+func (d *Dir) Close() error { return errors.Join(d.settleAll(), d.root.Close()) }
 
 // runDir is a run's directory relative to the store; id must be valid.
 func runDir(id string) string { return filepath.Join(runsDir, filepath.FromSlash(id)) }

@@ -8,6 +8,9 @@ import (
 // SetClock makes d stamp checkpoints with now instead of time.Now.
 func SetClock(d *Dir, now func() time.Time) { d.now = now }
 
+// SetFlush makes d fsync a run's directory after a commit with flush.
+func SetFlush(d *Dir, flush func(rel string) error) { d.flushFn = flush }
+
 // SetBranchClock makes b stamp checkpoints and commits with now instead of
 // time.Now.
 func SetBranchClock(b *Branch, now func() time.Time) {

@@ -51,3 +51,69 @@ func TestDirStoreNeverBlocksOnAFIFO(t *testing.T) {
 		t.Fatal("Load blocked on a FIFO")
 	}
 }
+
+// TestDirSaveNeverBlocksOnAFIFO: an agent can put FIFOs where the next
+// save writes (the next chunk and summary, which a save writes in place
+// and prepares empty ahead of it, and the temporary checkpoint file):
+// saves fail with an error instead of waiting for a reader forever, and
+// the committed checkpoint stands.
+func TestDirSaveNeverBlocksOnAFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := openStore(t, dir)
+	ctx := t.Context()
+	run := filepath.Join(dir, "runs", "fifo", "save")
+	for _, rel := range []string{"ledger/0001.jsonl", "summaries/0002.md"} {
+		p := filepath.Join(run, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	cp := newCheckpoint("fifo/save")
+	bounded := func(what string, f func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- f() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s blocked on a FIFO", what)
+			return nil
+		}
+	}
+	cp.Iteration = 1
+	if err := bounded("save 1", func() error { return d.Save(ctx, cp, commitFor(1)) }); err != nil {
+		t.Fatal(err) // it writes neither FIFO; preparing them after must not hang either
+	}
+	next := *cp
+	next.Iteration = 2
+	if err := bounded("save 2", func() error { return d.Save(ctx, &next, commitFor(2)) }); err == nil {
+		t.Error("save 2 wrote into FIFOs")
+	}
+	if err := os.Remove(filepath.Join(run, "ledger", "0001.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(run, "summaries", "0002.md")); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(run, ".checkpoint.json.tmp")
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(tmp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := bounded("save 2 again", func() error { return d.Save(ctx, &next, commitFor(2)) }); err == nil {
+		t.Error("save 2 wrote its checkpoint into a FIFO")
+	}
+	if got, err := openStore(t, dir).Load(ctx, cp.RunID); err != nil || got.Iteration != 1 {
+		t.Errorf("after the refused saves the checkpoint is %+v, %v; want iteration 1", got, err)
+	}
+	if err := bounded("Close", d.Close); err != nil {
+		t.Fatal(err)
+	}
+}

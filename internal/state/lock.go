@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -11,7 +12,9 @@ import (
 // ErrLocked when someone else holds it. The lock is released by unlock or
 // by the death of the process, however it dies; calling unlock again does
 // nothing more. Each Lock opens the file anew, so a second Lock of the same
-// run fails even within one process.
+// run fails even within one process. Unlock first waits until the run's
+// last checkpoint saved through d is durable (see Save), and reports it if
+// it could not be made so.
 func (d *Dir) Lock(runID string) (unlock func() error, err error) {
 	if err := ValidRunID(runID); err != nil {
 		return nil, fmt.Errorf("lock run %q: %w", runID, err)
@@ -28,8 +31,9 @@ func (d *Dir) Lock(runID string) (unlock func() error, err error) {
 	var uerr error
 	return func() error {
 		once.Do(func() {
+			uerr = d.settle(runID)
 			if err := release(); err != nil {
-				uerr = fmt.Errorf("unlock run %q: %w", runID, err)
+				uerr = errors.Join(uerr, fmt.Errorf("unlock run %q: %w", runID, err))
 			}
 		})
 		return uerr

@@ -11,13 +11,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
 // the log and the summaries. It writes, in this order:
 //
 //  1. ledger/<cp.LedgerChunks>.jsonl from c.Ledger, if non-empty;
-//  2. summaries/<cp.Iteration>.md from c.Summary, if non-empty;
+//  2. summaries/<cp.Iteration>.md from c.Summary, if non-empty; if empty,
+//     it removes such a file that no committed checkpoint covers (left by
+//     a save killed before its commit), which this commit would cover;
 //  3. run.log: truncated to cp.LogBytes (dropping whatever an interrupted
 //     save appended), then c.Log appended, then fsynced;
 //  4. reviews.json, cp.Decisions as a JSON array, unless it already holds
@@ -25,18 +28,29 @@ import (
 //     change rarely, and each file replaced costs the disk a commit);
 //  5. last, checkpoint.json, the commit point.
 //
-// Each file but run.log is written to a temporary file in its directory,
-// fsynced, renamed over the target, and the directory fsynced. Until the
-// rename of checkpoint.json the previous checkpoint stands and nothing
-// written before it is visible to readers, so a process killed at any
-// instant leaves the previous checkpoint or the new one.
+// A chunk or a summary that the committed checkpoint does not cover (the
+// next chunk, the summary of a new iteration: every save of a run that
+// moves forward) is written in place and fsynced, with its directory:
+// nobody reads it before the commit. One the committed checkpoint covers
+// (a save that goes back to an earlier checkpoint, or a second save of
+// the same iteration) goes through a temporary file, fsynced, renamed
+// over the target, and the directory fsynced, as reviews.json and
+// checkpoint.json always do. Until the rename of checkpoint.json the
+// previous checkpoint stands and nothing written before it is visible to
+// readers, so a process killed at any instant leaves the previous
+// checkpoint or the new one.
 //
 // Files 1 to 4, and checkpoint.json's temporary file, are written and
 // fsynced side by side (a journaling file system commits concurrent
 // fsyncs together); checkpoint.json is renamed only once all of them are
-// durable. A save waits for two rounds of fsyncs, not nine in a row.
+// durable. The fsync of the run's directory that makes that rename
+// durable against a crash of the machine runs in the background, and then
+// creates the next save's files empty (see startFlush): the next save of
+// the run, its unlock (Lock) and Close wait for it and report its
+// failure. A process killed after Save returned has lost nothing: the
+// rename is done.
 //
-// When everything is durable Save updates cp in place: LedgerChunks (+1 when
+// When the commit is made Save updates cp in place: LedgerChunks (+1 when
 // a chunk was written), LedgerEvents (+c.Events), LogBytes (+len(c.Log)),
 // UpdatedAt and Version; checkpoint.json holds those new values. On error cp
 // is unchanged and the same Save can be retried.
@@ -84,13 +98,22 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err := d.mkdirs(run); err != nil {
 		return err
 	}
+	if err := d.settle(cp.RunID); err != nil { // the previous commit's flush
+		return err
+	}
+	t, known := d.tip(ctx, cp.RunID, run)
 	var parts sync.WaitGroup
 	errs := make([]error, 5)
 	if len(c.Ledger) > 0 {
-		parts.Go(func() { errs[0] = d.writeIn(run, ledgerDir, chunkName(cp.LedgerChunks), c.Ledger) })
+		fresh := known && cp.LedgerChunks >= t.chunks
+		parts.Go(func() { errs[0] = d.put(run, ledgerDir, chunkName(cp.LedgerChunks), c.Ledger, fresh) })
 	}
-	if c.Summary != "" {
-		parts.Go(func() { errs[1] = d.writeIn(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary)) })
+	fresh := known && cp.Iteration > t.iteration
+	switch {
+	case c.Summary != "":
+		parts.Go(func() { errs[1] = d.put(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary), fresh) })
+	case fresh:
+		parts.Go(func() { errs[1] = d.dropFresh(filepath.Join(run, summariesDir), summaryName(cp.Iteration)) })
 	}
 	parts.Go(func() { errs[2] = d.appendLog(filepath.Join(run, logFile), cp.LogBytes, c.Log) })
 	if !d.reviewsHeld(cp.RunID, run, reviews) {
@@ -104,9 +127,11 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := d.commit(run, checkpointFile); err != nil {
+	if err := d.root.Rename(filepath.Join(run, "."+checkpointFile+".tmp"), filepath.Join(run, checkpointFile)); err != nil {
 		return err
 	}
+	d.startFlush(cp.RunID, run, &next)
+	d.committed(cp.RunID, run, &next)
 	*cp = next
 	return nil
 }
@@ -170,9 +195,13 @@ func (d *Dir) writeReviews(id, run string, data []byte) error {
 	return nil
 }
 
-// writeIn writes name in the subdirectory sub of run, creating sub first.
-func (d *Dir) writeIn(run, sub, name string, data []byte) error {
+// put writes name in the subdirectory sub of run, creating sub first: in
+// place when fresh (no committed checkpoint covers it), else atomically.
+func (d *Dir) put(run, sub, name string, data []byte, fresh bool) error {
 	dir := filepath.Join(run, sub)
+	if fresh {
+		return d.putFresh(dir, name, data)
+	}
 	if err := d.mkdirs(dir); err != nil {
 		return err
 	}
@@ -193,7 +222,7 @@ func (d *Dir) writeAtomic(dir, name string, data []byte) error {
 // stage writes data to dir/name's temporary file and fsyncs it.
 func (d *Dir) stage(dir, name string, data []byte) error {
 	tmp := filepath.Join(dir, "."+name+".tmp")
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := d.openWrite(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}
@@ -218,10 +247,27 @@ func (d *Dir) commit(dir, name string) error {
 	return d.syncDir(dir)
 }
 
+// openWrite opens the store-relative file rel for writing with flag. The
+// store lies within agents' reach, and a FIFO put in a file's place would
+// block open(2) until someone reads it: the open does not wait
+// (O_NONBLOCK, which changes nothing for a regular file), and anything
+// but a regular file is refused.
+func (d *Dir) openWrite(rel string, flag int) (*os.File, error) {
+	f, err := d.root.OpenFile(rel, flag|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", d.abs(rel))
+	}
+	return f, nil
+}
+
 // appendLog makes the log at rel its first at bytes followed by data, and
 // fsyncs it. The log must hold at least the at bytes already committed.
 func (d *Dir) appendLog(rel string, at int64, data []byte) error {
-	f, err := d.root.OpenFile(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.openWrite(rel, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return err
 	}

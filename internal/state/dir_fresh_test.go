@@ -1,0 +1,211 @@
+package state_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// openHeld opens path and returns a function that reads what the open
+// file holds then: a file replaced through a rename keeps its old content
+// there, one rewritten in place shows the new.
+func openHeld(t *testing.T, path string) func() string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return func() string {
+		buf := make([]byte, 4096)
+		n, _ := f.ReadAt(buf, 0)
+		return string(buf[:n])
+	}
+}
+
+// TestCommittedFilesAreNeverRewrittenInPlace: a save writes the next chunk
+// and a new iteration's summary in place, but a chunk or summary that the
+// committed checkpoint covers (a save that goes back, one at the same
+// iteration, one through a Dir that did not see the last commit) is
+// replaced through a rename, so that a kill mid-write cannot tear it.
+func TestCommittedFilesAreNeverRewrittenInPlace(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// through picks the store that saves iteration 3 again from the
+		// checkpoint of iteration 2: other saved iterations 1 and 2, then
+		// d saved 3 and 4.
+		through func(d, other *state.Dir) *state.Dir
+	}{
+		{"going back", func(d, _ *state.Dir) *state.Dir { return d }},
+		{"a Dir that did not see the last saves", func(_, other *state.Dir) *state.Dir { return other }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d := openStore(t, dir)
+			other := openStore(t, dir)
+			cp := newCheckpoint("fresh/main")
+			var at2 state.Checkpoint
+			for n := 1; n <= 4; n++ {
+				s := d
+				if n <= 2 {
+					s = other
+				}
+				cp.Iteration = n
+				if err := s.Save(t.Context(), cp, commitFor(n)); err != nil {
+					t.Fatal(err)
+				}
+				if n == 2 {
+					at2 = *cp
+				}
+			}
+			run := filepath.Join(dir, "runs", "fresh", "main")
+			chunk := openHeld(t, filepath.Join(run, "ledger", "0002.jsonl"))
+			summary := openHeld(t, filepath.Join(run, "summaries", "0003.md"))
+			s, redo := c.through(d, other), at2
+			redo.Iteration = 3
+			if err := s.Save(t.Context(), &redo, state.Commit{Ledger: []byte("{\"redo\":1}\n"), Events: 1, Summary: "redone\n"}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := chunk(), string(commitFor(3).Ledger); got != want {
+				t.Errorf("committed chunk 0002 was rewritten in place: it holds %q, want %q", got, want)
+			}
+			if got, want := summary(), commitFor(3).Summary; got != want {
+				t.Errorf("committed summary 0003 was rewritten in place: it holds %q, want %q", got, want)
+			}
+			checkCommitted(t, openStore(t, dir), cp.RunID, string(commitFor(1).Ledger)+string(commitFor(2).Ledger)+"{\"redo\":1}\n",
+				string(commitFor(1).Log)+string(commitFor(2).Log))
+		})
+	}
+}
+
+// TestUncommittedSummaryNotExposed: a save killed before its commit can
+// leave the next iteration's summary (torn, when written in place); a
+// save of that iteration without a summary removes it rather than commit
+// it. A second save of an iteration without a summary keeps the one its
+// first save committed.
+func TestUncommittedSummaryNotExposed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := openStore(t, dir)
+	ctx := t.Context()
+	cp := newCheckpoint("torn/main")
+	cp.Iteration = 1
+	if err := d.Save(ctx, cp, commitFor(1)); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "runs", "torn", "main")
+	writeFile(t, filepath.Join(run, "summaries", "0002.md"), "# Iteration 2\n\nhalf wri")
+	cp.Iteration = 2
+	if err := d.Save(ctx, cp, state.Commit{Log: []byte("two\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := openStore(t, dir).Summary(ctx, cp.RunID, 2); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("Summary(2) = %q, %v; want ErrNotFound: a killed save's leftover was committed", s, err)
+	}
+	cp.Iteration = 3
+	if err := d.Save(ctx, cp, commitFor(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Save(ctx, cp, state.Commit{Log: []byte("amended\n")}); err != nil { // as an amendment does
+		t.Fatal(err)
+	}
+	if s, err := openStore(t, dir).Summary(ctx, cp.RunID, 3); err != nil || s != commitFor(3).Summary {
+		t.Errorf("Summary(3) after a second save of iteration 3 = %q, %v; want %q", s, err, commitFor(3).Summary)
+	}
+}
+
+// TestCommitFlushFailureReported: the fsync that makes a commit durable
+// runs after Save returns; when it fails, the run's next save, its unlock
+// and Close say so, and the next save commits nothing.
+func TestCommitFlushFailureReported(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d, err := state.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	unlock, err := d.Lock("flush/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state.SetFlush(d, func(string) error { return errors.New("disk on fire") })
+	cp := newCheckpoint("flush/main")
+	cp.Iteration = 1
+	if err := d.Save(ctx, cp, commitFor(1)); err != nil {
+		t.Fatal(err)
+	}
+	next := *cp
+	next.Iteration = 2
+	if err := d.Save(ctx, &next, commitFor(2)); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("save after a failed flush: %v, want the flush's error", err)
+	}
+	if loaded, err := openStore(t, dir).Load(ctx, cp.RunID); err != nil || loaded.Iteration != 1 {
+		t.Errorf("after the refused save the checkpoint is %+v, %v; want iteration 1", loaded, err)
+	}
+	cp.Iteration = 2
+	if err := d.Save(ctx, cp, commitFor(2)); err != nil { // the error was reported once; the retry commits
+		t.Fatal(err)
+	}
+	if err := unlock(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("unlock after a failed flush: %v, want the flush's error", err)
+	}
+	cp.Iteration = 3
+	if err := d.Save(ctx, cp, commitFor(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("Close after a failed flush: %v, want the flush's error", err)
+	}
+}
+
+// TestPreparedFilesNeverCommitted: after a commit of a running run, the
+// next save's chunk, summary and temporary checkpoint file are created
+// empty ahead of it; a next save that writes neither a chunk nor a
+// summary commits neither, and a run that ended gets none.
+func TestPreparedFilesNeverCommitted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := openStore(t, dir)
+	ctx := t.Context()
+	cp := newCheckpoint("prepared/main")
+	cp.Iteration = 1
+	if err := d.Save(ctx, cp, commitFor(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil { // waits for the flush
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "runs", "prepared", "main")
+	for _, name := range []string{"ledger/0001.jsonl", "summaries/0002.md", ".checkpoint.json.tmp"} {
+		if info, err := os.Stat(filepath.Join(run, name)); err != nil || info.Size() != 0 {
+			t.Errorf("%s after the save of a running run: %v, %v; want it prepared, empty", name, info, err)
+		}
+	}
+	d = openStore(t, dir)
+	cp.Iteration = 2
+	if err := d.Save(ctx, cp, state.Commit{Log: []byte("two\n")}); err != nil {
+		t.Fatal(err)
+	}
+	r := openStore(t, dir)
+	if s, err := r.Summary(ctx, cp.RunID, 2); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("Summary(2) = %q, %v; want ErrNotFound", s, err)
+	}
+	checkCommitted(t, r, cp.RunID, string(commitFor(1).Ledger), string(commitFor(1).Log)+"two\n")
+	cp.Iteration, cp.Status = 3, state.Success
+	if err := d.Save(ctx, cp, commitFor(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ledger/0002.jsonl", "summaries/0004.md"} {
+		if _, err := os.Stat(filepath.Join(run, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after the run ended: %v; want none prepared", name, err)
+		}
+	}
+}
