@@ -86,18 +86,7 @@ func (d *Dir) putFresh(dir, name string, data []byte) error {
 		return err
 	}
 	rel := filepath.Join(dir, name)
-	f, err := d.openWrite(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := d.writeSynced(rel, data); err != nil {
 		return fmt.Errorf("write %s: %w", d.abs(rel), err)
 	}
 	return d.syncDir(dir)

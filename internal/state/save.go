@@ -221,8 +221,15 @@ func (d *Dir) writeAtomic(dir, name string, data []byte) error {
 
 // stage writes data to dir/name's temporary file and fsyncs it.
 func (d *Dir) stage(dir, name string, data []byte) error {
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	f, err := d.openWrite(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err := d.writeSynced(filepath.Join(dir, "."+name+".tmp"), data); err != nil {
+		return fmt.Errorf("write %s: %w", d.abs(filepath.Join(dir, name)), err)
+	}
+	return nil
+}
+
+// writeSynced makes the store-relative file rel hold data, and fsyncs it.
+func (d *Dir) writeSynced(rel string, data []byte) error {
+	f, err := d.openWrite(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}
@@ -233,10 +240,7 @@ func (d *Dir) stage(dir, name string, data []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", d.abs(filepath.Join(dir, name)), err)
-	}
-	return nil
+	return err
 }
 
 // commit renames dir/name's staged temporary file over it and fsyncs dir.
