@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -90,10 +91,27 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 	return []*os.File{outW, errW, inR}, nil
 }
 
-// drain copies everything from f to w until EOF or until f is closed.
+// drainBufs are the buffers the output copiers read into, shared between
+// runs: a fresh one per copy would be garbage the collector chases while
+// children start.
+var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// drain copies everything from f to w until EOF or until f is closed. It
+// reads into a pooled buffer itself: io.Copy would go through
+// os.File.WriteTo, which allocates a buffer of its own for every copy.
 func (r *run) drain(f *os.File, w io.Writer, done chan<- struct{}) {
 	defer close(done)
-	_, _ = io.Copy(w, f) // w never fails; a read error just ends the copy
+	bp := drainBufs.Get().(*[]byte)
+	defer drainBufs.Put(bp)
+	for {
+		n, err := f.Read(*bp)
+		if n > 0 {
+			_, _ = w.Write((*bp)[:n]) // w never fails
+		}
+		if err != nil {
+			return // EOF, or f was closed: a read error just ends the copy
+		}
+	}
 }
 
 // feedStdin copies spec.Stdin to the child and then closes its stdin. Write
