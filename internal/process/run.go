@@ -123,26 +123,23 @@ func (r *run) feedStdin() {
 	_ = r.stdinW.Close()
 }
 
-// supervise waits for the leader to exit, the timeout or ctx, whichever comes
-// first. On timeout or cancellation it terminates the group and reports why;
-// the leader may still be running when it returns (after SIGKILL).
-func (r *run) supervise(ctx context.Context, waitDone <-chan struct{}) (timedOut, canceled bool) {
-	var timeout <-chan time.Time
-	if r.spec.Timeout > 0 {
-		t := time.NewTimer(r.spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
+// wait waits for the leader to exit while the watcher terminates its group
+// on timeout or cancellation, kills what is left of the group, and reaps
+// the leader. On Linux the leader is reaped last: until then its pid, the
+// group's id, cannot be reused, so neither the watcher nor the kill can
+// signal another group.
+func (r *run) wait(ctx context.Context) (timedOut, canceled bool, waitErr error) {
+	w := r.watch(ctx)
+	exited := awaitExit(r.cmd.Process)
+	if !exited {
+		waitErr = r.cmd.Wait()
 	}
-	select {
-	case <-waitDone:
-		return false, false
-	case <-timeout:
-		timedOut = true
-	case <-ctx.Done():
-		canceled = true
+	timedOut, canceled = w.stop()
+	killGroup(r.cmd.Process) // what the leader left behind in its group
+	if exited {
+		waitErr = r.cmd.Wait()
 	}
-	r.terminate(waitDone)
-	return timedOut, canceled
+	return timedOut, canceled, waitErr
 }
 
 // terminate sends SIGTERM to the group and SIGKILL once KillGrace has passed,
