@@ -33,9 +33,22 @@ func execFloor(*testing.B) {
 	_ = cmd.Run()
 }
 
+// sessionFloor is execFloor with the child in a session of its own, as Run
+// starts it: on Linux with autogroup scheduling (sched_autogroup_enabled)
+// every new session is a new scheduling group, which a busy CPU serves
+// later than a child of this process's group.
+func sessionFloor(*testing.B) {
+	var out bytes.Buffer
+	cmd := exec.Command(floorArgv[0], floorArgv[1:]...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	setGroup(cmd)
+	_ = cmd.Run()
+}
+
 // BenchmarkParallel10 starts 10 children at once and waits for them all,
 // through Run (guarded, each swept after it) and, interleaved, with
-// os/exec alone; it reports both and their ratio. loaded runs the same
+// os/exec alone; it reports both and their ratio, and the time and ratio
+// of os/exec starting each child in a new session. loaded runs the same
 // while a busy process per processor competes for the CPU, as another job
 // on the machine would.
 func BenchmarkParallel10(b *testing.B) {
@@ -47,14 +60,17 @@ func BenchmarkParallel10(b *testing.B) {
 }
 
 func parallel10(b *testing.B) {
-	var run, floor time.Duration
+	var run, floor, session time.Duration
 	for b.Loop() {
 		run += batch(b, runFloor)
 		floor += batch(b, execFloor)
+		session += batch(b, sessionFloor)
 	}
 	b.ReportMetric(float64(run.Microseconds())/1e3/float64(b.N), "run-ms/op")
 	b.ReportMetric(float64(floor.Microseconds())/1e3/float64(b.N), "exec-ms/op")
+	b.ReportMetric(float64(session.Microseconds())/1e3/float64(b.N), "exec-setsid-ms/op")
 	b.ReportMetric(float64(run)/float64(floor), "ratio")
+	b.ReportMetric(float64(run)/float64(session), "ratio-setsid")
 }
 
 // batch calls f from 10 goroutines at once and returns how long they took.
