@@ -71,19 +71,22 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 			closeFiles(r.outR, outW, r.errR, errW, inR, r.stdinW)
 		}
 	}()
-	if r.outR, outW, err = os.Pipe(); err != nil {
+	if r.outR, outW, err = pipe(true); err != nil {
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	if r.errR, errW, err = os.Pipe(); err != nil {
+	if r.errR, errW, err = pipe(true); err != nil {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	r.cmd.Stdout, r.cmd.Stderr = outW, errW
 	switch in := r.spec.Stdin.(type) {
-	case nil: // os/exec connects the null device
+	case nil:
+		if null := devNull(); null != nil {
+			r.cmd.Stdin = null
+		} // else os/exec connects the null device
 	case *os.File:
 		r.cmd.Stdin = in
 	default:
-		if inR, r.stdinW, err = os.Pipe(); err != nil {
+		if inR, r.stdinW, err = pipe(false); err != nil {
 			return nil, fmt.Errorf("stdin pipe: %w", err)
 		}
 		r.cmd.Stdin = inR
