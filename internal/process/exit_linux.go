@@ -47,9 +47,12 @@ func pollExit(pid int) (exited, polled bool) {
 	}
 	var werr error
 	err = rc.Read(func(fd uintptr) bool {
-		var info unix.Siginfo
+		var info unix.Siginfo // Signo stays 0 while the child runs
 		werr = unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
-		return werr != nil && !errors.Is(werr, unix.EINTR) || werr == nil && info.Signo != 0
+		if errors.Is(werr, unix.EINTR) || errors.Is(werr, unix.EAGAIN) {
+			return false // not yet: wait for the pidfd to be readable
+		}
+		return werr != nil || info.Signo != 0
 	})
 	if err != nil {
 		return false, false // not pollable: the caller blocks instead
