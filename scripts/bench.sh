@@ -69,6 +69,14 @@
 #                   runner takes before every measurement, for a root whose
 #                   ignored node_modules holds 20,000 files, against a warm
 #                   snapshot of a 10,000-file tree (reference figures).
+#   process/*       internal/process, confined as the binary is: 10 checks
+#                   (sh -c) at once through process.Run against os/exec
+#                   alone, interleaved (goal: parallel10_ratio <= 1.1), and
+#                   against os/exec starting each child in a session of its
+#                   own as Run must (_setsid); _loaded while a busy process
+#                   per processor competes (with autogroup scheduling a new
+#                   session is served later on a busy CPU: the _setsid
+#                   floor shows that cost, which is the kernel's).
 #
 # Usage: scripts/bench.sh [RUNS]   (RUNS defaults to 5; takes several
 # minutes; needs git)
@@ -219,3 +227,17 @@ bench -bench '^BenchmarkScanUncarried20k$' -benchtime 20x -count "$runs" ./inter
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/scan20k_ms -
 bench -bench '^BenchmarkSnapshot10k$/^warm$' -benchtime 20x -count "$runs" ./internal/workspace/ |
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/snapshot10k_warm_ms -
+
+echo "process.Run against os/exec: 10 children at once ($runs runs)" >&2
+out=$(PROCESS_TEST_CONFINED=1 bench -bench '^BenchmarkParallel10$' -benchtime 100x -count "$runs" ./internal/process/)
+for load in calm loaded; do
+	name=process/parallel10
+	[ "$load" = loaded ] && name=process/parallel10_loaded
+	for m in ratio:ratio:'<=1.1' ratio-setsid:ratio_setsid:-; do
+		IFS=: read -r unit suffix goal <<<"$m"
+		[ "$load" = loaded ] && goal=-
+		echo "$out" | awk -v pat="/$load-" -v unit="$unit" 'index($1, pat) {
+			for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
+		}' | spread "${name}_$suffix" "$goal"
+	done
+done

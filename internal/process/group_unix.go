@@ -31,8 +31,15 @@ func killGroup(p *os.Process) {
 // ESRCH means the group is already gone, and EPERM can only arise for a
 // member that changed its credentials, which nothing here could fix.
 func signalGroup(p *os.Process, sig syscall.Signal) {
+	if groupSignalled != nil {
+		groupSignalled(p.Pid, sig)
+	}
 	_ = syscall.Kill(-p.Pid, sig)
 }
+
+// groupSignalled, when a test sets it, is called before every signal sent
+// to a group, with the group's id.
+var groupSignalled func(pgid int, sig syscall.Signal)
 
 // groupAlive reports whether any process of p's group is still running.
 // On Linux zombies do not count (see liveMembers); elsewhere they do, until

@@ -49,15 +49,27 @@ func Guard() error {
 // before the fork until the leader is registered, and a sweep holds it for
 // writing while it scans and kills, so that a leader being started is
 // never mistaken for an escaped process, while leaders start side by side.
+// starting counts the starts under way, so that a sweep can wait for a
+// moment when there is none (lockStarts).
 var live = struct {
 	starts sync.RWMutex
 	sync.Mutex
-	pids    map[int]bool
-	changed chan struct{} // closed, and replaced, whenever a leader leaves pids
+	pids     map[int]bool
+	starting int
+	changed  chan struct{} // closed, and replaced, whenever a leader leaves pids or a start ends
 }{pids: map[int]bool{}, changed: make(chan struct{})}
+
+// startsWait bounds how long a sweep waits for a moment when no leader is
+// being started before it holds new starts off anyway (a variable for
+// tests).
+var startsWait = 50 * time.Millisecond
 
 // startLeader starts cmd on a spawning thread and registers it as live.
 func startLeader(cmd *exec.Cmd) error {
+	live.Lock()
+	live.starting++
+	live.Unlock()
+	defer startEnded() // after RUnlock: a sweep woken then can lock
 	live.starts.RLock()
 	defer live.starts.RUnlock()
 	if err := spawn(cmd); err != nil {
@@ -69,12 +81,25 @@ func startLeader(cmd *exec.Cmd) error {
 	return nil
 }
 
+// startEnded records that a start is over, and wakes whoever waits.
+func startEnded() {
+	live.Lock()
+	live.starting--
+	notifyLocked()
+	live.Unlock()
+}
+
+// notifyLocked wakes whoever waits for live to change; live is locked.
+func notifyLocked() {
+	close(live.changed)
+	live.changed = make(chan struct{})
+}
+
 // forget removes a leader from the registry once its Wait has returned.
 func forget(pid int) {
 	live.Lock()
 	delete(live.pids, pid)
-	close(live.changed)
-	live.changed = make(chan struct{})
+	notifyLocked()
 	live.Unlock()
 }
 
@@ -117,9 +142,41 @@ func Sweep() error {
 // sweepLive sweeps with the registry locked and no leader starting; see
 // sweep.
 func sweepLive(thorough bool) error {
-	live.starts.Lock()
-	defer live.starts.Unlock()
+	lockStarts()
+	defer unlockStarts()
 	live.Lock()
 	defer live.Unlock()
 	return sweep(live.pids, thorough)
+}
+
+// lockStarts holds off new starts for a sweep. A start holds starts until
+// its child has executed, which on a busy machine takes milliseconds; a
+// sweep that merely waited for the lock would hold off every start behind
+// the ones under way all that time. So it first waits, up to startsWait,
+// for a moment when no start is under way, and takes the lock then.
+func lockStarts() {
+	deadline := time.NewTimer(startsWait)
+	defer deadline.Stop()
+	for {
+		live.Lock()
+		n, changed := live.starting, live.changed
+		live.Unlock()
+		if n == 0 && live.starts.TryLock() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			live.starts.Lock()
+			return
+		}
+	}
+}
+
+// unlockStarts lets starts through again, and wakes a sweep that waits.
+func unlockStarts() {
+	live.starts.Unlock()
+	live.Lock()
+	notifyLocked()
+	live.Unlock()
 }

@@ -4,6 +4,7 @@ package process
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -258,6 +259,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		for _, spec := range specs {
 			runTimed(t, spec)
 		}
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		runTimedCtx(t, ctx, Spec{Argv: ShellArgv("sleep 30 & wait"), KillGrace: 200 * time.Millisecond})
+		cancel()
 	}
 	deadline := time.Now().Add(promptly)
 	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {

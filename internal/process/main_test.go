@@ -3,8 +3,15 @@ package process
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 )
+
+// confineTests, set to 1 in the environment of the test binary, makes it
+// confine itself first (Exec), as the loop-action binary does, so that the
+// tests and benchmarks run with children forked on any thread.
+const confineTests = "PROCESS_TEST_CONFINED"
 
 // TestMain guards the test process as a program would: the sweep needs the
 // subreaper, and the spawning threads are then started before any test
@@ -13,6 +20,12 @@ import (
 func TestMain(m *testing.M) {
 	if stage, ok := os.LookupEnv(confineHelper); ok {
 		os.Exit(confineMain(stage))
+	}
+	if os.Getenv(confineTests) == "1" && !Confined() {
+		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, confineTests+"=") })
+		err := Exec(os.Args, append(env, confineTests+"=again"))
+		fmt.Fprintf(os.Stderr, "process tests: not confined: %v\n", err)
+		os.Exit(1)
 	}
 	if err := Guard(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -159,7 +159,9 @@ func (r Result) OK() bool {
 // grace out once the leader has exited and the group is empty (members that
 // have exited but not yet been reaped still count). After the leader has
 // exited, for any reason, whatever is left of its group is killed with
-// SIGKILL, and then Sweep kills whatever left the group, so that nothing the
+// SIGKILL (on Linux every signal to the group goes out before the leader
+// is reaped, while no other process can have its pid and so the group's
+// id), and then Sweep kills whatever left the group, so that nothing the
 // child started survives Run. Runs whose children end together share that
 // sweep: one that starts after each of their children had exited. Run then waits at most about a second more
 // for the output pipes, which only a process Sweep could not kill can still
@@ -183,19 +185,9 @@ func Run(ctx context.Context, spec Spec) Result {
 	if err := r.start(); err != nil {
 		return notStarted(startError(spec, err))
 	}
-	waitDone := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = r.cmd.Wait()
-		close(waitDone)
-	}()
-	timedOut, canceled := r.supervise(ctx, waitDone)
-	<-waitDone
+	timedOut, canceled, waitErr := r.wait(ctx)
 	duration := time.Since(began)
 	forget(r.cmd.Process.Pid)
-	// Kill what the leader left behind. Its pid cannot be reused as a group
-	// id while any member of the group remains, so this hits only them.
-	killGroup(r.cmd.Process)
 	sweepErr := runSweeps.after() // before draining: escapees holding the pipes die
 	r.finishIO()
 	res := r.result(waitErr)

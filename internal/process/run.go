@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -70,19 +71,22 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 			closeFiles(r.outR, outW, r.errR, errW, inR, r.stdinW)
 		}
 	}()
-	if r.outR, outW, err = os.Pipe(); err != nil {
+	if r.outR, outW, err = pipe(true); err != nil {
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	if r.errR, errW, err = os.Pipe(); err != nil {
+	if r.errR, errW, err = pipe(true); err != nil {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	r.cmd.Stdout, r.cmd.Stderr = outW, errW
 	switch in := r.spec.Stdin.(type) {
-	case nil: // os/exec connects the null device
+	case nil:
+		if null := devNull(); null != nil {
+			r.cmd.Stdin = null
+		} // else os/exec connects the null device
 	case *os.File:
 		r.cmd.Stdin = in
 	default:
-		if inR, r.stdinW, err = os.Pipe(); err != nil {
+		if inR, r.stdinW, err = pipe(false); err != nil {
 			return nil, fmt.Errorf("stdin pipe: %w", err)
 		}
 		r.cmd.Stdin = inR
@@ -90,10 +94,27 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 	return []*os.File{outW, errW, inR}, nil
 }
 
-// drain copies everything from f to w until EOF or until f is closed.
+// drainBufs are the buffers the output copiers read into, shared between
+// runs: a fresh one per copy would be garbage the collector chases while
+// children start.
+var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// drain copies everything from f to w until EOF or until f is closed. It
+// reads into a pooled buffer itself: io.Copy would go through
+// os.File.WriteTo, which allocates a buffer of its own for every copy.
 func (r *run) drain(f *os.File, w io.Writer, done chan<- struct{}) {
 	defer close(done)
-	_, _ = io.Copy(w, f) // w never fails; a read error just ends the copy
+	bp := drainBufs.Get().(*[]byte)
+	defer drainBufs.Put(bp)
+	for {
+		n, err := f.Read(*bp)
+		if n > 0 {
+			_, _ = w.Write((*bp)[:n]) // w never fails
+		}
+		if err != nil {
+			return // EOF, or f was closed: a read error just ends the copy
+		}
+	}
 }
 
 // feedStdin copies spec.Stdin to the child and then closes its stdin. Write
@@ -105,26 +126,23 @@ func (r *run) feedStdin() {
 	_ = r.stdinW.Close()
 }
 
-// supervise waits for the leader to exit, the timeout or ctx, whichever comes
-// first. On timeout or cancellation it terminates the group and reports why;
-// the leader may still be running when it returns (after SIGKILL).
-func (r *run) supervise(ctx context.Context, waitDone <-chan struct{}) (timedOut, canceled bool) {
-	var timeout <-chan time.Time
-	if r.spec.Timeout > 0 {
-		t := time.NewTimer(r.spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
+// wait waits for the leader to exit while the watcher terminates its group
+// on timeout or cancellation, kills what is left of the group, and reaps
+// the leader. On Linux the leader is reaped last: until then its pid, the
+// group's id, cannot be reused, so neither the watcher nor the kill can
+// signal another group.
+func (r *run) wait(ctx context.Context) (timedOut, canceled bool, waitErr error) {
+	w := r.watch(ctx)
+	exited := awaitExit(r.cmd.Process)
+	if !exited {
+		waitErr = r.cmd.Wait()
 	}
-	select {
-	case <-waitDone:
-		return false, false
-	case <-timeout:
-		timedOut = true
-	case <-ctx.Done():
-		canceled = true
+	timedOut, canceled = w.stop()
+	killGroup(r.cmd.Process) // what the leader left behind in its group
+	if exited {
+		waitErr = r.cmd.Wait()
 	}
-	r.terminate(waitDone)
-	return timedOut, canceled
+	return timedOut, canceled, waitErr
 }
 
 // terminate sends SIGTERM to the group and SIGKILL once KillGrace has passed,
