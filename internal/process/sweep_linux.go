@@ -125,7 +125,12 @@ func (l lines) follow(pid int) (escapee, known bool) {
 	switch {
 	case !ok:
 		return false, false
-	case s.sid == l.own || l.live[pid] || s.ppid <= 1 && l.self != 1:
+	case s.sid == l.own || l.live[pid] || l.live[s.sid] || s.ppid <= 1 && l.self != 1:
+		// own session, a live leader, or a process in a live leader's
+		// session: handed to this process when its leader exited, it is
+		// that leader's Run's to end, which may still be giving its group
+		// the grace (its sweep kills it once the leader is forgotten).
+		// A session's id is not reused while any process holds it.
 		return false, true
 	case s.ppid == l.self:
 		return true, true

@@ -50,9 +50,9 @@ func TestGroupSignalledOnlyBeforeReap(t *testing.T) {
 // at once, the rest of its group still gets the grace to finish: a member
 // that cleans up for a while on SIGTERM is not killed when the leader
 // exits, and Run returns once it is done, well before the grace is over.
-// Not parallel: once the leader has exited, its children are reparented
-// to this process, and the sweep after another test's child would kill
-// them.
+// Not parallel: it would be slow beside other tests' children, and a
+// member reparented to this process is spared by their sweeps only while
+// its leader's Run is going (TestGraceSurvivesOtherRunsSweeps).
 func TestGraceOutlivesTheLeader(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "cleaned")
 	member := `trap 'sleep 0.3; echo cleaned > ` + marker + `; exit 0' TERM; echo ready; while :; do sleep 0.05; done`
@@ -73,4 +73,26 @@ func TestGraceOutlivesTheLeader(t *testing.T) {
 	if diff := cmp.Diff("cleaned\n", string(got)); diff != "" {
 		t.Errorf("marker (-want +got):\n%s", diff)
 	}
+}
+
+// TestGraceSurvivesOtherRunsSweeps: a member of a group whose leader has
+// exited is handed to this process; the sweeps of other Runs meanwhile
+// must leave it its grace, as its own Run does (TestGraceOutlivesTheLeader
+// with other children ending all along). Not parallel, for the same reason.
+func TestGraceSurvivesOtherRunsSweeps(t *testing.T) {
+	stop := make(chan struct{})
+	var others sync.WaitGroup
+	others.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			Run(t.Context(), Spec{Argv: []string{"true"}})
+		}
+	})
+	defer others.Wait()
+	defer close(stop)
+	TestGraceOutlivesTheLeader(t)
 }
