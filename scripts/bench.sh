@@ -28,6 +28,9 @@
 #                   floor's agents take ~1.5 times as long as the same
 #                   agents in the other (*_floor_agents_ms against
 #                   *_wave_ms, the loop's agents), for a reason not found.
+#                   *_ratio_setsid is against the same floor with each
+#                   process in a session of its own, as loop-action's
+#                   containment starts them (both floors in turns).
 #   wave/*          runner: an iteration of 8 nodes that each sleep 1 s in
 #                   a real process, concurrency 8, against one such node,
 #                   interleaved. Goal: efficiency (eight / one) <= 1.05.
@@ -136,6 +139,7 @@ for checks in serial all; do
 	echo "$out" | metric "/store=dir/checks=$checks-" floor-agents-ms/op | spread "iteration/${name}_floor_agents_ms" -
 	echo "$out" | metric "/store=dir/checks=$checks-" wave-ms/op | spread "iteration/${name}_wave_ms" -
 	echo "$out" | metric "/store=dir/checks=$checks-" ratio | spread "iteration/${name}_ratio" "$goal"
+	echo "$out" | metric "/store=dir/checks=$checks-" ratio-setsid | spread "iteration/${name}_ratio_setsid" -
 	echo "$out" | metric "/store=memory/checks=$checks-" ratio | spread "iteration/${name}_ratio_memory" -
 done
 

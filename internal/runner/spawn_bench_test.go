@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -138,14 +139,18 @@ func checkProcs(cfg *loop.Config, root string, env []string) []*exec.Cmd {
 }
 
 // parallel starts every command at once, capturing its output, and waits
-// for them all; it returns how long that took.
-func parallel(tb testing.TB, cmds []*exec.Cmd, wantOK bool) time.Duration {
+// for them all; it returns how long that took. With setsid, each starts
+// in a session of its own, as loop-action starts its children.
+func parallel(tb testing.TB, cmds []*exec.Cmd, wantOK, setsid bool) time.Duration {
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, len(cmds))
 	for i, cmd := range cmds {
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
+		if setsid {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		wg.Go(func() { errs[i] = cmd.Run() })
 	}
 	wg.Wait()
@@ -169,6 +174,7 @@ type spawnMeter struct {
 	last   time.Time
 	loop   []time.Duration
 	floor  []time.Duration
+	setsid []time.Duration          // the floor with each process in a session of its own
 	phases map[string]time.Duration // summed over the iterations measured
 }
 
@@ -181,31 +187,44 @@ func (m *spawnMeter) phase(name string, took time.Duration) {
 }
 
 // saved is the run's Checkpointed hook: the time since the last one
-// returned is an iteration's; the floor is measured before returning.
+// returned is an iteration's; the floor is measured before returning, and
+// the floor whose processes each start a session of their own (which
+// loop-action's containment needs, and which the kernel's scheduler
+// autogroups make cost more while processes compete for the CPUs), the
+// two in turns.
 func (m *spawnMeter) saved(cp *state.Checkpoint) {
 	now := time.Now()
 	if cp.Iteration > 0 {
 		m.loop = append(m.loop, now.Sub(m.last))
-		agents := parallel(m.tb, m.reqs.agentProcs(m.agent), true)
-		checks := parallel(m.tb, checkProcs(m.cfg, m.root, m.env), false)
-		m.floor = append(m.floor, agents+checks)
-		m.phases["floor-agents"] += agents
-		m.phases["floor-checks"] += checks
+		first := cp.Iteration%2 == 0
+		for _, setsid := range []bool{first, !first} {
+			agents := parallel(m.tb, m.reqs.agentProcs(m.agent), true, setsid)
+			checks := parallel(m.tb, checkProcs(m.cfg, m.root, m.env), false, setsid)
+			if setsid {
+				m.setsid = append(m.setsid, agents+checks)
+				continue
+			}
+			m.floor = append(m.floor, agents+checks)
+			m.phases["floor-agents"] += agents
+			m.phases["floor-checks"] += checks
+		}
 	}
 	m.last = time.Now()
 }
 
 // report prints the iteration's and the floor's mean time and their ratio.
 func (m *spawnMeter) report(b *testing.B) {
-	var l, f time.Duration
+	var l, f, ss time.Duration
 	for i := range m.loop {
-		l, f = l+m.loop[i], f+m.floor[i]
+		l, f, ss = l+m.loop[i], f+m.floor[i], ss+m.setsid[i]
 	}
 	n := float64(len(m.loop))
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(float64(l.Microseconds())/1e3/n, "loop-ms/op")
 	b.ReportMetric(float64(f.Microseconds())/1e3/n, "floor-ms/op")
 	b.ReportMetric(float64(l)/float64(f), "ratio")
+	b.ReportMetric(float64(ss.Microseconds())/1e3/n, "floor-setsid-ms/op")
+	b.ReportMetric(float64(l)/float64(ss), "ratio-setsid")
 	for name, d := range m.phases {
 		b.ReportMetric(float64(d.Microseconds())/1e3/n, name+"-ms/op")
 	}

@@ -82,7 +82,7 @@ func napFloor(b *testing.B, n int) time.Duration {
 		cmds[i] = exec.Command(agent)
 		cmds[i].Stdin = strings.NewReader("the prompt")
 	}
-	return parallel(b, cmds, true)
+	return parallel(b, cmds, true, false)
 }
 
 // BenchmarkWave is the wave efficiency: an iteration of 8 nodes that each
