@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -127,7 +126,7 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 		return out, nil
 	}
 	out[".git/objects"] = workspace.StatKey{}
-	top, err := listDir(base)
+	top, err := workspace.ListDir(base)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +138,7 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 			}
 			continue
 		}
-		sub, err := listDir(filepath.Join(base, e.Name()))
+		sub, err := workspace.ListDir(filepath.Join(base, e.Name()))
 		if errors.Is(err, fs.ErrNotExist) {
 			delete(out, rel) // removed since it was listed
 			continue
@@ -154,18 +153,6 @@ func scanObjects(root string) (map[string]workspace.StatKey, error) {
 		}
 	}
 	return out, nil
-}
-
-// listDir lists the directory name, failing at once if it is anything
-// else (a named pipe). It runs before and after a wave, when no agent
-// does, so what lstat found is what is opened.
-func listDir(name string) ([]fs.DirEntry, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) error {

@@ -46,6 +46,18 @@ func OpenFile(r *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// ListDir lists the directory at the path name, which lies outside any
+// Root (a git directory, say), failing at once, without blocking, if a FIFO
+// or anything else but a directory is there.
+func ListDir(name string) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // ReadFile reads the regular file name in r, at most limit bytes: a larger
 // file is an error wrapping ErrTooLarge. Like OpenFile it refuses anything
 // but a regular file, and never blocks opening it.

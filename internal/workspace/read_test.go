@@ -206,3 +206,30 @@ func regularInfo(t *testing.T) fs.FileInfo {
 	}
 	return fi
 }
+
+// TestListDirNeverBlocksOnFIFO: a FIFO where a directory was fails the
+// listing at once; a directory is listed.
+func TestListDirNeverBlocksOnFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ListDir(filepath.Join(dir, "pipe"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("ListDir listed a FIFO")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("ListDir blocked on a FIFO")
+	}
+	entries, err := ListDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "pipe" {
+		t.Errorf("ListDir(dir) = %v, %v; want the one entry pipe", entries, err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // go-git opens the root repository's files with a plain open, which
@@ -69,7 +71,7 @@ func plainFile(name string) error {
 // directories its alternates file names (one level: an alternate with
 // alternates of its own is refused).
 func checkObjects(dir string, top bool) error {
-	entries, err := listDir(dir)
+	entries, err := workspace.ListDir(dir)
 	if err != nil {
 		return err
 	}
@@ -109,7 +111,7 @@ func checkObjects(dir string, top bool) error {
 // may run in the background after a commit, removes the fan-out
 // directories it has packed.
 func checkDirFiles(dir string) error {
-	entries, err := listDir(dir)
+	entries, err := workspace.ListDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -125,21 +127,6 @@ func checkDirFiles(dir string) error {
 		}
 	}
 	return nil
-}
-
-// listDir lists the directory name, failing at once if it is a named
-// pipe or anything else but a directory.
-func listDir(name string) ([]fs.DirEntry, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, fmt.Errorf("%q: %w", name, err)
-	}
-	return entries, nil
 }
 
 // readSmall reads a regular file of the root's git directory (nil if
