@@ -44,8 +44,9 @@ func Guard() error {
 }
 
 // live is the registry of the leaders of running Runs: a leader is live
-// from its start until its Wait has returned. A sweep spares them and
-// everything below them. Starting a leader holds starts for reading, from
+// from its start until its Wait has returned. A sweep spares them,
+// everything below them, and the processes of their sessions (handed to
+// this process once the leader has exited, while its Run still ends them). Starting a leader holds starts for reading, from
 // before the fork until the leader is registered, and a sweep holds it for
 // writing while it scans and kills, so that a leader being started is
 // never mistaken for an escaped process, while leaders start side by side.
@@ -124,7 +125,8 @@ func noneLive(d time.Duration) {
 
 // Sweep kills every process that a child of Run left behind: every
 // descendant of this process that is in a session other than this
-// process's and is not below the leader of a Run still in progress, and it
+// process's and is neither below the leader of a Run still in progress
+// nor in that leader's session, and it
 // reaps those that were reparented to this process. It repeats until none
 // is left, so a process that keeps forking cannot outrun it, and gives up
 // with an error after a bounded number of rounds.

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strconv"
@@ -26,7 +27,7 @@ func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }
 // ...", where comm may hold spaces and ')', and starttime is field 22.
 // It allocates nothing: a sweep parses every process's stat.
 func parseStat(stat []byte) (procStat, bool) {
-	i := lastIndex(stat, ')')
+	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
@@ -68,15 +69,6 @@ func nextField(b []byte) (field, rest []byte) {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
-}
-
-func lastIndex(b []byte, c byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // readStat reads the stat of pid; ok is false when it is gone.
@@ -228,21 +220,6 @@ func (sc *procScan) all() error {
 	})
 }
 
-// scanProcs reads the stat of every process in /proc, into a map of its
-// own.
-func scanProcs() (map[int]procStat, error) {
-	sc := getScan()
-	defer scans.Put(sc)
-	if err := sc.all(); err != nil {
-		return nil, err
-	}
-	procs := make(map[int]procStat, len(sc.procs))
-	for pid, s := range sc.procs {
-		procs[pid] = s
-	}
-	return procs, nil
-}
-
 // liveMembers reports whether a process of group pgid is still running,
 // reading /proc: unlike kill(-pgid, 0) it does not count zombies, which a
 // slow or absent init (PID 1 in a container) may never reap. ok is false
@@ -298,21 +275,6 @@ func (sc *procScan) tree(self, own int, live map[int]bool) bool {
 		sc.kids = sc.children(pid, sc.kids)
 	}
 	return true
-}
-
-// scanTree is tree into a map of its own; ok is false when the kernel has
-// no children files.
-func scanTree(self, own int, live map[int]bool) (procs map[int]procStat, ok bool) {
-	sc := getScan()
-	defer scans.Put(sc)
-	if !sc.tree(self, own, live) {
-		return nil, false
-	}
-	procs = make(map[int]procStat, len(sc.procs))
-	for pid, s := range sc.procs {
-		procs[pid] = s
-	}
-	return procs, true
 }
 
 // children appends to kids the children of pid: those of each of its

@@ -79,16 +79,6 @@ func (sc *procScan) scan(self, own int, live map[int]bool, thorough bool) error 
 	return sc.all()
 }
 
-// escapees returns the processes to kill or reap: the descendants of self
-// whose whole line of ancestors below self is outside self's session (own)
-// and holds no live leader. uncertain reports a line that could not be
-// followed (a process exited during the scan), so another round is due.
-func escapees(procs map[int]procStat, self, own int, live map[int]bool) (pids []int, uncertain bool) {
-	sc := &procScan{procs: procs, verdict: map[int]bool{}}
-	uncertain = sc.escapees(self, own, live)
-	return sc.left, uncertain
-}
-
 // escapees is escapees for the processes in sc.procs, into sc.left.
 func (sc *procScan) escapees(self, own int, live map[int]bool) (uncertain bool) {
 	clear(sc.verdict)
