@@ -24,10 +24,8 @@
 #                   disk's). Goal: spawn_checks0_ratio <= 1.1, the
 #                   like-for-like one; spawn_ratio is for reference: its
 #                   loop runs the checks one after another where its floor
-#                   runs them at once, and in that configuration the
-#                   floor's agents take ~1.5 times as long as the same
-#                   agents in the other (*_floor_agents_ms against
-#                   *_wave_ms, the loop's agents), for a reason not found.
+#                   runs them at once. *_floor_agents_ms and *_wave_ms are
+#                   the floor's and the loop's agents.
 #                   *_ratio_setsid is against the same floor with each
 #                   process in a session of its own, as loop-action's
 #                   containment starts them (both floors in turns).
@@ -166,25 +164,19 @@ paste <(echo "$out" | ms iteration=5) <(echo "$out" | ms iteration=5000) |
 # receive-pack exchange (packing, git receive-pack until it exits) and the
 # store's own work, and the save against the exchange, git's floor.
 out=$(bench -bench '^BenchmarkBranchSave$' -benchtime 20x -count "$runs" -timeout 30m ./internal/state/)
-# metric UNIT prints that metric of each run, one a line.
-metric() {
-	echo "$out" | awk -v unit="$1" '/^Benchmark/ {
-		for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
-	}'
-}
-metric save5-ms/op | spread state/branch/save5_ms -
-metric save5000-ms/op | spread state/branch/save5000_ms -
-metric ratio | spread state/branch/ratio '<=1.2'
-metric exchange5-ms/op | spread state/branch/exchange5_ms -
-metric exchange5000-ms/op | spread state/branch/exchange5000_ms -
-metric ours5-ms/op | spread state/branch/ours_ms '<=20'
-metric ours5000-ms/op | spread state/branch/ours5000_ms '<=20'
-paste <(metric save5-ms/op) <(metric exchange5-ms/op) |
+echo "$out" | metric Benchmark save5-ms/op | spread state/branch/save5_ms -
+echo "$out" | metric Benchmark save5000-ms/op | spread state/branch/save5000_ms -
+echo "$out" | metric Benchmark ratio | spread state/branch/ratio '<=1.2'
+echo "$out" | metric Benchmark exchange5-ms/op | spread state/branch/exchange5_ms -
+echo "$out" | metric Benchmark exchange5000-ms/op | spread state/branch/exchange5000_ms -
+echo "$out" | metric Benchmark ours5-ms/op | spread state/branch/ours_ms '<=20'
+echo "$out" | metric Benchmark ours5000-ms/op | spread state/branch/ours5000_ms '<=20'
+paste <(echo "$out" | metric Benchmark save5-ms/op) <(echo "$out" | metric Benchmark exchange5-ms/op) |
 	awk '{print $1 / $2}' | spread state/branch/save5_over_exchange '<=1.25'
 # CPU time per save: this process (its writer of the local repository
 # included), and the git processes it waited for.
-metric self-cpu-ms/op | spread state/branch/save_self_cpu_ms -
-metric git-cpu-ms/op | spread state/branch/save_git_cpu_ms -
+echo "$out" | metric Benchmark self-cpu-ms/op | spread state/branch/save_self_cpu_ms -
+echo "$out" | metric Benchmark git-cpu-ms/op | spread state/branch/save_git_cpu_ms -
 # The saves that consolidate a full hundred (ledger and log chunks, or
 # summaries) into one blob, against a plain save, the store's own share:
 # in the process that stored the hundred, and in a new one whose cache was
@@ -193,9 +185,7 @@ metric git-cpu-ms/op | spread state/branch/save_git_cpu_ms -
 out=$(bench -bench '^BenchmarkBranchConsolidatingSave$' -benchtime 3x -count 1 -timeout 30m ./internal/state/)
 for proc in same-process new-process; do
 	for what in plain summaries ledger+log; do
-		echo "$out" | awk -v pat="/$proc-" -v unit="$what-ms/op" 'index($1, pat) {
-			for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
-		}' | awk -v name="state/branch/consolidating/${proc}_${what/+/_}_ms" '{printf "%s %.3g -\n", name, $1}'
+		echo "$out" | metric "/$proc-" "$what-ms/op" | awk -v name="state/branch/consolidating/${proc}_${what/+/_}_ms" '{printf "%s %.3g -\n", name, $1}'
 	done
 done
 # The exchange alone (git's work for one save's 18 objects), and starting
@@ -221,9 +211,7 @@ echo "cost overshoot ($runs runs)" >&2
 over=$(bench -bench '^BenchmarkCostOvershoot$' -benchtime 1x -count "$runs" ./internal/runner/)
 for m in overshoot-usd:overshoot_usd:- inflight-usd:inflight_usd:- overshoot/inflight:overshoot_ratio:'<=1'; do
 	IFS=: read -r unit name goal <<<"$m"
-	echo "$over" | awk -v unit="$unit" '/^Benchmark/ {
-		for (i = 4; i < NF; i++) if ($(i + 1) == unit) print $i
-	}' | spread "budget/$name" "$goal"
+	echo "$over" | metric Benchmark "$unit" | spread "budget/$name" "$goal"
 done
 
 echo "ignored files listed before each measurement ($runs runs)" >&2
@@ -240,8 +228,6 @@ for load in calm loaded; do
 	for m in ratio:ratio:'<=1.1' ratio-setsid:ratio_setsid:-; do
 		IFS=: read -r unit suffix goal <<<"$m"
 		[ "$load" = loaded ] && goal=-
-		echo "$out" | awk -v pat="/$load-" -v unit="$unit" 'index($1, pat) {
-			for (i = 3; i < NF; i++) if ($(i + 1) == unit) print $i
-		}' | spread "${name}_$suffix" "$goal"
+		echo "$out" | metric "/$load-" "$unit" | spread "${name}_$suffix" "$goal"
 	done
 done
