@@ -21,6 +21,7 @@ import (
 //	runs/<run-id>/reviews.json      the checkpoint's Decisions, as a JSON array (a view for people and tools)
 //	runs/<run-id>/run.log           the human-readable log
 //	runs/<run-id>/.lock             flocked by the process that holds the run
+//	runs/<run-id>/.checkpoint.json.prev the last checkpoint made durable, while a later one may not be
 //
 // checkpoint.json is the only commit point: the ledger, the log and the
 // summaries are read only up to the counts it records, so anything an
@@ -80,6 +81,11 @@ func (d *Dir) Path() string { return d.path }
 // taken with Lock stay held until their unlock functions are called.
 func (d *Dir) Close() error { return errors.Join(d.settleAll(), d.root.Close()) }
 
+// Durable waits until every checkpoint saved is durable (the background
+// flush of each run's last save has ended) and reports one that could not
+// be made so.
+func (d *Dir) Durable() error { return d.settleAll() }
+
 // runDir is a run's directory relative to the store; id must be valid.
 func runDir(id string) string { return filepath.Join(runsDir, filepath.FromSlash(id)) }
 
@@ -112,7 +118,10 @@ func (d *Dir) Load(ctx context.Context, runID string) (*Checkpoint, error) {
 }
 
 // load reads and validates checkpoint.json. It is the only reader of the
-// commit point; every other reader goes through it.
+// commit point; every other reader goes through it. A checkpoint.json
+// that a crash of the machine tore (tornError: a fast-path save's flush
+// had not ended) is passed over for the checkpoint before it, kept
+// durable as .checkpoint.json.prev.
 func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	if err := ValidRunID(runID); err != nil {
 		return nil, err
@@ -120,7 +129,23 @@ func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rel := filepath.Join(runDir(runID), checkpointFile)
+	cp, err := d.loadFile(runID, checkpointFile)
+	var torn tornError
+	if !errors.As(err, &torn) {
+		return cp, err
+	}
+	if prev, perr := d.loadFile(runID, prevFile); perr == nil {
+		return prev, nil
+	}
+	return nil, err
+}
+
+// loadFile reads and validates the checkpoint in the run's file name
+// (checkpoint.json or .checkpoint.json.prev), and the files it says it
+// wrote.
+func (d *Dir) loadFile(runID, name string) (*Checkpoint, error) {
+	run := runDir(runID)
+	rel := filepath.Join(run, name)
 	data, err := d.readFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
@@ -128,14 +153,19 @@ func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cp Checkpoint
+	var cp diskCheckpoint
 	if err := json.Unmarshal(data, &cp); err != nil {
-		return nil, fmt.Errorf("%s is corrupt: %w", d.abs(rel), err)
+		return nil, tornError{fmt.Errorf("%s is corrupt: %w", d.abs(rel), err)}
 	}
-	if err := checkLoaded(&cp, runID); err != nil {
+	if err := checkLoaded(&cp.Checkpoint, runID); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.abs(rel), err)
 	}
-	return &cp, nil
+	if cp.Written != nil {
+		if err := d.verify(run, &cp.Checkpoint, cp.Written); err != nil {
+			return nil, tornError{fmt.Errorf("%s is torn: %w", d.abs(rel), err)}
+		}
+	}
+	return &cp.Checkpoint, nil
 }
 
 func checkLoaded(cp *Checkpoint, runID string) error {

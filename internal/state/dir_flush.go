@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,20 +11,26 @@ import (
 
 // flush is the fsync of a run's directory that makes the last rename of
 // its checkpoint.json durable, which a save leaves running when it returns;
-// it then prepares the files the run's next save will write.
+// after a fast-path save, it first fsyncs the files that save wrote. Once
+// the checkpoint is durable it keeps it as .checkpoint.json.prev (keepPrev),
+// then prepares the files the run's next save will write.
 type flush struct {
 	done chan struct{}
 	err  error
 }
 
-// startFlush fsyncs run's directory in the background, then, while the run
-// goes on (next.Status is Running), creates the next save's chunk, summary
-// and temporary checkpoint file empty, durably: a file created by a save
-// costs the disk more than one written into (its inode and directory
-// entry join the save's journal commit). They are beyond what next
-// covers, so no reader sees them, and whatever the next save does not
-// fill is never committed (Save's dropFresh, or a later save's write).
-func (d *Dir) startFlush(id, run string, next *Checkpoint) {
+// startFlush makes run's checkpoint next durable in the background:
+// it fsyncs the files a fast-path save left open (kept), their
+// directories and run's; then it keeps checkpoint.json, still the file fi,
+// as .checkpoint.json.prev, which lets the next save take the fast path;
+// then, while the run goes on (next.Status is Running), it creates the
+// next save's chunk, summary and temporary checkpoint file empty, durably:
+// a file created by a save costs the disk more than one written into (its
+// inode and directory entry join the save's journal commit). They are
+// beyond what next covers, so no reader sees them, and whatever the next
+// save does not fill is never committed (Save's dropFresh, or a later
+// save's write).
+func (d *Dir) startFlush(id, run string, next *Checkpoint, fi fs.FileInfo, kept []preparedFile) {
 	f := &flush{done: make(chan struct{})}
 	d.mu.Lock()
 	d.flushes[id] = f
@@ -43,9 +50,43 @@ func (d *Dir) startFlush(id, run string, next *Checkpoint) {
 	go func() {
 		defer close(f.done)
 		created := d.create(files) // before the fsync, which commits them with the rename
-		f.err = sync(run)
-		d.prepare(created, f.err == nil)
+		err := d.syncKept(run, kept)
+		if err == nil {
+			err = sync(run)
+		}
+		f.err = err
+		if err == nil && fi != nil && d.keepPrev(run, fi) {
+			d.madeDurable(id, fi)
+		}
+		d.prepare(created, err == nil)
 	}()
+}
+
+// syncKept fsyncs and closes the files a fast-path save wrote, then
+// fsyncs their directories other than run (whose fsync follows).
+func (d *Dir) syncKept(run string, kept []preparedFile) error {
+	var errs []error
+	dirs := map[string]bool{}
+	for _, p := range kept {
+		errs = append(errs, syncClose(p.f))
+		dirs[p.dir] = p.dir != run
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for dir, other := range dirs {
+		if other {
+			errs = append(errs, d.syncDir(dir))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// closeKept closes the files a fast-path save wrote, when it fails.
+func closeKept(kept []preparedFile) {
+	for _, p := range kept {
+		p.f.Close()
+	}
 }
 
 // preparedFile is a file the flush created for the next save, still open.

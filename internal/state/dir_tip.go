@@ -18,7 +18,9 @@ import (
 type tip struct {
 	iteration int         // -1: nothing is committed
 	chunks    int         // ledger chunks committed
+	logBytes  int64       // log bytes committed
 	file      fs.FileInfo // checkpoint.json; nil when nothing is committed
+	durable   bool        // this Dir made it durable and kept it as .checkpoint.json.prev (keepPrev)
 }
 
 // tip returns the commit point of run id (whose directory is run). ok is
@@ -47,22 +49,35 @@ func (d *Dir) tip(ctx context.Context, id, run string) (t tip, ok bool) {
 	if err != nil || !sameFile(before, after) {
 		return tip{}, false
 	}
-	t = tip{iteration: cp.Iteration, chunks: cp.LedgerChunks, file: after}
+	t = tip{iteration: cp.Iteration, chunks: cp.LedgerChunks, logBytes: cp.LogBytes, file: after}
 	d.setTip(id, t)
 	return t, true
 }
 
 // committed records next as run id's commit point, just renamed into
-// place: the next save then needs no read of it.
-func (d *Dir) committed(id, run string, next *Checkpoint) {
+// place, and returns checkpoint.json's description (nil if it cannot be
+// had): the next save then needs no read of it.
+func (d *Dir) committed(id, run string, next *Checkpoint) fs.FileInfo {
 	fi, err := d.root.Lstat(filepath.Join(run, checkpointFile))
 	if err != nil {
 		d.mu.Lock()
 		delete(d.tips, id)
 		d.mu.Unlock()
-		return
+		return nil
 	}
-	d.setTip(id, tip{iteration: next.Iteration, chunks: next.LedgerChunks, file: fi})
+	d.setTip(id, tip{iteration: next.Iteration, chunks: next.LedgerChunks, logBytes: next.LogBytes, file: fi})
+	return fi
+}
+
+// madeDurable marks run id's commit point durable and kept, if it is
+// still checkpoint.json as fi describes it.
+func (d *Dir) madeDurable(id string, fi fs.FileInfo) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t, ok := d.tips[id]; ok && sameFile(t.file, fi) {
+		t.durable = true
+		d.tips[id] = t
+	}
 }
 
 func (d *Dir) setTip(id string, t tip) {
@@ -75,6 +90,20 @@ func (d *Dir) setTip(id string, t tip) {
 // file, size and modification time.
 func sameFile(a, b fs.FileInfo) bool {
 	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// putFast writes data to dir/name in place and returns it open, not
+// fsynced: the fast path of a save, whose flush fsyncs it and dir.
+func (d *Dir) putFast(dir, name string, data []byte) (preparedFile, error) {
+	if err := d.mkdirs(dir); err != nil {
+		return preparedFile{}, err
+	}
+	rel := filepath.Join(dir, name)
+	f, err := d.writeOpen(rel, data)
+	if err != nil {
+		return preparedFile{}, fmt.Errorf("write %s: %w", d.abs(rel), err)
+	}
+	return preparedFile{dir: dir, f: f}, nil
 }
 
 // putFresh writes data to dir/name in place and fsyncs it and dir: for a

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,7 +23,7 @@ import (
 //     it removes such a file that no committed checkpoint covers (left by
 //     a save killed before its commit), which this commit would cover;
 //  3. run.log: truncated to cp.LogBytes (dropping whatever an interrupted
-//     save appended), then c.Log appended, then fsynced;
+//     save appended), then c.Log appended;
 //  4. reviews.json, cp.Decisions as a JSON array, unless it already holds
 //     them as an earlier save of this Dir made them durable (decisions
 //     change rarely, and each file replaced costs the disk a commit);
@@ -30,25 +31,36 @@ import (
 //
 // A chunk or a summary that the committed checkpoint does not cover (the
 // next chunk, the summary of a new iteration: every save of a run that
-// moves forward) is written in place and fsynced, with its directory:
-// nobody reads it before the commit. One the committed checkpoint covers
-// (a save that goes back to an earlier checkpoint, or a second save of
-// the same iteration) goes through a temporary file, fsynced, renamed
-// over the target, and the directory fsynced, as reviews.json and
-// checkpoint.json always do. Until the rename of checkpoint.json the
+// moves forward) is written in place: nobody reads it before the commit.
+// One the committed checkpoint covers (a save that goes back to an
+// earlier checkpoint, or a second save of the same iteration) goes
+// through a temporary file, fsynced, renamed over the target, and the
+// directory fsynced, as reviews.json always does; checkpoint.json is
+// always renamed into place. Until the rename of checkpoint.json the
 // previous checkpoint stands and nothing written before it is visible to
 // readers, so a process killed at any instant leaves the previous
 // checkpoint or the new one.
 //
-// Files 1 to 4, and checkpoint.json's temporary file, are written and
-// fsynced side by side (a journaling file system commits concurrent
-// fsyncs together); checkpoint.json is renamed only once all of them are
-// durable. The fsync of the run's directory that makes that rename
-// durable against a crash of the machine runs in the background, and then
-// creates the next save's files empty (see startFlush): the next save of
-// the run, its unlock (Lock) and Close wait for it and report its
-// failure. A process killed after Save returned has lost nothing: the
-// rename is done.
+// Files 1 to 4, and checkpoint.json's temporary file, are written side
+// by side. A save that only moves the run forward from a checkpoint this
+// Dir made durable — it adds the next chunk and a new iteration's
+// summary, appends to the log and leaves reviews.json as it is: a running
+// loop's saves but its first — takes the fast path: it waits for no fsync,
+// and checkpoint.json records the sha256 of each file it wrote. Any other
+// save fsyncs them all (a journaling file system commits concurrent
+// fsyncs together) before checkpoint.json is renamed. Either way, the
+// fsyncs that make the commit durable against a crash of the machine
+// finish in the background (see startFlush): those of the files a
+// fast-path save wrote, and of the run's directory; then the checkpoint,
+// durable, is kept as .checkpoint.json.prev (what the next fast-path save
+// needs) and the next save's files are created empty. The run's next
+// save, its unlock (Lock), Durable and Close wait for that flush and
+// report its failure. A process killed after Save returned has lost
+// nothing: the rename is done, and the kernel holds what was written. A
+// crash of the machine before the flush ended can lose the last
+// checkpoint, never the one before: a load that finds checkpoint.json or
+// a file it names torn (not what the save wrote) falls back to
+// .checkpoint.json.prev.
 //
 // When the commit is made Save updates cp in place: LedgerChunks (+1 when
 // a chunk was written), LedgerEvents (+c.Events), LogBytes (+len(c.Log)),
@@ -84,12 +96,9 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 
 	run := runDir(cp.RunID)
 	next := d.next(cp, c)
-	data, err := json.MarshalIndent(next, "", "  ")
-	if err != nil {
-		return err
-	}
 	reviews := []byte("[]\n")
 	if cp.Decisions != nil {
+		var err error
 		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
 			return err
 		}
@@ -102,36 +111,53 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 		return err
 	}
 	t, known := d.tip(ctx, cp.RunID, run)
+	held := d.reviewsHeld(cp.RunID, run, reviews)
+	fast := known && t.durable && held && cp.Iteration > t.iteration && cp.LedgerChunks >= t.chunks && cp.LogBytes >= t.logBytes
+	disk := diskCheckpoint{Checkpoint: next}
+	if fast {
+		disk.Written = writtenBy(cp, c)
+	}
+	data, err := json.MarshalIndent(disk, "", "  ")
+	if err != nil {
+		return err
+	}
 	var parts sync.WaitGroup
 	errs := make([]error, 5)
+	kept := make([]preparedFile, 4) // on the fast path, the files written, for the flush to fsync
 	if len(c.Ledger) > 0 {
 		fresh := known && cp.LedgerChunks >= t.chunks
-		parts.Go(func() { errs[0] = d.put(run, ledgerDir, chunkName(cp.LedgerChunks), c.Ledger, fresh) })
+		parts.Go(func() { kept[0], errs[0] = d.put(run, ledgerDir, chunkName(cp.LedgerChunks), c.Ledger, fresh, fast) })
 	}
 	fresh := known && cp.Iteration > t.iteration
 	switch {
 	case c.Summary != "":
-		parts.Go(func() { errs[1] = d.put(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary), fresh) })
+		parts.Go(func() {
+			kept[1], errs[1] = d.put(run, summariesDir, summaryName(cp.Iteration), []byte(c.Summary), fresh, fast)
+		})
 	case fresh:
 		parts.Go(func() { errs[1] = d.dropFresh(filepath.Join(run, summariesDir), summaryName(cp.Iteration)) })
 	}
-	parts.Go(func() { errs[2] = d.appendLog(filepath.Join(run, logFile), cp.LogBytes, c.Log) })
-	if !d.reviewsHeld(cp.RunID, run, reviews) {
+	parts.Go(func() { kept[2], errs[2] = d.appendLog(run, cp.LogBytes, c.Log, fast) })
+	if !held {
 		parts.Go(func() { errs[3] = d.writeReviews(cp.RunID, run, reviews) })
 	}
-	parts.Go(func() { errs[4] = d.stage(run, checkpointFile, append(data, '\n')) })
+	parts.Go(func() { kept[3], errs[4] = d.stageCheckpoint(run, append(data, '\n'), fast) })
 	parts.Wait()
+	kept = slices.DeleteFunc(kept, func(p preparedFile) bool { return p.f == nil })
 	if err := errors.Join(errs...); err != nil {
+		closeKept(kept)
 		return err
 	}
 	if err := ctx.Err(); err != nil {
+		closeKept(kept)
 		return err
 	}
 	if err := d.root.Rename(filepath.Join(run, "."+checkpointFile+".tmp"), filepath.Join(run, checkpointFile)); err != nil {
+		closeKept(kept)
 		return err
 	}
-	d.startFlush(cp.RunID, run, &next)
-	d.committed(cp.RunID, run, &next)
+	fi := d.committed(cp.RunID, run, &next)
+	d.startFlush(cp.RunID, run, &next, fi, kept)
 	*cp = next
 	return nil
 }
@@ -197,15 +223,34 @@ func (d *Dir) writeReviews(id, run string, data []byte) error {
 
 // put writes name in the subdirectory sub of run, creating sub first: in
 // place when fresh (no committed checkpoint covers it), else atomically.
-func (d *Dir) put(run, sub, name string, data []byte, fresh bool) error {
+// On the fast path (fast, which implies fresh) it is not fsynced but
+// returned open, for the flush.
+func (d *Dir) put(run, sub, name string, data []byte, fresh, fast bool) (preparedFile, error) {
 	dir := filepath.Join(run, sub)
+	if fast {
+		return d.putFast(dir, name, data)
+	}
 	if fresh {
-		return d.putFresh(dir, name, data)
+		return preparedFile{}, d.putFresh(dir, name, data)
 	}
 	if err := d.mkdirs(dir); err != nil {
-		return err
+		return preparedFile{}, err
 	}
-	return d.writeAtomic(dir, name, data)
+	return preparedFile{}, d.writeAtomic(dir, name, data)
+}
+
+// stageCheckpoint writes checkpoint.json's temporary file: fsynced, or on
+// the fast path returned open for the flush (the rename keeps the inode).
+func (d *Dir) stageCheckpoint(run string, data []byte, fast bool) (preparedFile, error) {
+	if !fast {
+		return preparedFile{}, d.stage(run, checkpointFile, data)
+	}
+	rel := filepath.Join(run, "."+checkpointFile+".tmp")
+	f, err := d.writeOpen(rel, data)
+	if err != nil {
+		return preparedFile{}, fmt.Errorf("write %s: %w", d.abs(filepath.Join(run, checkpointFile)), err)
+	}
+	return preparedFile{dir: run, f: f}, nil
 }
 
 // writeAtomic replaces dir/name with data: temporary file, write, fsync,
@@ -229,14 +274,30 @@ func (d *Dir) stage(dir, name string, data []byte) error {
 
 // writeSynced makes the store-relative file rel hold data, and fsyncs it.
 func (d *Dir) writeSynced(rel string, data []byte) error {
-	f, err := d.openWrite(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	f, err := d.writeOpen(rel, data)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
+	return syncClose(f)
+}
+
+// writeOpen makes the store-relative file rel hold data and returns it
+// open, not fsynced.
+func (d *Dir) writeOpen(rel string, data []byte) (*os.File, error) {
+	f, err := d.openWrite(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return nil, err
 	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// syncClose fsyncs and closes f.
+func syncClose(f *os.File) error {
+	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -268,23 +329,32 @@ func (d *Dir) openWrite(rel string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// appendLog makes the log at rel its first at bytes followed by data, and
-// fsyncs it. The log must hold at least the at bytes already committed.
-func (d *Dir) appendLog(rel string, at int64, data []byte) error {
+// appendLog makes run's log its first at bytes followed by data, and
+// fsyncs it; on the fast path it returns it open instead, for the flush.
+// The log must hold at least the at bytes already committed.
+func (d *Dir) appendLog(run string, at int64, data []byte, fast bool) (preparedFile, error) {
+	rel := filepath.Join(run, logFile)
 	f, err := d.openWrite(rel, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return err
+		return preparedFile{}, err
 	}
 	err = truncateAppend(f, at, data)
+	if err == nil && fast {
+		return preparedFile{dir: run, f: f}, nil
+	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", d.abs(rel), err)
+		return preparedFile{}, fmt.Errorf("append to %s: %w", d.abs(rel), err)
 	}
-	return nil
+	return preparedFile{}, nil
 }
 
+// truncateAppend makes f its first at bytes followed by data, not fsynced.
 func truncateAppend(f *os.File, at int64, data []byte) error {
 	info, err := f.Stat()
 	if err != nil {
@@ -301,10 +371,8 @@ func truncateAppend(f *os.File, at int64, data []byte) error {
 			return err
 		}
 	}
-	if _, err := f.WriteAt(data, at); err != nil {
-		return err
-	}
-	return f.Sync()
+	_, err = f.WriteAt(data, at)
+	return err
 }
 
 // mkdirs creates the store-relative directory rel and its missing parents,
