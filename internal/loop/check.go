@@ -30,7 +30,7 @@ var MetricOps = []string{">", ">=", "<", "<=", "==", "!="}
 // Type; a key that does not apply to the type is an error.
 type Check struct {
 	Type       string   `toml:"type" json:"type" jsonschema:"required,enum=command,enum=test,enum=build,enum=lint,enum=file_exists,enum=regex,enum=metric,enum=judge,enum=manual" jsonschema_description:"What the check measures. test, build and lint are command checks with a clearer name."`
-	Run        string   `toml:"run" json:"run,omitempty" jsonschema_description:"command checks: run with sh -c in the loop root."`
+	Run        string   `toml:"run" json:"run,omitempty" jsonschema_description:"command checks: run with /bin/sh -c in the loop root."`
 	Argv       []string `toml:"argv" json:"argv,omitempty" jsonschema:"minItems=1" jsonschema_description:"command checks: run this argv without a shell (instead of run)."`
 	Timeout    Duration `toml:"timeout" json:"timeout,omitempty" jsonschema_description:"command checks: limit, after which the process group is killed. Default 10m."`
 	ExpectExit int      `toml:"expect_exit" json:"expect_exit,omitempty" jsonschema:"minimum=0,maximum=255,default=0" jsonschema_description:"command checks: the exit code that passes."`

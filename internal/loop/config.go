@@ -140,7 +140,7 @@ func (g Goal) IsBlocking() bool { return g.Blocking == nil || *g.Blocking }
 
 // Metrics names the command whose JSON output metric checks read.
 type Metrics struct {
-	Command string   `toml:"command" json:"command,omitempty" jsonschema_description:"Run with sh -c in the loop root after each iteration; prints one JSON object of numbers."`
+	Command string   `toml:"command" json:"command,omitempty" jsonschema_description:"Run with /bin/sh -c in the loop root after each iteration; prints one JSON object of numbers."`
 	Argv    []string `toml:"argv" json:"argv,omitempty" jsonschema_description:"The same as an argv, without a shell (instead of command)."`
 	Timeout Duration `toml:"timeout" json:"timeout,omitempty" jsonschema_description:"Limit on the metrics command. Default 5m."`
 }

@@ -24,7 +24,7 @@
 //
 // It must never interpret output (it does not parse JSON, test results or
 // anything else; callers do), never run a shell implicitly (Spec.Argv is
-// executed as given; use ShellArgv to ask for sh -c explicitly), never read
+// executed as given; use ShellArgv to ask for /bin/sh -c explicitly), never read
 // environment variables itself (Spec.Env is passed through untouched), and
 // never touch a process in this process's own session: those are the
 // children other code starts with os/exec, which it waits for itself.

@@ -1,13 +1,24 @@
 package process
 
-import "strings"
+import (
+	"runtime"
+	"strings"
+)
 
 // ShellArgv returns the argv that runs script with the POSIX shell:
-// []string{"sh", "-c", script}. Run never adds a shell by itself; callers that
+// []string{"/bin/sh", "-c", script}, or on Windows, which has no /bin,
+// the sh found on PATH. Run never adds a shell by itself; callers that
 // want shell syntax (pipes, redirections, globbing) ask for it with this.
+// The shell is named by its path, so that starting it looks nothing up:
+// a lookup on PATH stats every directory before the shell's (a dozen on a
+// CI runner), for every check of every iteration, and would run whichever
+// sh comes first there.
 func ShellArgv(script string) []string {
-	return []string{"sh", "-c", script}
+	return []string{shell, "-c", script}
 }
+
+// shell is the POSIX shell ShellArgv runs.
+var shell = map[bool]string{true: "sh", false: "/bin/sh"}[runtime.GOOS == "windows"]
 
 // Quote renders argv as a POSIX-shell command line, for display (logs, error
 // messages). Words made only of characters in [A-Za-z0-9_./:=@%+,-] are left

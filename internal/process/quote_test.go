@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,13 +43,16 @@ func TestQuote(t *testing.T) {
 
 func TestShellArgv(t *testing.T) {
 	t.Parallel()
-	want := []string{"sh", "-c", "go test ./... && echo ok"}
+	want := []string{"/bin/sh", "-c", "go test ./... && echo ok"}
+	if runtime.GOOS == "windows" {
+		want[0] = "sh"
+	}
 	if diff := cmp.Diff(want, ShellArgv("go test ./... && echo ok")); diff != "" {
 		t.Errorf("ShellArgv mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func ExampleQuote() {
-	fmt.Println(Quote(ShellArgv("echo 'hi' > out.txt")))
+	fmt.Println(Quote([]string{"sh", "-c", "echo 'hi' > out.txt"}))
 	// Output: sh -c 'echo '\''hi'\'' > out.txt'
 }

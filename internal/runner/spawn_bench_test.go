@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/process"
 	"github.com/loop-action/loop-action/internal/runner/provider"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -129,7 +130,8 @@ func checkProcs(cfg *loop.Config, root string, env []string) []*exec.Cmd {
 	for _, g := range cfg.Goals {
 		for _, ch := range g.Checks {
 			if ch.IsCommand() {
-				cmd := exec.Command("sh", "-c", ch.Run)
+				argv := process.ShellArgv(ch.Run) // the shell the collector starts
+				cmd := exec.Command(argv[0], argv[1:]...)
 				cmd.Dir, cmd.Env = root, env
 				cmds = append(cmds, cmd)
 			}
