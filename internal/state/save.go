@@ -113,14 +113,6 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	t, known := d.tip(ctx, cp.RunID, run)
 	held := d.reviewsHeld(cp.RunID, run, reviews)
 	fast := known && t.durable && held && cp.Iteration > t.iteration && cp.LedgerChunks >= t.chunks && cp.LogBytes >= t.logBytes
-	disk := diskCheckpoint{Checkpoint: next}
-	if fast {
-		disk.Written = writtenBy(cp, c)
-	}
-	data, err := json.MarshalIndent(disk, "", "  ")
-	if err != nil {
-		return err
-	}
 	var parts sync.WaitGroup
 	errs := make([]error, 5)
 	kept := make([]preparedFile, 4) // on the fast path, the files written, for the flush to fsync
@@ -141,7 +133,16 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if !held {
 		parts.Go(func() { errs[3] = d.writeReviews(cp.RunID, run, reviews) })
 	}
-	parts.Go(func() { kept[3], errs[4] = d.stageCheckpoint(run, append(data, '\n'), fast) })
+	// checkpoint.json is encoded while the other files are written.
+	disk := diskCheckpoint{Checkpoint: next}
+	if fast {
+		disk.Written = writtenBy(cp, c)
+	}
+	if data, err := json.MarshalIndent(disk, "", "  "); err != nil {
+		errs[4] = err
+	} else {
+		kept[3], errs[4] = d.stageCheckpoint(run, append(data, '\n'), fast)
+	}
 	parts.Wait()
 	kept = slices.DeleteFunc(kept, func(p preparedFile) bool { return p.f == nil })
 	if err := errors.Join(errs...); err != nil {
