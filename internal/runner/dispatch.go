@@ -57,10 +57,11 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 		}
 		wave = p.order(wave)
 		end := r.span("plan")
+		ahead := r.scanAhead()
 		runs := r.planWave(it, wi+1, wave, p)
 		end()
 		end = r.span("guard-before-wave")
-		guard, root := r.guardWave(runs), r.guardRoot(runs)
+		guard, root := r.guardWave(runs, ahead), r.guardRoot(runs)
 		end()
 		end = r.span("wave")
 		r.runWave(ctx, runs)
@@ -83,13 +84,23 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 	return d
 }
 
-// guardWave records the guarded paths before a wave in which a node runs;
-// with nothing running, nothing is guarded.
-func (r *run) guardWave(runs []*nodeRun) *guardState {
+// scanAhead scans the guarded paths on a goroutine of its own, beside the
+// planning of a wave, which only decides, builds prompts and records (no
+// process runs, nothing is written): the wave's guard (guardWave) starts
+// from that scan.
+func (r *run) scanAhead() <-chan guardState {
+	g, c := r.guarded(), make(chan guardState, 1)
+	go func() { c <- g.scan() }()
+	return c
+}
+
+// guardWave records the guarded paths before a wave in which a node runs,
+// as scanAhead found them; with nothing running, nothing is guarded.
+func (r *run) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
+	g := <-ahead
 	if !slices.ContainsFunc(runs, func(nr *nodeRun) bool { return nr.queued }) {
 		return nil
 	}
-	g := r.guarded().scan()
 	return &g
 }
 
