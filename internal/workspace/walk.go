@@ -56,8 +56,8 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 // dir returns the sorted tree entries of directory r, found at path.
 func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	var es []entry
-	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
-		e, ok, err := w.entry(r, child, rules)
+	err := eachChild(r, path, rules, func(l *dirList, child []string, rules []rule) error {
+		e, ok, err := w.entry(r, l, child, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			es = append(es, e)
 		}
@@ -72,23 +72,29 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 
 // eachChild reads directory r's .gitignore on top of rules and calls visit
 // for each child a snapshot may hold — never .git, nor .loop at the root —
-// with path extended by the child's name. visit must not keep child.
-func eachChild(r *os.Root, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
+// with path extended by the child's name, and the listing of r to lstat it
+// in. visit must not keep child nor the listing.
+func eachChild(r *os.Root, path []string, rules []rule, visit func(l *dirList, child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
-		return visit(child, rules)
+	return eachEntry(r, path, rules, skip, func(l *dirList, child []string, _ fs.FileMode, rules []rule) error {
+		return visit(l, child, rules)
 	})
 }
 
 // eachEntry is eachChild for every child whose name skip does not refuse,
 // also passing visit the child's type as the directory listing gave it
-// (readEntries).
-func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+// (dirList.entries).
+func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(l *dirList, child []string, typ fs.FileMode, rules []rule) error) error {
 	rules, err := readRules(r, ".gitignore", path, rules)
 	if err != nil {
 		return err
 	}
-	entries, err := readEntries(r)
+	l, err := openListing(r)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
@@ -98,7 +104,7 @@ func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) b
 			continue
 		}
 		child[len(path)] = e.name
-		if err := visit(child, e.typ, rules); err != nil {
+		if err := visit(l, child, e.typ, rules); err != nil {
 			return err
 		}
 	}
@@ -123,17 +129,18 @@ func readNames(r *os.Root) ([]string, error) {
 }
 
 // entry returns the tree entry for path, the child of directory r named
-// by its last component, and whether there is one to record.
-func (w *walker) entry(r *os.Root, path []string, rules []rule) (entry, bool, error) {
+// by its last component (l is r's listing), and whether there is one to
+// record.
+func (w *walker) entry(r *os.Root, l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
-	fi, err := r.Lstat(name)
+	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return entry{}, false, nil // removed since it was listed
 	}
 	if err != nil {
 		return entry{}, false, err
 	}
-	mode := fi.Mode()
+	mode := s.key.mode
 	if !mode.IsDir() && !mode.IsRegular() && mode&fs.ModeSymlink == 0 {
 		return entry{}, false, nil // socket, fifo, device...
 	}
@@ -146,7 +153,7 @@ func (w *walker) entry(r *os.Root, path []string, rules []rule) (entry, bool, er
 	case mode&fs.ModeSymlink != 0:
 		return w.symlink(r, path)
 	default:
-		return w.file(r, path, fi)
+		return w.file(r, l, path, s)
 	}
 }
 
@@ -192,13 +199,14 @@ func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	return e, true, nil
 }
 
-// file returns the entry of a regular file whose lstat result is fi: its
-// blob id from the cache when its stat allows (unverified: its blob may
-// be missing from the store), else read (and stored, when storing).
-func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, error) {
+// file returns the entry of a regular file whose lstat found s (in l, the
+// listing of r): its blob id from the cache when its stat allows
+// (unverified: its blob may be missing from the store), else read (and
+// stored, when storing).
+func (w *walker) file(r *os.Root, l *dirList, path []string, s fileStat) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeFile}
-	if fi.Mode()&0o100 != 0 {
+	if s.key.mode&0o100 != 0 {
 		e.mode = modeExec
 	}
 	rel := strings.Join(path, "/")
@@ -206,7 +214,7 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 		w.files = append(w.files, rel)
 		return e, true, nil
 	}
-	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(KeyOf(fi)) {
+	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(s.key) {
 		w.next[rel] = c
 		e.id = c.id
 		if w.mode == storing {
@@ -214,7 +222,7 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 		}
 		return e, true, nil
 	}
-	id, err := w.read(r, name, rel, fi)
+	id, err := w.read(r, l, name, rel, s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -222,16 +230,16 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 	return e, true, nil
 }
 
-// read reads the regular file name in r (at rel), whose lstat result is
-// fi, and records its blob id in the next cache.
-func (w *walker) read(r *os.Root, name, rel string, fi fs.FileInfo) (ObjectID, error) {
+// read reads the regular file name in r (at rel), whose lstat in l found
+// s, and records its blob id in the next cache.
+func (w *walker) read(r *os.Root, l *dirList, name, rel string, s fileStat) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
-	var err error
-	if w.mode == storing {
+	fi, err := l.info(name, s)
+	if err == nil && w.mode == storing {
 		id, now, err = w.store.file(r, name, fi)
-	} else {
+	} else if err == nil {
 		id, now, err = HashFile(r, name, fi)
 	}
 	if err != nil {
