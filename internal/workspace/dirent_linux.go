@@ -18,10 +18,11 @@ import (
 // for each entry (the cost of a walk, after the system calls themselves).
 // A dirList is used by one goroutine; close it when done.
 type dirList struct {
-	r  *os.Root // the directory, for what needs an fs.FileInfo
-	f  *os.File // the directory opened for listing; fd is its descriptor
-	fd int
-	st unix.Stat_t // reused by every lstat
+	count int      // the number of entries the listing found
+	r     *os.Root // the directory, for what needs an fs.FileInfo
+	f     *os.File // the directory opened for listing; fd is its descriptor
+	fd    int
+	st    unix.Stat_t // reused by every lstat
 }
 
 // fileStat is what an lstat of an entry found: its stat key (StatKey
@@ -129,6 +130,7 @@ func (l *dirList) entries() ([]dirEntry, error) {
 			return nil, &fs.PathError{Op: "readdirent", Path: l.f.Name(), Err: err}
 		}
 		if n <= 0 {
+			l.count = len(out)
 			return out, nil
 		}
 		if out, err = l.appendDirents(out, buf[:n]); err != nil {

@@ -10,7 +10,8 @@ import (
 // dirList is one directory of the loop root, to list and to lstat its
 // entries in (through its os.Root).
 type dirList struct {
-	r *os.Root
+	count int // the number of entries the listing found
+	r     *os.Root
 }
 
 // fileStat is what an lstat of an entry found: its stat key, and the
@@ -54,5 +55,6 @@ func (l *dirList) entries() ([]dirEntry, error) {
 	for _, de := range des {
 		out = append(out, dirEntry{de.Name(), de.Type()})
 	}
+	l.count = len(out)
 	return out, err
 }

@@ -27,6 +27,7 @@ type walker struct {
 	prev  map[string]cacheEntry // cache of the previous walk; read only
 	next  map[string]cacheEntry // cache entries for the files seen now
 	files []string              // included paths, when listing
+	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
 	store *objectStore // where files read go, when storing
 }
@@ -59,6 +60,9 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	err := eachChild(r, path, rules, func(l *dirList, child []string, rules []rule) error {
 		e, ok, err := w.entry(r, l, child, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
+			if es == nil {
+				es = make([]entry, 0, l.count)
+			}
 			es = append(es, e)
 		}
 		return err
@@ -85,10 +89,6 @@ func eachChild(r *os.Root, path []string, rules []rule, visit func(l *dirList, c
 // also passing visit the child's type as the directory listing gave it
 // (dirList.entries).
 func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(l *dirList, child []string, typ fs.FileMode, rules []rule) error) error {
-	rules, err := readRules(r, ".gitignore", path, rules)
-	if err != nil {
-		return err
-	}
 	l, err := openListing(r)
 	if err != nil {
 		return err
@@ -97,6 +97,11 @@ func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) b
 	entries, err := l.entries()
 	if err != nil {
 		return err
+	}
+	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
+		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+			return err
+		}
 	}
 	child := append(slices.Clip(path), "")
 	for _, e := range entries {
@@ -209,20 +214,20 @@ func (w *walker) file(r *os.Root, l *dirList, path []string, s fileStat) (entry,
 	if s.key.mode&0o100 != 0 {
 		e.mode = modeExec
 	}
-	rel := strings.Join(path, "/")
+	w.rel = appendPath(w.rel[:0], path)
 	if w.mode == listing {
-		w.files = append(w.files, rel)
+		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(s.key) {
-		w.next[rel] = c
+	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) {
+		w.next[c.rel] = c // the path string the entry keeps: none is made
 		e.id = c.id
 		if w.mode == storing {
-			e.obj = &toStore{unverified: true, rel: rel}
+			e.obj = &toStore{unverified: true, rel: c.rel}
 		}
 		return e, true, nil
 	}
-	id, err := w.read(r, l, name, rel, s)
+	id, err := w.read(r, l, name, string(w.rel), s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -246,6 +251,17 @@ func (w *walker) read(r *os.Root, l *dirList, name, rel string, s fileStat) (Obj
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]
 		return ObjectID{}, fmt.Errorf("%s %q: %w", op, rel, err)
 	}
-	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id}
+	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel}
 	return id, nil
+}
+
+// appendPath appends the components of path to b, slash-separated.
+func appendPath(b []byte, path []string) []byte {
+	for i, c := range path {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, c...)
+	}
+	return b
 }
