@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -11,18 +10,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dirList is one directory of the loop root, opened once to be listed and
-// to lstat its entries in: fstatat(2) on the directory's own descriptor,
-// with AT_SYMLINK_NOFOLLOW, of a name that holds no slash, reads the entry
-// itself and nothing through it, without os.Root's resolution of a path
-// for each entry (the cost of a walk, after the system calls themselves).
-// A dirList is used by one goroutine; close it when done.
+// dirList is one directory of the loop root, opened once to be listed,
+// to lstat its entries in and to open its subdirectories from: fstatat(2)
+// with AT_SYMLINK_NOFOLLOW, and openat(2) with O_NOFOLLOW|O_DIRECTORY, of
+// a name that holds no slash, on the directory's own descriptor, reach the
+// entry itself and nothing through it (as os.Root does, without its
+// resolution of a path for each entry, and with one open of a directory
+// where os.Root and a listing of it took two). What needs an os.Root (to
+// read a file, an ignore file or a link) opens the directory's lazily and
+// checks it is the directory listed. A dirList is used by one goroutine;
+// close it when done.
 type dirList struct {
-	count int      // the number of entries the listing found
-	r     *os.Root // the directory, for what needs an fs.FileInfo
-	f     *os.File // the directory opened for listing; fd is its descriptor
-	fd    int
-	st    unix.Stat_t // reused by every lstat
+	count  int      // the number of entries the listing found
+	fd     int      // the directory's descriptor
+	f      *os.File // the directory opened by openListing; nil for sub's: close fd
+	r      *os.Root // the directory as a root, once root opened it
+	ownR   bool     // r was opened by root, and must be closed
+	parent *dirList // the directory this one was opened from by sub
+	name   string   // this one's name in parent
+	st     unix.Stat_t
 }
 
 // fileStat is what an lstat of an entry found: its stat key (StatKey
@@ -46,17 +52,72 @@ func openListing(r *os.Root) (*dirList, error) {
 		f.Close()
 		return nil, err
 	}
-	return &dirList{r: r, f: f, fd: fd}, nil
+	return &dirList{r: r, f: f, fd: fd, name: "."}, nil
 }
 
-// close releases the directory's descriptor.
-func (l *dirList) close() { l.f.Close() }
+// sub opens the subdirectory name for listing. It refuses a symbolic link
+// and anything but a directory, and never blocks on a FIFO.
+func (l *dirList) sub(name string) (*dirList, error) {
+	if err := entryName(name); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(l.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	for errors.Is(err, unix.EINTR) {
+		fd, err = unix.Openat(l.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return &dirList{fd: fd, parent: l, name: name}, nil
+}
+
+// root returns the directory as an os.Root: opened through its parent's
+// root, and refused unless it is the directory the descriptor holds.
+func (l *dirList) root() (*os.Root, error) {
+	if l.r != nil {
+		return l.r, nil
+	}
+	pr, err := l.parent.root()
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Fstat(l.fd, &l.st); err != nil {
+		return nil, &fs.PathError{Op: "fstat", Path: l.name, Err: err}
+	}
+	s := fileStat{key: keyOfStat(&l.st)}
+	r, err := openSameStat(pr, l.name, s)
+	if err != nil {
+		return nil, err
+	}
+	l.r, l.ownR = r, true
+	return r, nil
+}
+
+// close releases the directory's descriptor, and its root if root opened it.
+func (l *dirList) close() {
+	if l.ownR {
+		l.r.Close()
+	}
+	if l.f != nil {
+		l.f.Close()
+	} else {
+		unix.Close(l.fd)
+	}
+}
+
+// entryName refuses a name that is not a single component.
+func entryName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return &fs.PathError{Op: "open", Path: name, Err: errors.New("not an entry name")}
+	}
+	return nil
+}
 
 // lstat returns the status of the entry name of the directory, never
 // following a symbolic link. name must be a single component.
 func (l *dirList) lstat(name string) (fileStat, error) {
-	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
-		return fileStat{}, &fs.PathError{Op: "lstat", Path: name, Err: fmt.Errorf("not an entry name")}
+	if err := entryName(name); err != nil {
+		return fileStat{}, err
 	}
 	err := unix.Fstatat(l.fd, name, &l.st, unix.AT_SYMLINK_NOFOLLOW)
 	for errors.Is(err, unix.EINTR) {
@@ -69,10 +130,15 @@ func (l *dirList) lstat(name string) (fileStat, error) {
 }
 
 // info returns the fs.FileInfo of the entry name, whose lstat found s, for
-// what reads a file and checks it is the one found: a fresh lstat (the
-// file it describes is the one read, and the one whose key is kept).
+// what reads a file and checks it is the one found: a fresh lstat in the
+// directory's root (the file it describes is the one read, and the one
+// whose key is kept).
 func (l *dirList) info(name string, _ fileStat) (fs.FileInfo, error) {
-	return l.r.Lstat(name)
+	r, err := l.root()
+	if err != nil {
+		return nil, err
+	}
+	return r.Lstat(name)
 }
 
 // same reports whether now, the status of an opened file, is that of the
@@ -127,7 +193,7 @@ func (l *dirList) entries() ([]dirEntry, error) {
 			n, err = unix.Getdents(l.fd, buf)
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: l.f.Name(), Err: err}
+			return nil, &fs.PathError{Op: "readdirent", Path: l.name, Err: err}
 		}
 		if n <= 0 {
 			l.count = len(out)

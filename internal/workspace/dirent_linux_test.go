@@ -193,3 +193,83 @@ func TestOpenSameStatSwapped(t *testing.T) {
 		})
 	}
 }
+
+// TestDirListSub: a subdirectory is opened from its parent's descriptor,
+// and only a real directory is: a link to one (inside the root or out), a
+// file and a FIFO are refused at once, never followed nor waited on.
+func TestDirListSub(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	root := build(t, file("d/f", "x"), file("f", "x"), fifo("p"), link("in", "d"), link("out", outside))
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l, err := openListing(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	for _, name := range []string{"f", "p", "in", "out", "gone", "..", "d/.."} {
+		t.Run(name, func(t *testing.T) {
+			returns(t, func() {
+				if sub, err := l.sub(name); err == nil {
+					sub.close()
+					t.Errorf("sub(%q) opened it", name)
+				}
+			}, filepath.Join(root, "p"))
+		})
+	}
+	sub, err := l.sub("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.close()
+	if _, err := sub.lstat("f"); err != nil {
+		t.Errorf("lstat of d/f in d: %v", err)
+	}
+}
+
+// TestDirListRootSwapped: the root a dirList opens lazily (to read a file
+// of the directory) is refused when the directory listed was replaced
+// since (by another directory, or a link to one outside the root), so
+// nothing is read from another directory than the one the walk listed.
+func TestDirListRootSwapped(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	for name, swap := range map[string]func(p string) error{
+		"directory": func(p string) error { return os.Mkdir(p, 0o755) },
+		"link":      func(p string) error { return os.Symlink(outside, p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := build(t, file("d/f", "x"))
+			r, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			l, err := openListing(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.close()
+			sub, err := l.sub("d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.close()
+			p := filepath.Join(dir, "d")
+			if err := os.Rename(p, p+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := swap(p); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sub.root(); err == nil {
+				t.Fatal("root() opened the directory swapped in")
+			}
+		})
+	}
+}

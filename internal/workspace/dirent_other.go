@@ -7,11 +7,12 @@ import (
 	"os"
 )
 
-// dirList is one directory of the loop root, to list and to lstat its
-// entries in (through its os.Root).
+// dirList is one directory of the loop root, to list, to lstat its
+// entries in and to open its subdirectories from (through its os.Root).
 type dirList struct {
 	count int // the number of entries the listing found
 	r     *os.Root
+	own   bool // r was opened by sub, and must be closed
 }
 
 // fileStat is what an lstat of an entry found: its stat key, and the
@@ -24,8 +25,24 @@ type fileStat struct {
 // openListing opens directory r for listing.
 func openListing(r *os.Root) (*dirList, error) { return &dirList{r: r}, nil }
 
-// close releases nothing: the listing holds no descriptor of its own.
-func (l *dirList) close() {}
+// sub opens the subdirectory name for listing; it never blocks on a FIFO.
+func (l *dirList) sub(name string) (*dirList, error) {
+	r, err := OpenDir(l.r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &dirList{r: r, own: true}, nil
+}
+
+// root returns the directory as an os.Root.
+func (l *dirList) root() (*os.Root, error) { return l.r, nil }
+
+// close releases the directory's root if sub opened it.
+func (l *dirList) close() {
+	if l.own {
+		l.r.Close()
+	}
+}
 
 // lstat returns the status of the entry name, never following a link.
 func (l *dirList) lstat(name string) (fileStat, error) {

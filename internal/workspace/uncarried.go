@@ -54,7 +54,12 @@ func ScanUncarried(root string) (Uncarried, error) {
 // include: what they exclude is recorded, what they include is entered.
 func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(l *dirList, child []string, typ fs.FileMode, rules []rule) error {
+	l, err := openListing(r)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	return eachEntry(l, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
 		return u.child(r, l, child, typ, rules)
 	})
 }

@@ -39,7 +39,12 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.dir(r, nil, rules)
+	l, err := openListing(r)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	return w.dir(l, nil, rules)
 }
 
 // readInfoExclude returns the rules of .git/info/exclude, if .git is a directory.
@@ -54,11 +59,11 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 	return readRules(r, ".git/info/exclude", nil, nil)
 }
 
-// dir returns the sorted tree entries of directory r, found at path.
-func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
+// dir returns the sorted tree entries of directory l, found at path.
+func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	var es []entry
-	err := eachChild(r, path, rules, func(l *dirList, child []string, rules []rule) error {
-		e, ok, err := w.entry(r, l, child, rules)
+	err := eachChild(l, path, rules, func(child []string, rules []rule) error {
+		e, ok, err := w.entry(l, child, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
 				es = make([]entry, 0, l.count)
@@ -74,31 +79,29 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	return es, nil
 }
 
-// eachChild reads directory r's .gitignore on top of rules and calls visit
+// eachChild reads directory l's .gitignore on top of rules and calls visit
 // for each child a snapshot may hold — never .git, nor .loop at the root —
-// with path extended by the child's name, and the listing of r to lstat it
-// in. visit must not keep child nor the listing.
-func eachChild(r *os.Root, path []string, rules []rule, visit func(l *dirList, child []string, rules []rule) error) error {
+// with path extended by the child's name. visit must not keep child.
+func eachChild(l *dirList, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(l *dirList, child []string, _ fs.FileMode, rules []rule) error {
-		return visit(l, child, rules)
+	return eachEntry(l, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
+		return visit(child, rules)
 	})
 }
 
 // eachEntry is eachChild for every child whose name skip does not refuse,
 // also passing visit the child's type as the directory listing gave it
 // (dirList.entries).
-func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(l *dirList, child []string, typ fs.FileMode, rules []rule) error) error {
-	l, err := openListing(r)
-	if err != nil {
-		return err
-	}
-	defer l.close()
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
 	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
+		r, err := l.root()
+		if err != nil {
+			return err
+		}
 		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
 			return err
 		}
@@ -109,7 +112,7 @@ func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) b
 			continue
 		}
 		child[len(path)] = e.name
-		if err := visit(l, child, e.typ, rules); err != nil {
+		if err := visit(child, e.typ, rules); err != nil {
 			return err
 		}
 	}
@@ -133,10 +136,9 @@ func readNames(r *os.Root) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// entry returns the tree entry for path, the child of directory r named
-// by its last component (l is r's listing), and whether there is one to
-// record.
-func (w *walker) entry(r *os.Root, l *dirList, path []string, rules []rule) (entry, bool, error) {
+// entry returns the tree entry for path, the child of directory l named
+// by its last component, and whether there is one to record.
+func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
 	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -154,23 +156,23 @@ func (w *walker) entry(r *os.Root, l *dirList, path []string, rules []rule) (ent
 	}
 	switch {
 	case mode.IsDir():
-		return w.subdir(r, path, rules)
+		return w.subdir(l, path, rules)
 	case mode&fs.ModeSymlink != 0:
-		return w.symlink(r, path)
+		return w.symlink(l, path)
 	default:
-		return w.file(r, l, path, s)
+		return w.file(l, path, s)
 	}
 }
 
 // subdir returns the tree entry of a directory; there is none if the
 // directory holds nothing to record.
-func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, error) {
+func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
-	sub, err := OpenDir(r, name)
+	sub, err := l.sub(name)
 	if err != nil {
 		return entry{}, false, err
 	}
-	defer sub.Close()
+	defer sub.close()
 	es, err := w.dir(sub, path, rules)
 	if err != nil || len(es) == 0 {
 		return entry{}, false, err
@@ -186,12 +188,16 @@ func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, e
 }
 
 // symlink returns the entry of a symbolic link, whose blob is its target.
-func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
+func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeSymlink}
 	if w.mode == listing {
 		w.files = append(w.files, strings.Join(path, "/"))
 		return e, true, nil
+	}
+	r, err := l.root()
+	if err != nil {
+		return entry{}, false, err
 	}
 	target, err := r.Readlink(name)
 	if err != nil {
@@ -204,11 +210,11 @@ func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	return e, true, nil
 }
 
-// file returns the entry of a regular file whose lstat found s (in l, the
-// listing of r): its blob id from the cache when its stat allows
+// file returns the entry of a regular file of directory l whose lstat
+// found s: its blob id from the cache when its stat allows
 // (unverified: its blob may be missing from the store), else read (and
 // stored, when storing).
-func (w *walker) file(r *os.Root, l *dirList, path []string, s fileStat) (entry, bool, error) {
+func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeFile}
 	if s.key.mode&0o100 != 0 {
@@ -227,7 +233,7 @@ func (w *walker) file(r *os.Root, l *dirList, path []string, s fileStat) (entry,
 		}
 		return e, true, nil
 	}
-	id, err := w.read(r, l, name, string(w.rel), s)
+	id, err := w.read(l, name, string(w.rel), s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -235,13 +241,17 @@ func (w *walker) file(r *os.Root, l *dirList, path []string, s fileStat) (entry,
 	return e, true, nil
 }
 
-// read reads the regular file name in r (at rel), whose lstat in l found
-// s, and records its blob id in the next cache.
-func (w *walker) read(r *os.Root, l *dirList, name, rel string, s fileStat) (ObjectID, error) {
+// read reads the regular file name of directory l (at rel), whose lstat
+// found s, and records its blob id in the next cache.
+func (w *walker) read(l *dirList, name, rel string, s fileStat) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
-	fi, err := l.info(name, s)
+	r, err := l.root()
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = l.info(name, s)
+	}
 	if err == nil && w.mode == storing {
 		id, now, err = w.store.file(r, name, fi)
 	} else if err == nil {
