@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -69,6 +70,26 @@ func (l *dirList) sub(name string) (*dirList, error) {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
 	return &dirList{fd: fd, parent: l, name: name}, nil
+}
+
+// subSame is sub for the subdirectory name whose lstat found s, refused
+// unless the directory opened is that one (a directory swapped in since
+// is not entered).
+func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
+	sub, err := l.sub(name)
+	if err != nil {
+		return nil, err
+	}
+	if err = unix.Fstat(sub.fd, &sub.st); err != nil {
+		err = &fs.PathError{Op: "fstat", Path: name, Err: err}
+	} else if k := keyOfStat(&sub.st); k.dev != s.key.dev || k.ino != s.key.ino {
+		err = fmt.Errorf("changed while it was opened: %w", ErrParent)
+	}
+	if err != nil {
+		sub.close()
+		return nil, err
+	}
+	return sub, nil
 }
 
 // root returns the directory as an os.Root: opened through its parent's

@@ -150,7 +150,7 @@ func mkdirChmod(p string, mode fs.FileMode) error {
 }
 
 // TestOpenSameStatSwapped: a directory replaced between its lstat and its
-// opening (by another directory, or by a link to one outside the root) is
+// opening (by openSameStat or dirList.subSame) (by another directory, or by a link to one outside the root) is
 // refused, not entered.
 func TestOpenSameStatSwapped(t *testing.T) {
 	t.Parallel()
@@ -189,6 +189,10 @@ func TestOpenSameStatSwapped(t *testing.T) {
 			if sub, err := openSameStat(r, "d", s); err == nil {
 				sub.Close()
 				t.Fatal("openSameStat entered the directory swapped in")
+			}
+			if sub, err := l.subSame("d", s); err == nil {
+				sub.close()
+				t.Fatal("subSame entered the directory swapped in")
 			}
 		})
 	}

@@ -34,6 +34,16 @@ func (l *dirList) sub(name string) (*dirList, error) {
 	return &dirList{r: r, own: true}, nil
 }
 
+// subSame is sub for the subdirectory name whose lstat found s, refused
+// unless the directory opened is that one.
+func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
+	r, err := openSameStat(l.r, name, s)
+	if err != nil {
+		return nil, err
+	}
+	return &dirList{r: r, own: true}, nil
+}
+
 // root returns the directory as an os.Root.
 func (l *dirList) root() (*os.Root, error) { return l.r, nil }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 )
@@ -43,33 +42,33 @@ func ScanUncarried(root string) (Uncarried, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, err := openListing(r)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
 	out := Uncarried{}
-	if err := out.included(r, nil, rules); err != nil {
+	if err := out.included(l, nil, rules); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// included scans directory r, at path, whose content the ignore rules may
+// included scans directory l, at path, whose content the ignore rules may
 // include: what they exclude is recorded, what they include is entered.
-func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
+func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	l, err := openListing(r)
-	if err != nil {
-		return err
-	}
-	defer l.close()
 	return eachEntry(l, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
-		return u.child(r, l, child, typ, rules)
+		return u.child(l, child, typ, rules)
 	})
 }
 
-// child records or enters the entry path, the child of directory r (l is
-// its listing) named by its last component, whose type the listing gave
+// child records or enters the entry path, the child of directory l named
+// by its last component, whose type the listing gave
 // as typ. A carried entry that is not a directory has nothing to record
 // nor to enter: it is passed by on typ alone, without an lstat (most of a
 // checkout). Every other entry is looked at with lstat.
-func (u Uncarried) child(r *os.Root, l *dirList, path []string, typ fs.FileMode, rules []rule) error {
+func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
 	name := path[len(path)-1]
 	if name != ".git" && !typ.IsDir() && !ignored(rules, path, false) {
 		return nil
@@ -83,31 +82,31 @@ func (u Uncarried) child(r *os.Root, l *dirList, path []string, typ fs.FileMode,
 	}
 	rel := strings.Join(path, "/")
 	if name == ".git" || ignored(rules, path, s.key.mode.IsDir()) {
-		return u.all(r, name, rel, s)
+		return u.all(l, name, rel, s)
 	}
 	if !s.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := openSameStat(r, name, s)
+	sub, err := l.subSame(name, s)
 	if err != nil {
 		return fmt.Errorf("scan %q: %w", rel, err)
 	}
-	defer sub.Close()
+	defer sub.close()
 	return u.included(sub, path, rules)
 }
 
-// all records the entry rel (the child name of r, whose lstat found s)
+// all records the entry rel (the child name of l, whose lstat found s)
 // and, if it is a directory, everything below it: git never re-includes
 // what lies in an excluded directory.
-func (u Uncarried) all(r *os.Root, name, rel string, s fileStat) error {
+func (u Uncarried) all(l *dirList, name, rel string, s fileStat) error {
 	u[rel] = uncarried{key: s.key}
 	if !s.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := openSameStat(r, name, s)
+	sub, err := l.subSame(name, s)
 	if err == nil {
 		err = u.below(sub, rel)
-		sub.Close()
+		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) {
 		u[rel] = uncarried{key: s.key, sealed: true}
@@ -119,13 +118,8 @@ func (u Uncarried) all(r *os.Root, name, rel string, s fileStat) error {
 	return nil
 }
 
-// below records everything in directory r, at rel (see all).
-func (u Uncarried) below(r *os.Root, rel string) error {
-	l, err := openListing(r)
-	if err != nil {
-		return err
-	}
-	defer l.close()
+// below records everything in directory l, at rel (see all).
+func (u Uncarried) below(l *dirList, rel string) error {
 	entries, err := l.entries()
 	for _, e := range entries {
 		if err != nil {
@@ -138,7 +132,7 @@ func (u Uncarried) below(r *os.Root, rel string) error {
 			continue
 		}
 		if err == nil {
-			err = u.all(r, e.name, rel+"/"+e.name, s)
+			err = u.all(l, e.name, rel+"/"+e.name, s)
 		}
 	}
 	return err
