@@ -1,7 +1,7 @@
 package workspace
 
 import (
-	"os"
+	"io/fs"
 	"sync"
 	"time"
 )
@@ -51,9 +51,9 @@ func (c *ScanCache) end() {
 }
 
 // record is recordStat, from the cache when it vouches for the file.
-func (c *ScanCache) record(r *os.Root, l *dirList, rel, name string, s fileStat) Entry {
+func (c *ScanCache) record(l *dirList, rel, name string, s fileStat) Entry {
 	if c == nil || !s.key.mode.IsRegular() {
-		return recordStat(r, l, name, s)
+		return recordStat(l, name, s)
 	}
 	k := s.key
 	c.mu.Lock()
@@ -62,7 +62,7 @@ func (c *ScanCache) record(r *os.Root, l *dirList, rel, name string, s fileStat)
 	c.mu.Unlock()
 	e := old.entry
 	if !ok || !old.stamp.Vouches(k) {
-		e = recordStat(r, l, name, s)
+		e = recordStat(l, name, s)
 		old.stamp = Stamp{Key: k, At: at}
 	}
 	if e.Err == "" {
@@ -73,9 +73,14 @@ func (c *ScanCache) record(r *os.Root, l *dirList, rel, name string, s fileStat)
 	return e
 }
 
-// recordStat is record of the entry name of r whose lstat in l found s.
-func recordStat(r *os.Root, l *dirList, name string, s fileStat) Entry {
-	fi, err := l.info(name, s)
+// recordStat is record of the entry name of directory l, whose lstat
+// found s.
+func recordStat(l *dirList, name string, s fileStat) Entry {
+	r, err := l.root()
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = l.info(name, s)
+	}
 	if err != nil {
 		return Entry{Mode: s.key.mode, Err: err.Error()}
 	}

@@ -277,7 +277,12 @@ func (w *Writer) ScanCached(dir string, descend, keep func(rel string) bool, c *
 		d = &opened{r: sub, own: true}
 	}
 	defer d.close()
-	if err := scanDir(d.r, dir, descend, keep, out, c); err != nil {
+	l, err := openListing(d.r)
+	if err == nil {
+		err = scanDir(l, dir, descend, keep, out, c)
+		l.close()
+	}
+	if err != nil {
 		return out, fmt.Errorf("scan %q: %w", dir, err)
 	}
 	return out, nil
@@ -306,12 +311,8 @@ func (w *Writer) openDir(rel string) (*os.Root, error) {
 	return openSame(d.r, name, fi)
 }
 
-func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
-	l, err := openListing(r)
-	if err != nil {
-		return err
-	}
-	defer l.close()
+// scanDir scans directory l, at at (see ScanCached).
+func scanDir(l *dirList, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
@@ -335,13 +336,13 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 			if keep(rel) {
 				out[rel] = Entry{Mode: s.key.mode}
 			}
-			if err := scanSub(r, name, rel, s, descend, keep, out, c); err != nil {
+			if err := scanSub(l, name, rel, s, descend, keep, out, c); err != nil {
 				return err
 			}
 			continue
 		}
 		if keep(rel) {
-			out[rel] = c.record(r, l, rel, name, s)
+			out[rel] = c.record(l, rel, name, s)
 		}
 	}
 	return nil
@@ -351,14 +352,14 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 // read (or is gone) holds nothing as far as Scan can tell: what was
 // recorded in it before then looks deleted, and putting it back fails
 // where the directory still refuses access.
-func scanSub(r *os.Root, name, rel string, s fileStat, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
+func scanSub(l *dirList, name, rel string, s fileStat, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
 	if !descend(rel) {
 		return nil
 	}
-	sub, err := openSameStat(r, name, s)
+	sub, err := l.subSame(name, s)
 	if err == nil {
 		err = scanDir(sub, rel, descend, keep, out, c)
-		sub.Close()
+		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 		return nil
