@@ -35,16 +35,7 @@ func TestAppendDirents(t *testing.T) {
 	if err := os.Symlink("sub", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	l, err := openListing(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	_, l := listRoot(t, dir)
 	var buf []byte
 	for _, d := range []struct {
 		name string
@@ -97,16 +88,7 @@ func TestDirListLstat(t *testing.T) {
 			t.Fatalf("make %s: %v", name, err)
 		}
 	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	l, err := openListing(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	_, l := listRoot(t, dir)
 	for name := range mk {
 		t.Run(name, func(t *testing.T) {
 			fi, err := os.Lstat(filepath.Join(dir, name))
@@ -149,55 +131,6 @@ func mkdirChmod(p string, mode fs.FileMode) error {
 	return os.Chmod(p, mode)
 }
 
-// TestOpenSameStatSwapped: a directory replaced between its lstat and its
-// opening (by openSameStat or dirList.subSame) (by another directory, or by a link to one outside the root) is
-// refused, not entered.
-func TestOpenSameStatSwapped(t *testing.T) {
-	t.Parallel()
-	outside := t.TempDir()
-	for name, swap := range map[string]func(p string) error{
-		"directory": func(p string) error { return os.Mkdir(p, 0o755) },
-		"link":      func(p string) error { return os.Symlink(outside, p) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			p := filepath.Join(dir, "d")
-			if err := os.Mkdir(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			r, err := os.OpenRoot(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			l, err := openListing(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.close()
-			s, err := l.lstat("d")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(p, p+".old"); err != nil {
-				t.Fatal(err)
-			}
-			if err := swap(p); err != nil {
-				t.Fatal(err)
-			}
-			if sub, err := openSameStat(r, "d", s); err == nil {
-				sub.Close()
-				t.Fatal("openSameStat entered the directory swapped in")
-			}
-			if sub, err := l.subSame("d", s); err == nil {
-				sub.close()
-				t.Fatal("subSame entered the directory swapped in")
-			}
-		})
-	}
-}
-
 // TestDirListSub: a subdirectory is opened from its parent's descriptor,
 // and only a real directory is: a link to one (inside the root or out), a
 // file and a FIFO are refused at once, never followed nor waited on.
@@ -205,16 +138,7 @@ func TestDirListSub(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
 	root := build(t, file("d/f", "x"), file("f", "x"), fifo("p"), link("in", "d"), link("out", outside))
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	l, err := openListing(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	_, l := listRoot(t, root)
 	for _, name := range []string{"f", "p", "in", "out", "gone", "..", "d/.."} {
 		t.Run(name, func(t *testing.T) {
 			returns(t, func() {
@@ -235,11 +159,13 @@ func TestDirListSub(t *testing.T) {
 	}
 }
 
-// TestDirListRootSwapped: the root a dirList opens lazily (to read a file
-// of the directory) is refused when the directory listed was replaced
-// since (by another directory, or a link to one outside the root), so
-// nothing is read from another directory than the one the walk listed.
-func TestDirListRootSwapped(t *testing.T) {
+// TestSwappedDirectoryRefused: a directory replaced (by another
+// directory, or by a link to one outside the root) after its lstat, or
+// after a dirList opened it, is refused where it is opened next: by
+// openSameStat and dirList.subSame after the lstat, and by the root a
+// dirList opens lazily to read a file of the directory, so nothing is
+// entered or read from another directory than the one the walk found.
+func TestSwappedDirectoryRefused(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
 	for name, swap := range map[string]func(p string) error{
@@ -249,16 +175,11 @@ func TestDirListRootSwapped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := build(t, file("d/f", "x"))
-			r, err := os.OpenRoot(dir)
+			r, l := listRoot(t, dir)
+			s, err := l.lstat("d")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer r.Close()
-			l, err := openListing(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.close()
 			sub, err := l.sub("d")
 			if err != nil {
 				t.Fatal(err)
@@ -271,9 +192,33 @@ func TestDirListRootSwapped(t *testing.T) {
 			if err := swap(p); err != nil {
 				t.Fatal(err)
 			}
+			if d, err := openSameStat(r, "d", s); err == nil {
+				d.Close()
+				t.Error("openSameStat entered the directory swapped in")
+			}
+			if d, err := l.subSame("d", s); err == nil {
+				d.close()
+				t.Error("subSame entered the directory swapped in")
+			}
 			if _, err := sub.root(); err == nil {
-				t.Fatal("root() opened the directory swapped in")
+				t.Error("root() opened the directory swapped in")
 			}
 		})
 	}
+}
+
+// listRoot opens dir as a root and a dirList of it, closed when t ends.
+func listRoot(t *testing.T, dir string) (*os.Root, *dirList) {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	l, err := openListing(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.close)
+	return r, l
 }
