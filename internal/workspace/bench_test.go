@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,6 +130,30 @@ func BenchmarkSnapshot100(b *testing.B) {
 	for b.Loop() {
 		if _, err := h.Snapshot(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScanCached100 is the guard's scan of protected paths
+// (Writer.ScanCached, cache warm) on the spawn-floor checkout: every
+// directory entered, the files of one kept.
+func BenchmarkScanCached100(b *testing.B) {
+	root := buildTree100(b)
+	w, err := OpenWriter(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	keep := func(rel string) bool { return rel == ".gitignore" || strings.HasPrefix(rel, "src/d0/") }
+	descend := func(rel string) bool { return rel != ".git" && rel != ".loop" }
+	c := NewScanCache()
+	want, err := w.ScanCached("", descend, keep, c)
+	if err != nil || len(want) != 11 { // .gitignore and the 10 files of src/d0
+		b.Fatalf("ScanCached: %d entries, %v; want 11", len(want), err)
+	}
+	for b.Loop() {
+		if got, err := w.ScanCached("", descend, keep, c); err != nil || len(got) != len(want) {
+			b.Fatalf("ScanCached: %d entries, %v; want %d", len(got), err, len(want))
 		}
 	}
 }

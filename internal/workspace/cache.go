@@ -62,6 +62,7 @@ func (s Stamp) Vouches(k StatKey) bool {
 type cacheEntry struct {
 	stamp Stamp
 	id    ObjectID
+	rel   string // the file's path, the key it is cached under
 }
 
 // IndexStat returns what a git index entry records of the file k was taken

@@ -2,57 +2,231 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// readEntries lists directory r with each entry's type as the kernel's
-// listing gives it (getdents64's d_type), so that passing by an entry of
-// a known type costs no lstat; an entry whose type the listing leaves
-// unknown is looked at with lstat. (os.File.ReadDir lstats every entry of
-// a directory opened in an os.Root.) Entries are in the listing's order.
-func readEntries(r *os.Root) ([]dirEntry, error) {
+// dirList is one directory of the loop root, opened once to be listed,
+// to lstat its entries in and to open its subdirectories from: fstatat(2)
+// with AT_SYMLINK_NOFOLLOW, and openat(2) with O_NOFOLLOW|O_DIRECTORY, of
+// a name that holds no slash, on the directory's own descriptor, reach the
+// entry itself and nothing through it (as os.Root does, without its
+// resolution of a path for each entry, and with one open of a directory
+// where os.Root and a listing of it took two). What needs an os.Root (to
+// read a file, an ignore file or a link) opens the directory's lazily and
+// checks it is the directory listed. A dirList is used by one goroutine;
+// close it when done.
+type dirList struct {
+	count  int      // the number of entries the listing found
+	fd     int      // the directory's descriptor
+	f      *os.File // the directory opened by openListing; nil for sub's: close fd
+	r      *os.Root // the directory as a root, once root opened it
+	ownR   bool     // r was opened by root, and must be closed
+	parent *dirList // the directory this one was opened from by sub
+	name   string   // this one's name in parent
+	st     unix.Stat_t
+}
+
+// fileStat is what an lstat of an entry found: its stat key (StatKey
+// holds the mode, size, times, device and inode a walk needs).
+type fileStat struct {
+	key StatKey
+}
+
+// openListing opens directory r for listing.
+func openListing(r *os.Root) (*dirList, error) {
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	rc, err := f.SyscallConn()
+	fd := -1
+	if err == nil {
+		err = rc.Control(func(p uintptr) { fd = int(p) })
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &dirList{r: r, f: f, fd: fd, name: "."}, nil
+}
+
+// sub opens the subdirectory name for listing. It refuses a symbolic link
+// and anything but a directory, and never blocks on a FIFO.
+func (l *dirList) sub(name string) (*dirList, error) {
+	if err := entryName(name); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(l.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	for errors.Is(err, unix.EINTR) {
+		fd, err = unix.Openat(l.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return &dirList{fd: fd, parent: l, name: name}, nil
+}
+
+// subSame is sub for the subdirectory name whose lstat found s, refused
+// unless the directory opened is that one (a directory swapped in since
+// is not entered).
+func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
+	sub, err := l.sub(name)
 	if err != nil {
 		return nil, err
 	}
+	if err = unix.Fstat(sub.fd, &sub.st); err != nil {
+		err = &fs.PathError{Op: "fstat", Path: name, Err: err}
+	} else if k := keyOfStat(&sub.st); k.dev != s.key.dev || k.ino != s.key.ino {
+		err = fmt.Errorf("changed while it was opened: %w", ErrParent)
+	}
+	if err != nil {
+		sub.close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+// root returns the directory as an os.Root: opened through its parent's
+// root, and refused unless it is the directory the descriptor holds.
+func (l *dirList) root() (*os.Root, error) {
+	if l.r != nil {
+		return l.r, nil
+	}
+	pr, err := l.parent.root()
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Fstat(l.fd, &l.st); err != nil {
+		return nil, &fs.PathError{Op: "fstat", Path: l.name, Err: err}
+	}
+	s := fileStat{key: keyOfStat(&l.st)}
+	r, err := openSameStat(pr, l.name, s)
+	if err != nil {
+		return nil, err
+	}
+	l.r, l.ownR = r, true
+	return r, nil
+}
+
+// close releases the directory's descriptor, and its root if root opened it.
+func (l *dirList) close() {
+	if l.ownR {
+		l.r.Close()
+	}
+	if l.f != nil {
+		l.f.Close()
+	} else {
+		unix.Close(l.fd)
+	}
+}
+
+// entryName refuses a name that is not a single component.
+func entryName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return &fs.PathError{Op: "open", Path: name, Err: errors.New("not an entry name")}
+	}
+	return nil
+}
+
+// lstat returns the status of the entry name of the directory, never
+// following a symbolic link. name must be a single component.
+func (l *dirList) lstat(name string) (fileStat, error) {
+	if err := entryName(name); err != nil {
+		return fileStat{}, err
+	}
+	err := unix.Fstatat(l.fd, name, &l.st, unix.AT_SYMLINK_NOFOLLOW)
+	for errors.Is(err, unix.EINTR) {
+		err = unix.Fstatat(l.fd, name, &l.st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return fileStat{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	return fileStat{key: keyOfStat(&l.st)}, nil
+}
+
+// info returns the fs.FileInfo of the entry name, whose lstat found s, for
+// what reads a file and checks it is the one found: a fresh lstat in the
+// directory's root (the file it describes is the one read, and the one
+// whose key is kept).
+func (l *dirList) info(name string, _ fileStat) (fs.FileInfo, error) {
+	r, err := l.root()
+	if err != nil {
+		return nil, err
+	}
+	return r.Lstat(name)
+}
+
+// same reports whether now, the status of an opened file, is that of the
+// entry whose lstat found s (os.SameFile's test: device and inode).
+func (s fileStat) same(now fs.FileInfo) bool {
+	dev, ino, _ := statIDs(now)
+	return dev == s.key.dev && ino == s.key.ino
+}
+
+// keyOfStat is KeyOf of the fs.FileInfo os would make of st.
+func keyOfStat(st *unix.Stat_t) StatKey {
+	mode := fs.FileMode(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if st.Mode&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if st.Mode&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if st.Mode&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return StatKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), dev: uint64(st.Dev), ino: uint64(st.Ino), mode: mode}
+}
+
+// entries lists the directory with each entry's type as the kernel's
+// listing gives it (getdents64's d_type), so that passing by an entry of
+// a known type costs no lstat; an entry whose type the listing leaves
+// unknown is looked at with lstat. (os.File.ReadDir lstats every entry of
+// a directory opened in an os.Root.) Entries are in the listing's order.
+func (l *dirList) entries() ([]dirEntry, error) {
 	var out []dirEntry
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
 	for {
-		var n int
-		var gerr error
-		err := rc.Read(func(fd uintptr) bool {
-			for n, gerr = unix.Getdents(int(fd), buf); errors.Is(gerr, unix.EINTR); {
-				n, gerr = unix.Getdents(int(fd), buf)
-			}
-			return true // a directory is never waited for
-		})
-		if err == nil {
-			err = gerr
+		n, err := unix.Getdents(l.fd, buf)
+		for errors.Is(err, unix.EINTR) {
+			n, err = unix.Getdents(l.fd, buf)
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: f.Name(), Err: err}
+			return nil, &fs.PathError{Op: "readdirent", Path: l.name, Err: err}
 		}
 		if n <= 0 {
+			l.count = len(out)
 			return out, nil
 		}
-		if out, err = appendDirents(out, r, buf[:n]); err != nil {
+		if out, err = l.appendDirents(out, buf[:n]); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// direntBufs holds the buffers readEntries lists directories into, as
+// direntBufs holds the buffers listings are read into, as
 // os.File.ReadDir's own pool does: a walk lists every directory of the
 // root, and fresh buffers would be garbage the collector has to chase
 // while agents and checks run.
@@ -63,7 +237,7 @@ var direntBufs = sync.Pool{New: func() any {
 
 // appendDirents appends the entries of a getdents64 buffer, but . and ..,
 // to out.
-func appendDirents(out []dirEntry, r *os.Root, buf []byte) ([]dirEntry, error) {
+func (l *dirList) appendDirents(out []dirEntry, buf []byte) ([]dirEntry, error) {
 	for len(buf) >= 19 {
 		reclen := int(buf[16]) | int(buf[17])<<8
 		if reclen < 19 || reclen > len(buf) {
@@ -78,7 +252,7 @@ func appendDirents(out []dirEntry, r *os.Root, buf []byte) ([]dirEntry, error) {
 			}
 		}
 		if s := string(name); s != "." && s != ".." {
-			e, ok, err := typed(r, s, typ)
+			e, ok, err := l.typed(s, typ)
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +266,7 @@ func appendDirents(out []dirEntry, r *os.Root, buf []byte) ([]dirEntry, error) {
 
 // typed is the entry name of a listing whose d_type is typ; when typ is
 // unknown, its lstat says. ok is false when it is gone meanwhile.
-func typed(r *os.Root, name string, typ byte) (e dirEntry, ok bool, err error) {
+func (l *dirList) typed(name string, typ byte) (e dirEntry, ok bool, err error) {
 	switch typ {
 	case unix.DT_REG:
 		return dirEntry{name, 0}, true, nil
@@ -109,12 +283,12 @@ func typed(r *os.Root, name string, typ byte) (e dirEntry, ok bool, err error) {
 	case unix.DT_BLK:
 		return dirEntry{name, fs.ModeDevice}, true, nil
 	}
-	fi, err := r.Lstat(name)
+	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return dirEntry{}, false, nil
 	}
 	if err != nil {
 		return dirEntry{}, false, err
 	}
-	return dirEntry{name, fi.Mode().Type()}, true, nil
+	return dirEntry{name, s.key.mode.Type()}, true, nil
 }

@@ -61,7 +61,11 @@
 //
 // Reads. The package never runs git and never follows a symbolic link:
 // links are hashed and restored as text, and every file access goes
-// through an [os.Root], so no path can resolve outside it. Nor does it
+// through an [os.Root], so no path can resolve outside it — but for the
+// walks' listings, lstats and descents into subdirectories, which on Linux
+// name one component (never a slash) relative to the descriptor of the
+// directory they list, with AT_SYMLINK_NOFOLLOW or O_NOFOLLOW|O_DIRECTORY,
+// and check a root opened later on that directory is the one listed. Nor does it
 // ever wait on what an agent put in the root: files and directories are
 // opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
 // refuse a FIFO, socket or device without blocking and read at most a

@@ -144,8 +144,16 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 	}
 	defer dst.Close()
 	tests := map[string]func() error{
-		"HashFile":         func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
-		"walker.subdir":    func() error { _, _, err := w.subdir(r, []string{"fifo"}, nil); return err },
+		"HashFile": func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
+		"walker.subdir": func() error {
+			l, err := openListing(r)
+			if err != nil {
+				return err
+			}
+			defer l.close()
+			_, _, err = w.subdir(l, []string{"fifo"}, nil)
+			return err
+		},
 		"objectStore.file": func() error { _, _, err := o.file(r, "fifo", fileInfo); return err },
 		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
 		"Writer.Copy": func() error {

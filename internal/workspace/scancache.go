@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 )
@@ -51,19 +50,19 @@ func (c *ScanCache) end() {
 	c.files, c.next = c.next, nil
 }
 
-// record is record, from the cache when it vouches for the file.
-func (c *ScanCache) record(r *os.Root, rel, name string, fi fs.FileInfo) Entry {
-	if c == nil || !fi.Mode().IsRegular() {
-		return record(r, name, fi)
+// record is recordStat, from the cache when it vouches for the file.
+func (c *ScanCache) record(l *dirList, rel, name string, s fileStat) Entry {
+	if c == nil || !s.key.mode.IsRegular() {
+		return recordStat(l, name, s)
 	}
-	k := KeyOf(fi)
+	k := s.key
 	c.mu.Lock()
 	old, ok := c.files[rel]
 	at := c.at
 	c.mu.Unlock()
 	e := old.entry
 	if !ok || !old.stamp.Vouches(k) {
-		e = record(r, name, fi)
+		e = recordStat(l, name, s)
 		old.stamp = Stamp{Key: k, At: at}
 	}
 	if e.Err == "" {
@@ -72,4 +71,18 @@ func (c *ScanCache) record(r *os.Root, rel, name string, fi fs.FileInfo) Entry {
 		c.mu.Unlock()
 	}
 	return e
+}
+
+// recordStat is record of the entry name of directory l, whose lstat
+// found s.
+func recordStat(l *dirList, name string, s fileStat) Entry {
+	r, err := l.root()
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = l.info(name, s)
+	}
+	if err != nil {
+		return Entry{Mode: s.key.mode, Err: err.Error()}
+	}
+	return record(r, name, fi)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 )
@@ -43,33 +42,38 @@ func ScanUncarried(root string) (Uncarried, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, err := openListing(r)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
 	out := Uncarried{}
-	if err := out.included(r, nil, rules); err != nil {
+	if err := out.included(l, nil, rules); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// included scans directory r, at path, whose content the ignore rules may
+// included scans directory l, at path, whose content the ignore rules may
 // include: what they exclude is recorded, what they include is entered.
-func (u Uncarried) included(r *os.Root, path []string, rules []rule) error {
+func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
-		return u.child(r, child, typ, rules)
+	return eachEntry(l, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
+		return u.child(l, child, typ, rules)
 	})
 }
 
-// child records or enters the entry path, the child of directory r named
-// by its last component, whose type the listing of r gave as typ. A
-// carried entry that is not a directory has nothing to record nor to
-// enter: it is passed by on typ alone, without an lstat (most of a
+// child records or enters the entry path, the child of directory l named
+// by its last component, whose type the listing gave
+// as typ. A carried entry that is not a directory has nothing to record
+// nor to enter: it is passed by on typ alone, without an lstat (most of a
 // checkout). Every other entry is looked at with lstat.
-func (u Uncarried) child(r *os.Root, path []string, typ fs.FileMode, rules []rule) error {
+func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
 	name := path[len(path)-1]
 	if name != ".git" && !typ.IsDir() && !ignored(rules, path, false) {
 		return nil
 	}
-	fi, err := r.Lstat(name)
+	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed since it was listed
 	}
@@ -77,56 +81,61 @@ func (u Uncarried) child(r *os.Root, path []string, typ fs.FileMode, rules []rul
 		return err
 	}
 	rel := strings.Join(path, "/")
-	if name == ".git" || ignored(rules, path, fi.IsDir()) {
-		return u.all(r, name, rel, fi)
+	if name == ".git" || ignored(rules, path, s.key.mode.IsDir()) {
+		return u.all(l, name, rel, s)
 	}
-	if !fi.IsDir() {
+	if !s.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := openSame(r, name, fi)
+	sub, err := l.subSame(name, s)
 	if err != nil {
 		return fmt.Errorf("scan %q: %w", rel, err)
 	}
-	defer sub.Close()
+	defer sub.close()
 	return u.included(sub, path, rules)
 }
 
-// all records the entry rel (the child name of r, whose lstat result is
-// fi) and, if it is a directory, everything below it: git never
-// re-includes what lies in an excluded directory.
-func (u Uncarried) all(r *os.Root, name, rel string, fi fs.FileInfo) error {
-	u[rel] = uncarried{key: KeyOf(fi)}
-	if !fi.IsDir() {
+// all records the entry rel (the child name of l, whose lstat found s)
+// and, if it is a directory, everything below it: git never re-includes
+// what lies in an excluded directory.
+func (u Uncarried) all(l *dirList, name, rel string, s fileStat) error {
+	u[rel] = uncarried{key: s.key}
+	if !s.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := openSame(r, name, fi)
+	sub, err := l.subSame(name, s)
 	if err == nil {
-		var names []string
-		names, err = readNames(sub)
-		for _, n := range names {
-			if err != nil {
-				break
-			}
-			var cfi fs.FileInfo
-			cfi, err = sub.Lstat(n)
-			if errors.Is(err, fs.ErrNotExist) {
-				err = nil
-				continue
-			}
-			if err == nil {
-				err = u.all(sub, n, rel+"/"+n, cfi)
-			}
-		}
-		sub.Close()
+		err = u.below(sub, rel)
+		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) {
-		u[rel] = uncarried{key: KeyOf(fi), sealed: true}
+		u[rel] = uncarried{key: s.key, sealed: true}
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("scan %q: %w", rel, err)
 	}
 	return nil
+}
+
+// below records everything in directory l, at rel (see all).
+func (u Uncarried) below(l *dirList, rel string) error {
+	entries, err := l.entries()
+	for _, e := range entries {
+		if err != nil {
+			break
+		}
+		var s fileStat
+		s, err = l.lstat(e.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+			continue
+		}
+		if err == nil {
+			err = u.all(l, e.name, rel+"/"+e.name, s)
+		}
+	}
+	return err
 }
 
 // UncarriedChange is a path of an [Uncarried] listing that differs from an

@@ -27,6 +27,7 @@ type walker struct {
 	prev  map[string]cacheEntry // cache of the previous walk; read only
 	next  map[string]cacheEntry // cache entries for the files seen now
 	files []string              // included paths, when listing
+	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
 	store *objectStore // where files read go, when storing
 }
@@ -38,7 +39,12 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.dir(r, nil, rules)
+	l, err := openListing(r)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	return w.dir(l, nil, rules)
 }
 
 // readInfoExclude returns the rules of .git/info/exclude, if .git is a directory.
@@ -53,12 +59,15 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 	return readRules(r, ".git/info/exclude", nil, nil)
 }
 
-// dir returns the sorted tree entries of directory r, found at path.
-func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
+// dir returns the sorted tree entries of directory l, found at path.
+func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	var es []entry
-	err := eachChild(r, path, rules, func(child []string, rules []rule) error {
-		e, ok, err := w.entry(r, child, rules)
+	err := eachChild(l, path, rules, func(child []string, rules []rule) error {
+		e, ok, err := w.entry(l, child, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
+			if es == nil {
+				es = make([]entry, 0, l.count)
+			}
 			es = append(es, e)
 		}
 		return err
@@ -70,27 +79,32 @@ func (w *walker) dir(r *os.Root, path []string, rules []rule) ([]entry, error) {
 	return es, nil
 }
 
-// eachChild reads directory r's .gitignore on top of rules and calls visit
+// eachChild reads directory l's .gitignore on top of rules and calls visit
 // for each child a snapshot may hold — never .git, nor .loop at the root —
 // with path extended by the child's name. visit must not keep child.
-func eachChild(r *os.Root, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
+func eachChild(l *dirList, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
-	return eachEntry(r, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
+	return eachEntry(l, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
 		return visit(child, rules)
 	})
 }
 
 // eachEntry is eachChild for every child whose name skip does not refuse,
 // also passing visit the child's type as the directory listing gave it
-// (readEntries).
-func eachEntry(r *os.Root, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
-	rules, err := readRules(r, ".gitignore", path, rules)
+// (dirList.entries).
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
-	entries, err := readEntries(r)
-	if err != nil {
-		return err
+	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
+		r, err := l.root()
+		if err != nil {
+			return err
+		}
+		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+			return err
+		}
 	}
 	child := append(slices.Clip(path), "")
 	for _, e := range entries {
@@ -122,18 +136,18 @@ func readNames(r *os.Root) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// entry returns the tree entry for path, the child of directory r named
+// entry returns the tree entry for path, the child of directory l named
 // by its last component, and whether there is one to record.
-func (w *walker) entry(r *os.Root, path []string, rules []rule) (entry, bool, error) {
+func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
-	fi, err := r.Lstat(name)
+	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return entry{}, false, nil // removed since it was listed
 	}
 	if err != nil {
 		return entry{}, false, err
 	}
-	mode := fi.Mode()
+	mode := s.key.mode
 	if !mode.IsDir() && !mode.IsRegular() && mode&fs.ModeSymlink == 0 {
 		return entry{}, false, nil // socket, fifo, device...
 	}
@@ -142,23 +156,23 @@ func (w *walker) entry(r *os.Root, path []string, rules []rule) (entry, bool, er
 	}
 	switch {
 	case mode.IsDir():
-		return w.subdir(r, path, rules)
+		return w.subdir(l, path, rules)
 	case mode&fs.ModeSymlink != 0:
-		return w.symlink(r, path)
+		return w.symlink(l, path)
 	default:
-		return w.file(r, path, fi)
+		return w.file(l, path, s)
 	}
 }
 
 // subdir returns the tree entry of a directory; there is none if the
 // directory holds nothing to record.
-func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, error) {
+func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
-	sub, err := OpenDir(r, name)
+	sub, err := l.sub(name)
 	if err != nil {
 		return entry{}, false, err
 	}
-	defer sub.Close()
+	defer sub.close()
 	es, err := w.dir(sub, path, rules)
 	if err != nil || len(es) == 0 {
 		return entry{}, false, err
@@ -174,12 +188,16 @@ func (w *walker) subdir(r *os.Root, path []string, rules []rule) (entry, bool, e
 }
 
 // symlink returns the entry of a symbolic link, whose blob is its target.
-func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
+func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeSymlink}
 	if w.mode == listing {
 		w.files = append(w.files, strings.Join(path, "/"))
 		return e, true, nil
+	}
+	r, err := l.root()
+	if err != nil {
+		return entry{}, false, err
 	}
 	target, err := r.Readlink(name)
 	if err != nil {
@@ -192,29 +210,30 @@ func (w *walker) symlink(r *os.Root, path []string) (entry, bool, error) {
 	return e, true, nil
 }
 
-// file returns the entry of a regular file whose lstat result is fi: its
-// blob id from the cache when its stat allows (unverified: its blob may
-// be missing from the store), else read (and stored, when storing).
-func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, error) {
+// file returns the entry of a regular file of directory l whose lstat
+// found s: its blob id from the cache when its stat allows
+// (unverified: its blob may be missing from the store), else read (and
+// stored, when storing).
+func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeFile}
-	if fi.Mode()&0o100 != 0 {
+	if s.key.mode&0o100 != 0 {
 		e.mode = modeExec
 	}
-	rel := strings.Join(path, "/")
+	w.rel = appendPath(w.rel[:0], path)
 	if w.mode == listing {
-		w.files = append(w.files, rel)
+		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	if c, ok := w.prev[rel]; ok && c.stamp.Vouches(KeyOf(fi)) {
-		w.next[rel] = c
+	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) {
+		w.next[c.rel] = c // the path string the entry keeps: none is made
 		e.id = c.id
 		if w.mode == storing {
-			e.obj = &toStore{unverified: true, rel: rel}
+			e.obj = &toStore{unverified: true, rel: c.rel}
 		}
 		return e, true, nil
 	}
-	id, err := w.read(r, name, rel, fi)
+	id, err := w.read(l, name, string(w.rel), s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -222,22 +241,37 @@ func (w *walker) file(r *os.Root, path []string, fi fs.FileInfo) (entry, bool, e
 	return e, true, nil
 }
 
-// read reads the regular file name in r (at rel), whose lstat result is
-// fi, and records its blob id in the next cache.
-func (w *walker) read(r *os.Root, name, rel string, fi fs.FileInfo) (ObjectID, error) {
+// read reads the regular file name of directory l (at rel), whose lstat
+// found s, and records its blob id in the next cache.
+func (w *walker) read(l *dirList, name, rel string, s fileStat) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
-	var err error
-	if w.mode == storing {
+	r, err := l.root()
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = l.info(name, s)
+	}
+	if err == nil && w.mode == storing {
 		id, now, err = w.store.file(r, name, fi)
-	} else {
+	} else if err == nil {
 		id, now, err = HashFile(r, name, fi)
 	}
 	if err != nil {
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]
 		return ObjectID{}, fmt.Errorf("%s %q: %w", op, rel, err)
 	}
-	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id}
+	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel}
 	return id, nil
+}
+
+// appendPath appends the components of path to b, slash-separated.
+func appendPath(b []byte, path []string) []byte {
+	for i, c := range path {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, c...)
+	}
+	return b
 }

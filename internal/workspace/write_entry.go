@@ -256,7 +256,7 @@ func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 // a link, and a dir that is one (or is missing) holds nothing. An entry
 // that keep does not select, and that is not a directory descend selects
 // either, is passed by on the type its directory's listing gives
-// (readEntries), without an lstat.
+// (dirList.entries), without an lstat.
 func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
 	return w.ScanCached(dir, descend, keep, nil)
 }
@@ -277,7 +277,12 @@ func (w *Writer) ScanCached(dir string, descend, keep func(rel string) bool, c *
 		d = &opened{r: sub, own: true}
 	}
 	defer d.close()
-	if err := scanDir(d.r, dir, descend, keep, out, c); err != nil {
+	l, err := openListing(d.r)
+	if err == nil {
+		err = scanDir(l, dir, descend, keep, out, c)
+		l.close()
+	}
+	if err != nil {
 		return out, fmt.Errorf("scan %q: %w", dir, err)
 	}
 	return out, nil
@@ -306,8 +311,9 @@ func (w *Writer) openDir(rel string) (*os.Root, error) {
 	return openSame(d.r, name, fi)
 }
 
-func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
-	entries, err := readEntries(r)
+// scanDir scans directory l, at at (see ScanCached).
+func scanDir(l *dirList, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
+	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
@@ -319,24 +325,24 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 		if !keep(rel) && (!e.typ.IsDir() || !descend(rel)) {
 			continue // nothing to record nor to enter: passed by on the listing's type, without an lstat
 		}
-		fi, err := r.Lstat(name)
+		s, err := l.lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if fi.IsDir() {
+		if s.key.mode.IsDir() {
 			if keep(rel) {
-				out[rel] = Entry{Mode: fi.Mode()}
+				out[rel] = Entry{Mode: s.key.mode}
 			}
-			if err := scanSub(r, name, rel, fi, descend, keep, out, c); err != nil {
+			if err := scanSub(l, name, rel, s, descend, keep, out, c); err != nil {
 				return err
 			}
 			continue
 		}
 		if keep(rel) {
-			out[rel] = c.record(r, rel, name, fi)
+			out[rel] = c.record(l, rel, name, s)
 		}
 	}
 	return nil
@@ -346,14 +352,14 @@ func scanDir(r *os.Root, at string, descend, keep func(string) bool, out map[str
 // read (or is gone) holds nothing as far as Scan can tell: what was
 // recorded in it before then looks deleted, and putting it back fails
 // where the directory still refuses access.
-func scanSub(r *os.Root, name, rel string, fi fs.FileInfo, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
+func scanSub(l *dirList, name, rel string, s fileStat, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
 	if !descend(rel) {
 		return nil
 	}
-	sub, err := openSame(r, name, fi)
+	sub, err := l.subSame(name, s)
 	if err == nil {
 		err = scanDir(sub, rel, descend, keep, out, c)
-		sub.Close()
+		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 		return nil
