@@ -73,6 +73,9 @@
 #                   runner takes before every measurement, for a root whose
 #                   ignored node_modules holds 20,000 files, against a warm
 #                   snapshot of a 10,000-file tree (reference figures).
+#   walk/*          internal/workspace: the snapshot, the listing of
+#                   ignored files and the scan of the guarded paths on the
+#                   spawn floor's 100-file checkout, in µs (reference).
 #   process/*       internal/process, confined as the binary is: 10 checks
 #                   (sh -c) at once through process.Run against os/exec
 #                   alone, interleaved (goal: parallel10_ratio <= 1.1), and
@@ -223,6 +226,13 @@ bench -bench '^BenchmarkScanUncarried20k$' -benchtime 20x -count "$runs" ./inter
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/scan20k_ms -
 bench -bench '^BenchmarkSnapshot10k$/^warm$' -benchtime 20x -count "$runs" ./internal/workspace/ |
 	awk '/^Benchmark/ {print $3 / 1e6}' | spread uncarried/snapshot10k_warm_ms -
+
+echo "the walks around each measurement, spawn-floor checkout ($runs runs)" >&2
+for b in Snapshot100:walk/snapshot100_us ScanUncarried100:walk/uncarried100_us ScanCached100:walk/scancached100_us; do
+	IFS=: read -r n name <<<"$b"
+	bench -bench "^Benchmark$n\$" -benchtime 2000x -count "$runs" ./internal/workspace/ |
+		awk '/^Benchmark/ {print $3 / 1e3}' | spread "$name" -
+done
 
 echo "process.Run against os/exec: 10 children at once ($runs runs)" >&2
 out=$(PROCESS_TEST_CONFINED=1 bench -bench '^BenchmarkParallel10$' -benchtime 100x -count "$runs" ./internal/process/)
