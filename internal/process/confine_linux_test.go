@@ -28,6 +28,16 @@ func init() {
 	}
 }
 
+// helperMain runs the test binary as the program confineHelper names, if
+// it does, and returns its exit code.
+func helperMain() (code int, ok bool) {
+	stage, ok := os.LookupEnv(confineHelper)
+	if !ok {
+		return 0, false
+	}
+	return confineMain(stage), true
+}
+
 // confineMain is a program's main for the stage:
 //   - exec: confines the process with Exec, which runs it again as
 //     confined;

@@ -6,7 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
+
+// promptly is the generous bound for "returns at once" on a noisy machine.
+const promptly = 5 * time.Second
 
 // confineTests, set to 1 in the environment of the test binary, makes it
 // confine itself first (Exec), as the loop-action binary does, so that the
@@ -15,11 +19,11 @@ const confineTests = "PROCESS_TEST_CONFINED"
 
 // TestMain guards the test process as a program would: the sweep needs the
 // subreaper, and the spawning threads are then started before any test
-// counts goroutines. With confineHelper set, the test binary is instead a
-// program that confines itself (confineMain).
+// counts goroutines. On Linux, with confineHelper set, the test binary is
+// instead a program that confines itself (helperMain).
 func TestMain(m *testing.M) {
-	if stage, ok := os.LookupEnv(confineHelper); ok {
-		os.Exit(confineMain(stage))
+	if code, ok := helperMain(); ok {
+		os.Exit(code)
 	}
 	if os.Getenv(confineTests) == "1" && !Confined() {
 		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, confineTests+"=") })

@@ -17,9 +17,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// promptly is the generous bound for "returns at once" on a noisy machine.
-const promptly = 5 * time.Second
-
 // eventually bounds runs that move megabytes: how long they take depends on
 // the machine, only hanging would be a bug.
 const eventually = 60 * time.Second

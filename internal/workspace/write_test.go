@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -194,10 +193,7 @@ func TestWriterTakesABackslashAsPartOfAName(t *testing.T) {
 // without being opened for reading (which would block).
 func TestLookupNeitherFollowsNorBlocks(t *testing.T) {
 	t.Parallel()
-	root := build(t, file("real/f", "content\n"), link("ln", "real"))
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	root := build(t, file("real/f", "content\n"), link("ln", "real"), fifo("pipe"))
 	w := openWriter(t, root)
 	done := make(chan struct{})
 	var got []string
