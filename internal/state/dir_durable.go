@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // A save that moves a run forward from a checkpoint already durable does
@@ -94,19 +94,17 @@ func (d *Dir) verify(run string, cp *Checkpoint, w *written) error {
 		check(log, w.Log, func() ([]byte, error) { return d.readRange(log, w.LogFrom, cp.LogBytes) }))
 }
 
-// readRange reads the bytes from..to of the store-relative file rel.
+// readRange reads the bytes from..to of the store-relative file rel,
+// which must be a regular file (workspace.OpenFile: never a FIFO).
 func (d *Dir) readRange(rel string, from, to int64) ([]byte, error) {
 	if from < 0 || to < from || to-from > maxStoreFile {
 		return nil, fmt.Errorf("bytes %d to %d cannot be what a save wrote", from, to)
 	}
-	f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0) // never a FIFO in its place
+	f, _, err := workspace.OpenFile(d.root, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
 	buf := make([]byte, to-from)
 	if _, err := f.ReadAt(buf, from); err != nil {
 		if errors.Is(err, io.EOF) {

@@ -52,6 +52,39 @@ func TestDirStoreNeverBlocksOnAFIFO(t *testing.T) {
 	}
 }
 
+// TestTornCheckNeverBlocksOnAFIFO: a load checks the log a fast-path
+// checkpoint appended to (TestTornCheckpointFallsBack); an agent that puts
+// a FIFO in the log's place makes that check fail at once, and the load
+// falls back, instead of waiting for a writer forever.
+func TestTornCheckNeverBlocksOnAFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cp, run := savedTwice(t, dir, "fifo/tail", true)
+	log := filepath.Join(run, "run.log")
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(log, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan *state.Checkpoint, 1)
+	go func() {
+		got, err := openStore(t, dir).Load(context.Background(), cp.RunID)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		if got != nil && got.Iteration != 1 {
+			t.Errorf("Load with the log a FIFO: iteration %d, want the checkpoint before (1)", got.Iteration)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Load blocked on a FIFO in the log's place")
+	}
+}
+
 // TestDirSaveNeverBlocksOnAFIFO: an agent can put FIFOs where the next
 // save writes (the next chunk and summary, which a save writes in place
 // and prepares empty ahead of it, and the temporary checkpoint file):
