@@ -54,6 +54,8 @@ type view struct {
 	Protect   []string
 	Install   string
 	Env       []string
+	// Excludes are the stacks' Writes, each once.
+	Excludes []string
 }
 
 // loopName is what a loop's name may be (loop.Config.Name).
@@ -66,7 +68,7 @@ func Render(o Options) ([]File, error) {
 		return nil, err
 	}
 	t, err := template.New("").Delims(leftDelim, rightDelim).
-		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList}).
+		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList, "words": shellWords}).
 		ParseFS(templates, "templates/*")
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
@@ -99,7 +101,7 @@ func viewOf(o Options) (view, error) {
 	if len(o.Tests) == 0 {
 		return view{}, fmt.Errorf("no test command: none was detected (go.mod, package.json, pyproject.toml, Cargo.toml, a Makefile's test target); name one")
 	}
-	v := view{Options: o, Objective: objective(o), Protect: protect(o)}
+	v := view{Options: o, Objective: objective(o), Protect: protect(o), Excludes: excludes(o.Stacks)}
 	if o.Template == "gate-only" {
 		v.Preset = ""
 		return v, nil
@@ -134,6 +136,19 @@ func protect(o Options) []string {
 	return paths
 }
 
+// excludes is what the stacks write into the repository, each pattern once.
+func excludes(stacks []Stack) []string {
+	var ps []string
+	for _, s := range stacks {
+		for _, p := range s.Writes {
+			if !slices.Contains(ps, p) {
+				ps = append(ps, p)
+			}
+		}
+	}
+	return ps
+}
+
 // tidy drops the blank lines that template actions leave at the ends and
 // doubles inside.
 func tidy(b []byte) []byte {
@@ -161,6 +176,15 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// shellWords quotes items as the words of a POSIX shell command line.
+func shellWords(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }
 
 // tomlList renders strings as the items of a TOML array.
