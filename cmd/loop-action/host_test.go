@@ -48,6 +48,7 @@ paths = ["out/**"]
 // runs main when called loop-action) as the asset for this machine, and
 // checksums.txt, as GoReleaser lays them out.
 type release struct {
+	repo   string // owner/name; default octo-org/loop-action
 	tag    string
 	asset  string
 	tgz    []byte
@@ -101,7 +102,7 @@ var releaseTarball = sync.OnceValues(func() ([]byte, error) {
 })
 
 func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	prefix := "/octo-org/loop-action/releases/download/" + r.tag + "/"
+	prefix := "/" + or(r.repo, "octo-org/loop-action") + "/releases/download/" + r.tag + "/"
 	switch {
 	case r.status != 0:
 		http.Error(w, "no", r.status)
@@ -193,30 +194,38 @@ func hostEnv(t *testing.T, w *actionWorld) []string {
 	return env
 }
 
-// uploadArtifact stands in for actions/upload-artifact@v4: it uploads the
+// uploadArtifact stands in for actions/upload-artifact@v4 in h's job.
+func (h *hostRun) uploadArtifact(ctx context.Context, j *jobEnv, with map[string]string, env []string) (map[string]string, error) {
+	return uploadArtifactStandIn(h.art, h.ghes)(ctx, j, with, env)
+}
+
+// uploadArtifactStandIn is actions/upload-artifact@v4: it uploads the
 // directory at path under name through the same artifact protocol (v4,
-// twirp and blocks) to the artifact fake, and sets the action's outputs.
-func (h *hostRun) uploadArtifact(ctx context.Context, _ *jobEnv, with map[string]string, _ []string) (map[string]string, error) {
-	allowInputs(h.j, "actions/upload-artifact@v4", with, "name", "path", "if-no-files-found")
-	if h.ghes {
-		// what actions/upload-artifact@v4 raises where GITHUB_SERVER_URL is not github.com
-		return nil, errors.New("GHESNotSupportedError: @actions/artifact v2.0.0+, upload-artifact@v4+ and download-artifact@v4+ are not currently supported on GHES.")
+// twirp and blocks) to the artifact fake, and sets the action's outputs;
+// on GitHub Enterprise Server it fails as the action does.
+func uploadArtifactStandIn(art *artifactfake.Server, ghes bool) standIn {
+	return func(ctx context.Context, j *jobEnv, with map[string]string, _ []string) (map[string]string, error) {
+		allowInputs(j, "actions/upload-artifact@v4", with, "name", "path", "if-no-files-found")
+		if ghes {
+			// what actions/upload-artifact@v4 raises where GITHUB_SERVER_URL is not github.com
+			return nil, errors.New("GHESNotSupportedError: @actions/artifact v2.0.0+, upload-artifact@v4+ and download-artifact@v4+ are not currently supported on GHES.")
+		}
+		path := with["path"]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(j.dir, path)
+		}
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("if-no-files-found: error: no files at %q: %v", with["path"], err)
+		}
+		res, err := artifact.Upload(ctx, artifact.Config{
+			ResultsURL: art.URL(), RuntimeToken: art.Token("1", "1"),
+			ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: "1",
+		}, with["name"], path)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"artifact-id": fmt.Sprint(res.ID), "artifact-url": res.URL}, nil
 	}
-	path := with["path"]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(h.w.workspace, path)
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("if-no-files-found: error: no files at %q: %v", with["path"], err)
-	}
-	res, err := artifact.Upload(ctx, artifact.Config{
-		ResultsURL: h.art.URL(), RuntimeToken: h.art.Token("1", "1"),
-		ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: "1",
-	}, with["name"], path)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"artifact-id": fmt.Sprint(res.ID), "artifact-url": res.URL}, nil
 }
 
 func absPath(t *testing.T, p string) string {
