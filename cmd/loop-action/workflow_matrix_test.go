@@ -190,6 +190,28 @@ func wantDelivered(t *testing.T, w *wfWorld, e *emulator, parent, delivered, sou
 	}
 }
 
+// wantHost checks the outputs of the last use of the host action.
+func wantHost(t *testing.T, e *emulator, want map[string]string) {
+	t.Helper()
+	if len(e.hosts) == 0 {
+		t.Fatalf("the host action never ran:\n%s", e.log)
+	}
+	got := e.hosts[len(e.hosts)-1]
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("host action output %s = %q, want %q (outputs %v)", k, got[k], v, got)
+		}
+	}
+}
+
+// wantUploaded checks the success export was uploaded.
+func wantUploaded(t *testing.T, e *emulator) {
+	t.Helper()
+	if len(e.hosts) == 0 || e.hosts[len(e.hosts)-1]["artifact-url"] == "" {
+		t.Errorf("no success export uploaded:\n%s", e.log)
+	}
+}
+
 func prFixerGreen(ctx context.Context, t *testing.T, k repoKind) {
 	w := newWFWorld(t)
 	main := w.seed(k.files, "pr-fixer")
@@ -203,6 +225,8 @@ func prFixerGreen(ctx context.Context, t *testing.T, k repoKind) {
 	}
 	delivered := w.rev("refs/heads/feature")
 	wantDelivered(t, w, e, head, delivered, k.source)
+	wantHost(t, e, map[string]string{"success": "true", "stop-reason": "success", "delivered-sha": delivered})
+	wantUploaded(t, e)
 	calls := w.agentCalls()
 	if calls == 0 {
 		t.Errorf("the agent never ran:\n%s", e.log)
@@ -215,6 +239,7 @@ func prFixerGreen(ctx context.Context, t *testing.T, k repoKind) {
 	second := w.emulator(e.file)
 	runs = second.run(ctx, w.prEvent("synchronize", delivered, ""))
 	wantJobs(t, second, runs, map[string]string{"authorize": "success", "loop": "success"})
+	wantHost(t, second, map[string]string{"success": "true", "iterations": "0", "delivered-sha": ""})
 	if w.agentCalls() != calls || w.rev("refs/heads/feature") != delivered {
 		t.Errorf("the event on the delivered commit called the agent (%d → %d) or pushed (%s):\n%s", calls, w.agentCalls(), w.rev("refs/heads/feature"), second.log)
 	}
@@ -231,6 +256,8 @@ func nightlyGreen(ctx context.Context, t *testing.T, k repoKind) {
 	wantJobs(t, e, runs, map[string]string{"loop": "success"})
 	delivered := w.rev("refs/heads/loop/calc")
 	wantDelivered(t, w, e, main, delivered, k.source)
+	wantHost(t, e, map[string]string{"success": "true", "stop-reason": "success", "delivered-sha": delivered, "delivered-ref": "loop/calc"})
+	wantUploaded(t, e)
 	pulls := w.gh.Pulls(owner, repo)
 	if len(pulls) != 1 || pulls[0].HeadRef != "loop/calc" || pulls[0].BaseRef != "main" {
 		t.Errorf("pull requests %+v, want one from loop/calc into main", pulls)
@@ -243,8 +270,18 @@ func nightlyGreen(ctx context.Context, t *testing.T, k repoKind) {
 	second := w.emulator(e.file)
 	runs = second.run(ctx, w.scheduleEvent())
 	wantJobs(t, second, runs, map[string]string{"loop": "success"})
+	wantHost(t, second, map[string]string{"delivered-sha": "", "stop-reason": "success"})
 	if w.agentCalls() != calls || w.rev("refs/heads/loop/calc") != delivered || len(w.gh.Pulls(owner, repo)) != 1 {
 		t.Errorf("the next night called the agent (%d → %d), pushed (%s) or opened another pull request:\n%s", calls, w.agentCalls(), w.rev("refs/heads/loop/calc"), second.log)
+	}
+
+	// A run on the delivered commit itself (dispatched on loop/calc).
+	third := w.emulator(e.file)
+	runs = third.run(ctx, w.dispatchEvent("loop/calc"))
+	wantJobs(t, third, runs, map[string]string{"loop": "success"})
+	wantHost(t, third, map[string]string{"success": "true", "iterations": "0", "delivered-sha": ""})
+	if w.agentCalls() != calls || w.rev("refs/heads/loop/calc") != delivered {
+		t.Errorf("the run on the delivered commit called the agent (%d → %d) or pushed (%s):\n%s", calls, w.agentCalls(), w.rev("refs/heads/loop/calc"), third.log)
 	}
 }
 
@@ -256,6 +293,7 @@ func gateOnlyGreen(ctx context.Context, t *testing.T, k repoKind) {
 	e := w.emulator(filepath.Join(w.dir, "seed", scaffold.WorkflowPath))
 	runs := e.run(ctx, w.prEvent("opened", head, ""))
 	wantJobs(t, e, runs, map[string]string{"gate": "success"})
+	wantHost(t, e, map[string]string{"success": "true"})
 	if got := w.statusesOf(head); len(got) == 0 || got[len(got)-1] != "success" {
 		t.Errorf("loop/calc on the head: %v, want success\n%s", got, e.log)
 	}

@@ -83,6 +83,7 @@ type emulator struct {
 	uses    map[string]standIn
 	replace map[string]string // a step's name → the run: script the test runs instead
 	log     *strings.Builder
+	hosts   []map[string]string // the outputs of every use of the host action, in order
 }
 
 // jobRun is a job's outcome.
@@ -311,6 +312,7 @@ func (e *emulator) job(ctx context.Context, id string, ev ghEvent, github map[st
 		g := maps.Clone(github)
 		g["action_ref"], g["action_repository"], g["action_path"] = "v1", "loop-action/loop-action", e.host
 		out, failed := runComposite(ctx, j, e.host, g, map[string]any{"os": "Linux", "arch": runnerArch, "temp": j.temp}, with, env)
+		e.hosts = append(e.hosts, out)
 		if failed != "" {
 			return out, fmt.Errorf("host action: step %q failed", failed)
 		}

@@ -250,6 +250,13 @@ func (w *wfWorld) scheduleEvent() ghEvent {
 		payload: map[string]any{"schedule": "17 3 * * *", "repository": repoJSON(owner + "/" + repo)}}
 }
 
+// dispatchEvent is workflow_dispatch on branch.
+func (w *wfWorld) dispatchEvent(branch string) ghEvent {
+	return ghEvent{name: "workflow_dispatch", actor: "writer", sha: w.rev("refs/heads/" + branch), ref: "refs/heads/" + branch,
+		payload: map[string]any{"inputs": map[string]any{}, "ref": "refs/heads/" + branch, "repository": repoJSON(owner + "/" + repo),
+			"sender": map[string]any{"login": "writer", "type": "User"}}}
+}
+
 // statusesOf are the loop/calc states set on sha, oldest first.
 func (w *wfWorld) statusesOf(sha string) []string {
 	var out []string
