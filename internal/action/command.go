@@ -69,6 +69,18 @@ func ParseCommand(body string, goals []string) (Command, error) {
 	return Command{}, fmt.Errorf("unknown /loop command %s: %s", Verbatim(words[0]), usage)
 }
 
+// commandVerb is the verb a comment's command names, when ParseCommand
+// refused it for its arguments alone: approve or reject of a goal the
+// caller could not name (it has no config), or "" for anything else.
+func commandVerb(body string) Verb {
+	line, _ := commandLine(body)
+	words := strings.Fields(line)
+	if len(words) < 2 || (Verb(words[1]) != Approve && Verb(words[1]) != Reject) {
+		return ""
+	}
+	return Verb(words[1])
+}
+
 const usage = "/loop approve [goal], /loop reject [goal] <reason>, /loop run, /loop stop, /loop push, /loop status or /loop help"
 
 func parseApprove(args, goals []string) (Command, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/loop"
@@ -47,10 +48,8 @@ func (j *job) pullRequest(ctx context.Context) error {
 	}
 	n := number(ev, "number")
 	head := field(ev, "pull_request", "head", "sha")
-	headRepo := field(ev, "pull_request", "head", "repo", "full_name")
-	fork := headRepo == "" || !strings.EqualFold(headRepo, field(ev, "pull_request", "base", "repo", "full_name"))
 	if n == 0 || head == "" {
-		return badSetup(errors.New("the pull_request event has no number or head sha"))
+		return badSetup(errNoPullHead)
 	}
 	base, err := j.baseSHA(ctx, n)
 	if err != nil {
@@ -60,7 +59,7 @@ func (j *job) pullRequest(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
-	if fork {
+	if forkEvent(ev) {
 		return j.gateOnly(ctx, cfg)
 	}
 	if j.client == nil {
@@ -76,6 +75,17 @@ func (j *job) pullRequest(ctx context.Context) error {
 		return err
 	}
 	return j.runAndReport(ctx, s)
+}
+
+// errNoPullHead is a pull_request event that names no pull request or head.
+var errNoPullHead = errors.New("the pull_request event has no number or head sha")
+
+// forkEvent reports whether a pull_request event's head lives in another
+// repository than its base (or in one since deleted): such a job has a
+// read-only token and no secrets, and its code is never trusted.
+func forkEvent(ev map[string]any) bool {
+	headRepo := field(ev, "pull_request", "head", "repo", "full_name")
+	return headRepo == "" || !strings.EqualFold(headRepo, field(ev, "pull_request", "base", "repo", "full_name"))
 }
 
 // openPR checks that the checkout is the head of pull request n, on
@@ -116,27 +126,18 @@ func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
 // including any a concurrency group dropped since the last one handled.
 func (j *job) issueComment(ctx context.Context) error {
 	ev := j.ctx.Event
-	body := field(ev, "comment", "body")
-	switch {
-	case field(ev, "action") != "created":
-		return nil // an edit would re-run a command with today's secrets
-	case field(ev, "issue", "pull_request", "url") == "":
-		return nil // comments on issues are not ours
-	case field(ev, "comment", "user", "type") == "Bot" || strings.EqualFold(field(ev, "comment", "user", "login"), j.in.Bot):
-		return nil
-	}
-	if _, err := ParseCommand(body, nil); errors.Is(err, ErrNotCommand) {
+	if why := j.ignoredComment(ev); why != "" {
 		return nil
 	}
 	if j.client == nil {
-		return badSetup(errors.New("input github-token is empty: the action needs it to answer /loop commands"))
+		return badSetup(errNoCommandToken)
 	}
 	pr, err := j.client.PullRequest(ctx, j.owner, j.repo, number(ev, "issue", "number"))
 	if err != nil {
 		return err
 	}
-	if pr.Fork {
-		return j.refuseFork(ctx, pr, number(ev, "comment", "id"), field(ev, "comment", "user", "login"))
+	if c := eventComment(ev); pr.Fork {
+		return j.refuseFork(ctx, pr, c.ID, c.Author)
 	}
 	cfg, err := j.configAt(ctx, pr.BaseSHA)
 	if err != nil {
@@ -161,11 +162,45 @@ func (j *job) issueComment(ctx context.Context) error {
 	return nil
 }
 
+// errNoCommandToken is a comment's job without a token.
+var errNoCommandToken = errors.New("input github-token is empty: the action needs it to answer /loop commands")
+
+// eventComment is the comment of an issue_comment event, as the payload
+// has it.
+func eventComment(ev map[string]any) github.Comment {
+	created, _ := time.Parse(time.RFC3339, field(ev, "comment", "created_at"))
+	updated, _ := time.Parse(time.RFC3339, field(ev, "comment", "updated_at"))
+	return github.Comment{
+		ID: int64(number(ev, "comment", "id")), Body: field(ev, "comment", "body"),
+		Author: field(ev, "comment", "user", "login"), AuthorType: field(ev, "comment", "user", "type"),
+		CreatedAt: created, UpdatedAt: updated,
+	}
+}
+
+// ignoredComment says why an issue_comment event is none of the loop's
+// business, or "": only a new comment on a pull request, by no bot (and
+// not under the bot's login), holding a /loop command, is. It asks GitHub
+// nothing.
+func (j *job) ignoredComment(ev map[string]any) string {
+	c := eventComment(ev)
+	switch act := field(ev, "action"); {
+	case act != "created":
+		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, or(act, "(no action)"))
+	case field(ev, "issue", "pull_request", "url") == "":
+		return fmt.Sprintf("comment %d is on issue #%d, not on a pull request", c.ID, number(ev, "issue", "number"))
+	case j.fromBot(c):
+		return fmt.Sprintf("comment %d is by @%s, a bot or the bot's own login", c.ID, c.Author)
+	}
+	if _, err := ParseCommand(c.Body, nil); errors.Is(err, ErrNotCommand) {
+		return fmt.Sprintf("comment %d holds no /loop command", c.ID)
+	}
+	return ""
+}
+
 // refuseFork answers a command on a fork's pull request: such code never
 // runs with this job's token and secrets. Only people with write
 // permission get a reply (see mayReply); others a reaction.
-func (j *job) refuseFork(ctx context.Context, pr github.PR, commentID int, author string) error {
-	id := int64(commentID)
+func (j *job) refuseFork(ctx context.Context, pr github.PR, id int64, author string) error {
 	_ = j.client.React(ctx, j.owner, j.repo, id, "-1")
 	if perm, err := j.client.Permission(ctx, j.owner, j.repo, author); err != nil || !writes(perm) {
 		return nil

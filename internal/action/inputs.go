@@ -11,6 +11,7 @@ import (
 
 // Inputs are the action's inputs (action.yml), read once.
 type Inputs struct {
+	Mode               string // one of Modes
 	Config             string // path of the loop config
 	Token              string // github-token
 	StateBranch        string
@@ -35,12 +36,24 @@ const (
 	DeliverNone        = "none"
 )
 
+// The action's modes (the input mode): run handles the event — the loop,
+// its commands, the gate — and authorize only decides whether a job that
+// runs the pull request's code may follow (authorize.go).
+const (
+	ModeRun       = "run"
+	ModeAuthorize = "authorize"
+)
+
+// Modes are the values the input mode takes.
+var Modes = []string{ModeRun, ModeAuthorize}
+
 // Deliveries are the values the input deliver takes.
 var Deliveries = []string{DeliverAuto, DeliverPush, DeliverPullRequest, DeliverComment, DeliverNone}
 
 // readInputs reads INPUT_* (hyphens kept) through go-githubactions.
 func readInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
+		Mode:        or(strings.ToLower(a.GetInput("mode")), ModeRun),
 		Config:      or(a.GetInput("config"), ".github/loop.toml"),
 		Token:       a.GetInput("github-token"),
 		StateBranch: or(a.GetInput("state-branch"), "loop-state"),
@@ -49,6 +62,9 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		Bot:         or(a.GetInput("bot-login"), "github-actions[bot]"),
 		Deliver:     or(strings.ToLower(a.GetInput("deliver")), DeliverAuto),
 		PushToken:   a.GetInput("push-token"),
+	}
+	if !slices.Contains(Modes, in.Mode) {
+		return in, fmt.Errorf("input mode: %q is not one of %s", a.GetInput("mode"), strings.Join(Modes, ", "))
 	}
 	if !slices.Contains(Deliveries, in.Deliver) {
 		return in, fmt.Errorf("input deliver: %q is not one of %s", a.GetInput("deliver"), strings.Join(Deliveries, ", "))

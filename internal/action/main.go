@@ -50,7 +50,8 @@ type job struct {
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
-// and reports. It returns nil when the job passes; any error it returns it
+// and reports — or, with input mode authorize, only decides whether the
+// job that runs the pull request's code may follow (authorizeJob). It returns nil when the job passes; any error it returns it
 // has already reported in the job log, and the CLI maps it to the exit
 // code (see ErrUnsuccessful and UsageError).
 func Main(ctx context.Context, env Env) error {
@@ -61,7 +62,11 @@ func Main(ctx context.Context, env Env) error {
 		a.Errorf("%s", err)
 		return badSetup(err)
 	}
-	err = j.handle(ctx)
+	if j.in.Mode == ModeAuthorize {
+		err = j.authorizeJob(ctx)
+	} else {
+		err = j.handle(ctx)
+	}
 	var cerr *loop.ConfigError
 	switch {
 	case errors.As(err, &cerr):
@@ -113,6 +118,9 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 		j.client = c // never a nil *Client: j.client == nil means no token
 	}
 	j.env.Environ = agentEnviron(env.Environ)
+	if in.Mode == ModeAuthorize {
+		return j, nil // the job has no checkout, and nothing of the workspace is opened
+	}
 	j.trustWorkspace()
 	j.warnCredentials()
 	return j, nil

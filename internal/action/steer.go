@@ -58,7 +58,7 @@ var errEdited = errors.New("an edited comment is never a command: write the comm
 // applies it; anything refused gets 👎, and a reply saying why when its
 // author may make the bot speak (see mayReply).
 func (j *job) handleComment(ctx context.Context, cu *catchup, c github.Comment) {
-	if c.AuthorType == "Bot" || strings.EqualFold(c.Author, j.in.Bot) {
+	if j.fromBot(c) {
 		return
 	}
 	cmd, err := ParseCommand(c.Body, goalNames(cu.s))
@@ -76,13 +76,25 @@ func (j *job) handleComment(ctx context.Context, cu *catchup, c github.Comment) 
 		err = j.apply(ctx, cu, cmd, c)
 	}
 	if err != nil {
-		_ = j.client.React(ctx, j.owner, j.repo, c.ID, "-1")
-		if j.mayReply(ctx, cu.s, c.Author) {
-			j.reply(ctx, cu.s, c, err.Error())
-		}
+		j.refuseComment(ctx, cu.s, c, err)
 		return
 	}
 	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "+1")
+}
+
+// fromBot reports whether c is a bot's, or written under the bot's login:
+// such comments are never heard.
+func (j *job) fromBot(c github.Comment) bool {
+	return c.AuthorType == "Bot" || strings.EqualFold(c.Author, j.in.Bot)
+}
+
+// refuseComment answers a command refused with why: 👎, and a reply
+// saying why when its author may make the bot speak (see mayReply).
+func (j *job) refuseComment(ctx context.Context, s *session, c github.Comment, why error) {
+	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "-1")
+	if j.mayReply(ctx, s, c.Author) {
+		j.reply(ctx, s, c, why.Error())
+	}
 }
 
 // mayReply reports whether the bot answers author in words: only people
@@ -131,22 +143,36 @@ func goalNames(s *session) []string {
 }
 
 // authorize lets anyone ask for status, which only refreshes the loop's
-// comment; the other commands need write, maintain or admin permission,
-// and all but help a place among [review] approvers when the config lists
-// any.
+// comment; the other commands need write, maintain or admin permission
+// (mayCommand), and all but help a place among [review] approvers when the
+// config lists any.
 func (j *job) authorize(ctx context.Context, s *session, author string, cmd Command) error {
-	if cmd.Verb == Status {
-		return nil
-	}
-	perm, err := j.permission(ctx, s, author)
-	if err != nil {
-		return fmt.Errorf("your permission could not be checked (%s), so /loop %s was not carried out", j.mask(err.Error()), cmd.Verb)
-	}
-	if !writes(perm) {
-		return fmt.Errorf("/loop %s needs write permission on %s/%s; you have %s", cmd.Verb, j.owner, j.repo, perm)
+	if err := j.mayCommand(ctx, s, author, cmd.Verb); err != nil || cmd.Verb == Status {
+		return err
 	}
 	if cmd.Verb != Help && !approver(s, author) {
 		return fmt.Errorf("/loop %s is limited to the approvers the loop config lists ([review] approvers)", cmd.Verb)
+	}
+	return nil
+}
+
+// mayCommand lets anyone ask for status; any other command (verb "" is a
+// malformed one) needs write, maintain or admin permission now. A
+// permission that cannot be checked refuses it.
+func (j *job) mayCommand(ctx context.Context, s *session, author string, verb Verb) error {
+	if verb == Status {
+		return nil
+	}
+	what := "/loop " + string(verb)
+	if verb == "" {
+		what = "a /loop command"
+	}
+	perm, err := j.permission(ctx, s, author)
+	if err != nil {
+		return fmt.Errorf("your permission could not be checked (%s), so %s was not carried out", j.mask(err.Error()), what)
+	}
+	if !writes(perm) {
+		return fmt.Errorf("%s needs write permission on %s/%s; you have %s", what, j.owner, j.repo, perm)
 	}
 	return nil
 }
