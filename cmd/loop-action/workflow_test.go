@@ -83,7 +83,7 @@ type emulator struct {
 	uses    map[string]standIn
 	replace map[string]string // a step's name → the run: script the test runs instead
 	log     *strings.Builder
-	hosts   []map[string]string // the outputs of every use of the host action, in order
+	hosts   []map[string]string // the outputs of every use of loop-action (host mode or the container), in order
 }
 
 // jobRun is a job's outcome.
@@ -317,6 +317,13 @@ func (e *emulator) job(ctx context.Context, id string, ev ghEvent, github map[st
 			return out, fmt.Errorf("host action: step %q failed", failed)
 		}
 		return out, nil
+	}
+	if container, ok := j.uses["loop-action/loop-action@v1"]; ok {
+		j.uses["loop-action/loop-action@v1"] = func(ctx context.Context, j *jobEnv, with map[string]string, env []string) (map[string]string, error) {
+			out, err := container(ctx, j, with, env)
+			e.hosts = append(e.hosts, out)
+			return out, err
+		}
 	}
 	list.run(ctx)
 	r := &jobRun{result: "success", outputs: map[string]string{}}

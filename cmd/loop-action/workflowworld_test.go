@@ -42,6 +42,11 @@ type wfWorld struct {
 	cache   string
 	agent   string // the directory holding the scripted claude
 	calls   string // a line per call of it
+	// configAs are more paths the seed's config is copied to (a recipe's
+	// config: input).
+	configAs []string
+	// configExtra is appended to the config init rendered.
+	configExtra string
 }
 
 func newWFWorld(t *testing.T) *wfWorld {
@@ -104,11 +109,45 @@ func (w *wfWorld) emulator(file string) *emulator {
 			"actions/setup-node@v4": setupNodeStandIn, "actions/setup-python@v5": setupPythonStandIn,
 			"actions/cache/restore@v4": cacheRestoreStandIn, "actions/cache/save@v4": cacheSaveStandIn,
 			"actions/upload-artifact@v4": uploadArtifactStandIn(w.art, false),
+			"loop-action/loop-action@v1": w.containerStandIn,
 		},
 		// The preset's CLI is the scripted claude; npm install -g of the
 		// real one would reach for a model.
 		replace: map[string]string{"Install the agent CLI (claude-code)": fmt.Sprintf("echo %q >> \"$GITHUB_PATH\"", w.agent)},
 	}
+}
+
+// containerStandIn is the container action (action.yml, runs.using
+// docker) as far as its entrypoint goes: the same binary run as
+// `loop-action action` in the workspace, with every input as INPUT_<NAME>
+// (action.yml's defaults for those not given) and the step's environment,
+// and the scripted claude on PATH as the CLI an image would hold. The
+// container itself (its mounts, the runner's variable allowlist, the
+// dropped capabilities) is .ci/container's to test.
+func (w *wfWorld) containerStandIn(ctx context.Context, j *jobEnv, with map[string]string, env []string) (map[string]string, error) {
+	a := loadActionYAML(w.t, "../../action.yml")
+	for k := range with {
+		if _, ok := a.Inputs[k]; !ok {
+			w.t.Fatalf("with: %s is not an input of action.yml", k)
+		}
+	}
+	more := slices.Clone(env)
+	for name, in := range a.Inputs {
+		v, ok := with[name]
+		if !ok {
+			v = strings.ReplaceAll(in.Default, "${{ github.token }}", w.token)
+		}
+		more = append(more, "INPUT_"+strings.ToUpper(name)+"="+v)
+	}
+	output := filepath.Join(j.temp, "container-output")
+	writeTestFile(w.t, output, "")
+	more = append(more, "GITHUB_OUTPUT="+output, "PATH="+w.agent+string(filepath.ListSeparator)+j.getenv("PATH"),
+		// what the runner gives a container action for the artifact service
+		"ACTIONS_RESULTS_URL="+w.art.URL(), "ACTIONS_RUNTIME_URL="+w.art.URL(), "ACTIONS_RUNTIME_TOKEN="+w.art.Token("1", "1"))
+	cmd := loopAction(ctx, w.t, j.dir, j.environ(more...), "action")
+	cmd.Stdout, cmd.Stderr = j.log, j.log
+	err := cmd.Run()
+	return readOutputFile(w.t, output), err
 }
 
 // runnerEnv is what a GitHub-hosted runner's jobs start with, as far as
@@ -160,6 +199,12 @@ func (w *wfWorld) seed(files map[string]string, template string) string {
 	if err != nil {
 		t.Fatalf("loop-action init: %v\n%s", err, out)
 	}
+	if w.configExtra != "" {
+		writeTestFile(t, filepath.Join(dir, scaffold.ConfigPath), readFile(t, filepath.Join(dir, scaffold.ConfigPath))+w.configExtra)
+	}
+	for _, p := range w.configAs {
+		writeTestFile(t, filepath.Join(dir, p), readFile(t, filepath.Join(dir, scaffold.ConfigPath)))
+	}
 	gitfake.Git(t, dir, "init", "-q", "-b", "main")
 	gitfake.Git(t, dir, "add", "-A")
 	gitfake.Git(t, dir, "commit", "-qm", "calc, and loop-action init --template "+template)
@@ -167,7 +212,9 @@ func (w *wfWorld) seed(files map[string]string, template string) string {
 	sha := strings.TrimSpace(gitfake.Git(t, dir, "rev-parse", "HEAD"))
 	// The contents API, from which the action reads a pull request's
 	// config at its base.
-	w.gh.AddFile(owner, repo, sha, scaffold.ConfigPath, []byte(readFile(t, filepath.Join(dir, scaffold.ConfigPath))))
+	for _, p := range append([]string{scaffold.ConfigPath}, w.configAs...) {
+		w.gh.AddFile(owner, repo, sha, p, []byte(readFile(t, filepath.Join(dir, p))))
+	}
 	return sha
 }
 
