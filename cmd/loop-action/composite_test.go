@@ -68,23 +68,25 @@ func (s ciStep) title() string {
 	return "run " + strings.SplitN(s.Run, "\n", 2)[0]
 }
 
-// decodeStrict decodes YAML into v, failing on keys v does not have.
-func decodeStrict(b []byte, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	return dec.Decode(v)
-}
-
-func loadComposite(t *testing.T, file string) compositeAction {
+// loadStrict decodes the YAML file into v, failing the test on a key v
+// does not have.
+func loadStrict(t *testing.T, file string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a compositeAction
-	if err := decodeStrict(b, &a); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+}
+
+func loadComposite(t *testing.T, file string) compositeAction {
+	t.Helper()
+	var a compositeAction
+	loadStrict(t, file, &a)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("%s: runs.using is %q, not composite", file, a.Runs.Using)
 	}

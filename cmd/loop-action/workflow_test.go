@@ -94,14 +94,8 @@ type jobRun struct {
 
 func loadWorkflow(t *testing.T, file string) workflowFile {
 	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var wf workflowFile
-	if err := decodeStrict(b, &wf); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
+	loadStrict(t, file, &wf)
 	checkPermissions(t, file, &wf.Permissions)
 	for id, j := range wf.Jobs {
 		checkPermissions(t, file+": job "+id, &j.Permissions)

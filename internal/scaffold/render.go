@@ -125,28 +125,33 @@ func objective(o Options) string {
 // protect is what agents may not change: the workflows and the loop config
 // always, and the stacks' tests.
 func protect(o Options) []string {
-	paths := []string{".github/**"}
+	lists := [][]string{{".github/**"}}
 	for _, s := range o.Stacks {
-		for _, p := range s.Tests {
-			if !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
-		}
+		lists = append(lists, s.Tests)
 	}
-	return paths
+	return union(lists...)
 }
 
-// excludes is what the stacks write into the repository, each pattern once.
+// excludes is what the stacks write into the repository.
 func excludes(stacks []Stack) []string {
-	var ps []string
+	var lists [][]string
 	for _, s := range stacks {
-		for _, p := range s.Writes {
-			if !slices.Contains(ps, p) {
-				ps = append(ps, p)
+		lists = append(lists, s.Writes)
+	}
+	return union(lists...)
+}
+
+// union is the items of lists in order, each once.
+func union(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, p := range l {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
 			}
 		}
 	}
-	return ps
+	return out
 }
 
 // tidy drops the blank lines that template actions leave at the ends and
