@@ -103,7 +103,7 @@ const debianPython = "/usr/bin/python3"
 
 // setupPythonStandIn is actions/setup-python@v5 with python-version 3.x:
 // a virtual environment of Debian's python3 that sees its packages
-// (pytest among them) and that pip may install into, as the runner's
+// (pytest and pip among them) and that pip may install into, as the runner's
 // Python is. PyPI is not reachable here, so pip is told to install from
 // what is there: PIP_NO_INDEX=1 and PIP_NO_BUILD_ISOLATION=0 (pip's
 // spelling of --no-build-isolation), which leave the job's pip command
@@ -119,7 +119,9 @@ func setupPythonStandIn(ctx context.Context, j *jobEnv, with map[string]string, 
 		return nil, fmt.Errorf("python-version %q does not resolve to this machine's python %s", want, have)
 	}
 	venv := filepath.Join(j.temp, "toolcache", "python")
-	if out, err := exec.CommandContext(ctx, debianPython, "-m", "venv", "--system-site-packages", venv).CombinedOutput(); err != nil {
+	// Debian's pip (python3-pip) installs into it: the venv's own copy of
+	// pip takes ensurepip seconds per job.
+	if out, err := exec.CommandContext(ctx, debianPython, "-m", "venv", "--system-site-packages", "--without-pip", venv).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("venv: %v\n%s", err, out)
 	}
 	j.path = append([]string{filepath.Join(venv, "bin")}, j.path...)

@@ -102,12 +102,12 @@ var corepackWorks = sync.OnceValue(func() error {
 	return nil
 })
 
-// pythonWorks: Debian's python3 with pytest and venv, which the
-// setup-python stand-in uses (.ci/run installs python3-pytest, python3-venv).
+// pythonWorks: Debian's python3 with pytest, venv and pip, which the
+// setup-python stand-in uses (.ci/run installs them).
 func pythonWorks() error {
-	out, err := exec.Command(debianPython, "-c", "import pytest, venv, ensurepip, setuptools").CombinedOutput()
+	out, err := exec.Command(debianPython, "-c", "import setuptools, pytest, venv, pip").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s lacks pytest, venv or setuptools (apt-get install python3-pytest python3-venv python3-setuptools): %s", debianPython, out)
+		return fmt.Errorf("%s lacks pytest, venv, pip or setuptools (apt-get install python3-pytest python3-venv python3-pip python3-setuptools): %s", debianPython, out)
 	}
 	return nil
 }
