@@ -9,7 +9,6 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -24,7 +23,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
@@ -197,35 +195,6 @@ func hostEnv(t *testing.T, w *actionWorld) []string {
 // uploadArtifact stands in for actions/upload-artifact@v4 in h's job.
 func (h *hostRun) uploadArtifact(ctx context.Context, j *jobEnv, with map[string]string, env []string) (map[string]string, error) {
 	return uploadArtifactStandIn(h.art, h.ghes)(ctx, j, with, env)
-}
-
-// uploadArtifactStandIn is actions/upload-artifact@v4: it uploads the
-// directory at path under name through the same artifact protocol (v4,
-// twirp and blocks) to the artifact fake, and sets the action's outputs;
-// on GitHub Enterprise Server it fails as the action does.
-func uploadArtifactStandIn(art *artifactfake.Server, ghes bool) standIn {
-	return func(ctx context.Context, j *jobEnv, with map[string]string, _ []string) (map[string]string, error) {
-		allowInputs(j, "actions/upload-artifact@v4", with, "name", "path", "if-no-files-found")
-		if ghes {
-			// what actions/upload-artifact@v4 raises where GITHUB_SERVER_URL is not github.com
-			return nil, errors.New("GHESNotSupportedError: @actions/artifact v2.0.0+, upload-artifact@v4+ and download-artifact@v4+ are not currently supported on GHES.")
-		}
-		path := with["path"]
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(j.dir, path)
-		}
-		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("if-no-files-found: error: no files at %q: %v", with["path"], err)
-		}
-		res, err := artifact.Upload(ctx, artifact.Config{
-			ResultsURL: art.URL(), RuntimeToken: art.Token("1", "1"),
-			ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: "1",
-		}, with["name"], path)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{"artifact-id": fmt.Sprint(res.ID), "artifact-url": res.URL}, nil
-	}
 }
 
 func absPath(t *testing.T, p string) string {
