@@ -70,7 +70,8 @@ func TestDeliverOntoThePullRequest(t *testing.T) {
 // TestDeliveredCommitIsNotLoopedOn: the event for the commit the loop
 // delivered measures it again at iteration 0, sets success on it, and
 // dispatches no agent and pushes nothing — however often it comes — and
-// the generation does not deliver again.
+// the generation does not deliver again. The measurement is gate-only,
+// and run-id names the run that delivered the commit.
 func TestDeliveredCommitIsNotLoopedOn(t *testing.T) {
 	t.Parallel()
 	f := newFlow(t, deliverLoop, fixer(""))
@@ -85,7 +86,8 @@ func TestDeliveredCommitIsNotLoopedOn(t *testing.T) {
 		if res.err != nil {
 			t.Fatalf("the event on the delivered commit: %v\n%s", res.err, res.log)
 		}
-		if res.outputs["success"] != "true" || res.outputs["iterations"] != "0" || res.outputs["delivered-sha"] != "" {
+		if res.outputs["success"] != "true" || res.outputs["iterations"] != "0" || res.outputs["delivered-sha"] != "" ||
+			res.outputs["stop-reason"] != "gate-only" || res.outputs["run-id"] != "demo/pr-7" {
 			t.Errorf("outputs %v", res.outputs)
 		}
 	}

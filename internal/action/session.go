@@ -25,7 +25,10 @@ type session struct {
 	head   string            // the commit the run is about
 	branch string            // the branch head is on: the pull request's, or the run's
 	perms  map[string]string // permission by lower-case login, asked once a job
-	evs    *events
+	// handled says, a line each, what became of the commands this job
+	// handled: what an issue_comment job that runs nothing reports.
+	handled []string
+	evs     *events
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
