@@ -272,8 +272,9 @@ func TestCheckoutMustBeTheHead(t *testing.T) {
 	merge := f.git.commit(f.base, files, "merge")
 	res := f.job("pull_request", prEvent(f.head), merge, nil)
 	var usage *UsageError
-	if !errors.As(res.err, &usage) || !strings.Contains(res.err.Error(), "ref: ${{ github.event.pull_request.head.sha }}") {
-		t.Fatalf("job: %v, want a usage error with the fix", res.err)
+	want := "the checkout is commit " + merge[:7] + ", not the pull request's head " + f.head[:7] + " (2 paths differ: added MERGED.md, deleted README.md); check out the head"
+	if !errors.As(res.err, &usage) || !strings.Contains(res.err.Error(), want) || !strings.Contains(res.err.Error(), "ref: ${{ github.event.pull_request.head.sha }}") {
+		t.Fatalf("job: %v, want a usage error naming the commit and the paths, with the fix", res.err)
 	}
 	if f.ran() != 0 || len(f.gh.setStatuses()) != 0 || f.checkpoint("demo/pr-7") != nil {
 		t.Errorf("something ran: agent %d, statuses %q", f.ran(), f.statuses())
