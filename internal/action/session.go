@@ -28,7 +28,11 @@ type session struct {
 	// handled says, a line each, what became of the commands this job
 	// handled: what an issue_comment job that runs nothing reports.
 	handled []string
-	evs     *events
+	// delivered says the delivery the checkpoint records was verified
+	// (verifyDelivery); unverified, why it was ignored.
+	delivered  bool
+	unverified string
+	evs        *events
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
@@ -141,6 +145,9 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 				j.a.AddMask(v)
 			}
 		}
+	}
+	if err := j.verifyDelivery(ctx, s); err != nil {
+		return err
 	}
 	var out runner.Outcome
 	var dv delivery
