@@ -180,7 +180,10 @@ type placement struct{ src, dest string }
 // place decides where each loop-root file goes. Files already under out/
 // are placed first, so they keep their place; a later file whose place is
 // taken (by a file at the same path, or a file where its directory would
-// be, or the reverse) is withheld, never written over another.
+// be, or the reverse) is withheld, never written over another. So is a
+// file whose export path Windows reads differently (WindowsNames): a name
+// that escapes or means something else there, or that differs only in
+// case from a path placed before it.
 func place(files []string) ([]placement, []Withheld) {
 	under := func(rel string) bool { return strings.HasPrefix(rel, outDir+"/") }
 	order := append(slices.DeleteFunc(slices.Clone(files), func(r string) bool { return !under(r) }),
@@ -189,9 +192,14 @@ func place(files []string) ([]placement, []Withheld) {
 	dirs := map[string]string{}   // export directory -> a loop-root file placed under it
 	var placed []placement
 	var withheld []Withheld
+	var windows WindowsNames
 	for _, rel := range order {
 		dest := outPath(rel)
-		if why := clash(dest, files2, dirs); why != "" {
+		why := clash(dest, files2, dirs)
+		if why == "" {
+			why = windows.Add(dest)
+		}
+		if why != "" {
 			withheld = append(withheld, Withheld{Path: dest, Source: rel, Reason: why})
 			continue
 		}
