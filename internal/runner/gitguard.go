@@ -267,7 +267,10 @@ func intactLoose(objects *os.Root, name string, id plumbing.Hash) bool {
 }
 
 // intactPack reports whether the pack file name hashes to its trailer,
-// and that trailer is the pack checksum its .idx records.
+// and that trailer is the pack checksum its .idx records. It reads the
+// whole pack: a wave in which a pack was freshened costs one SHA-1 pass
+// over it (with collision detection, as git hashes), a few seconds for a
+// pack of a GiB, beside agents' minutes.
 func intactPack(objects *os.Root, name string) bool {
 	want, ok := idxPackSum(objects, strings.TrimSuffix(name, ".pack")+".idx")
 	if !ok {
