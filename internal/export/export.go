@@ -225,6 +225,7 @@ type writer struct {
 	root     *os.Root
 	files    []File
 	withheld []Withheld
+	windows  WindowsNames // the out/ files written, as Windows reads them
 	secrets  *matcher
 	mask     func(string) string
 	err      error

@@ -180,10 +180,7 @@ type placement struct{ src, dest string }
 // place decides where each loop-root file goes. Files already under out/
 // are placed first, so they keep their place; a later file whose place is
 // taken (by a file at the same path, or a file where its directory would
-// be, or the reverse) is withheld, never written over another. So is a
-// file whose export path Windows reads differently (WindowsNames): a name
-// that escapes or means something else there, or that differs only in
-// case from a path placed before it.
+// be, or the reverse) is withheld, never written over another.
 func place(files []string) ([]placement, []Withheld) {
 	under := func(rel string) bool { return strings.HasPrefix(rel, outDir+"/") }
 	order := append(slices.DeleteFunc(slices.Clone(files), func(r string) bool { return !under(r) }),
@@ -192,14 +189,9 @@ func place(files []string) ([]placement, []Withheld) {
 	dirs := map[string]string{}   // export directory -> a loop-root file placed under it
 	var placed []placement
 	var withheld []Withheld
-	var windows WindowsNames
 	for _, rel := range order {
 		dest := outPath(rel)
-		why := clash(dest, files2, dirs)
-		if why == "" {
-			why = windows.Add(dest)
-		}
-		if why != "" {
+		if why := clash(dest, files2, dirs); why != "" {
 			withheld = append(withheld, Withheld{Path: dest, Source: rel, Reason: why})
 			continue
 		}
@@ -232,7 +224,9 @@ func clash(dest string, files, dirs map[string]string) string {
 // or stopped being a regular file since the walk is skipped; so is one
 // swapped between the look and the open (os.Root already refuses any path
 // that would leave the loop root). A file whose name or content holds a
-// secret is withheld.
+// secret is withheld, and so is one whose export path Windows reads as
+// another (WindowsNames): a name that escapes or means something else
+// there, or a path that differs only in case from one exported before.
 func (w *writer) copyOut(src *os.Root, p placement) {
 	if w.err != nil {
 		return
@@ -241,14 +235,21 @@ func (w *writer) copyOut(src *os.Root, p placement) {
 		w.withhold(Withheld{Path: masked, Source: w.mask(p.src), Reason: "its name holds the value of a provider variable, or an encoding of it"})
 		return
 	}
+	if why := w.windows.Check(p.dest); why != "" {
+		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: w.mask(why)})
+		return
+	}
 	f, err := openRegular(src, filepath.FromSlash(p.src))
 	if f == nil || err != nil {
 		w.err = err
 		return
 	}
 	defer f.Close()
-	if found := w.createScanned(p.dest, f); found != "" {
+	switch found := w.createScanned(p.dest, f); {
+	case found != "":
 		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
+	case w.err == nil:
+		w.windows.Keep(p.dest)
 	}
 }
 

@@ -17,18 +17,29 @@ import (
 // nor a look-alike of `\`, `/`, `:` or `"` that Windows' best-fit
 // conversion to a code page (used by programs that are not Unicode) turns
 // into one. WindowsNames is the one rule: the export withholds the files
-// it refuses, and the zip of the artifact upload refuses them again.
+// it refuses (a case clash counts only files it wrote, not those it
+// withheld), and the zip of the artifact upload refuses them again.
 
 // WindowsNames holds the paths of a tree as Windows reads them.
 type WindowsNames struct {
 	folded map[string]string // a path (and each directory above it) with its case folded -> as added
 }
 
-// Add adds the slash-separated path rel, or returns why Windows would
-// read it as something else: a name in it that Windows reads differently
-// (see windowsName), or a path (or a directory above it) that differs
-// only in case from one added before.
+// Add adds the slash-separated path rel unless Check says why Windows
+// would read it as another, which it returns.
 func (n *WindowsNames) Add(rel string) string {
+	why := n.Check(rel)
+	if why == "" {
+		n.Keep(rel)
+	}
+	return why
+}
+
+// Check returns why Windows would read the slash-separated path rel as
+// something else, or "": a name in it that Windows reads differently
+// (see windowsName), or a path (or a directory above it) that differs
+// only in case from one kept before.
+func (n *WindowsNames) Check(rel string) string {
 	names := strings.Split(rel, "/")
 	for i, name := range names {
 		if why := windowsName(name); why != "" {
@@ -38,22 +49,27 @@ func (n *WindowsNames) Add(rel string) string {
 			return fmt.Sprintf("the name %q in its path %s", name, why)
 		}
 	}
-	if n.folded == nil {
-		n.folded = map[string]string{}
-	}
 	for i := range names {
 		p := strings.Join(names[:i+1], "/")
 		if other, ok := n.folded[foldCase(p)]; ok && other != p {
 			return fmt.Sprintf("%q differs only in case from %q, which is exported too, and Windows reads the two as one", p, other)
 		}
 	}
+	return ""
+}
+
+// Keep records rel, and the directories above it, as paths of the tree.
+func (n *WindowsNames) Keep(rel string) {
+	if n.folded == nil {
+		n.folded = map[string]string{}
+	}
+	names := strings.Split(rel, "/")
 	for i := range names {
 		p := strings.Join(names[:i+1], "/")
 		if _, ok := n.folded[foldCase(p)]; !ok {
 			n.folded[foldCase(p)] = p
 		}
 	}
-	return ""
 }
 
 // windowsName says how Windows reads the name (one element of a path)

@@ -172,3 +172,42 @@ func TestWindowsNamesAreOneRule(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseClashCountsOnlyExportedFiles: a file withheld (for a secret)
+// takes no name: another that differs from it only in case is exported,
+// since on Windows it meets nothing.
+func TestCaseClashCountsOnlyExportedFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"out/HEX.txt": "token s3cr3t-value", "out/hex.txt": "clean", "out/Docs/a.md": "s3cr3t-value", "out/docs/b.md": "clean"})
+	in := Input{
+		Config:  &loop.Config{Name: "c", Export: loop.Export{Paths: []string{"out/**"}}},
+		Root:    root,
+		Secrets: []Secret{{Name: "TOKEN", Forms: []string{"s3cr3t-value"}}},
+	}
+	dir, m, err := Write(t.TempDir(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported []string
+	for name := range readExport(t, dir) {
+		if strings.HasPrefix(name, "out/") {
+			exported = append(exported, name)
+		}
+	}
+	slices.Sort(exported)
+	if diff := cmp.Diff([]string{"out/docs/b.md", "out/hex.txt"}, exported); diff != "" {
+		t.Errorf("exported (-want +got):\n%s", diff)
+	}
+	var withheld []string
+	for _, wh := range m.Withheld {
+		withheld = append(withheld, wh.Path+": "+wh.Reason)
+	}
+	want := []string{
+		`out/Docs/a.md: it holds the value of the provider variable "TOKEN", or an encoding of it`,
+		`out/HEX.txt: it holds the value of the provider variable "TOKEN", or an encoding of it`,
+	}
+	if diff := cmp.Diff(want, withheld); diff != "" {
+		t.Errorf("withheld (-want +got):\n%s", diff)
+	}
+}
