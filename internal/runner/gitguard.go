@@ -190,7 +190,8 @@ func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) erro
 // multi-pack-index, commit-graph) is not named by its content, and an
 // .idx or .rev rewritten could point an id at other bytes: a change of
 // its stat is a change, which cannot be put back (its content was not
-// kept). The same goes for an object of a SHA-256 repository, which is
+// kept). So a pack rewritten together with its .idx still escalates, over
+// the .idx. The same goes for an object of a SHA-256 repository, which is
 // checked with SHA-1 and so never matches: that fails closed.
 
 // maxInflate bounds how much a loose object's declared size may exceed
