@@ -9,7 +9,9 @@ func (actionCmd) Help() string {
 reads the inputs (INPUT_*), the GITHUB_* variables and the event payload,
 runs or resumes the loop on the state branch, and reports through the PR
 comment, the commit status loop/<name>, the job summary, annotations and
-outputs. See docs/action.md.
+outputs. With INPUT_MODE=authorize it only decides, from the event and the
+API, whether the job that runs the pull request's code may follow, and
+sets the outputs proceed and head-sha. See docs/action.md.
 
 Example (what the runner does):
   INPUT_GITHUB-TOKEN=... GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=event.json loop-action action`

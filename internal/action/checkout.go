@@ -2,6 +2,10 @@ package action
 
 import (
 	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -21,8 +25,9 @@ const branchCheckoutFix = "check out the commit the workflow runs on (actions/ch
 // is head. A pull request's job that checked out GitHub's merge commit
 // (actions/checkout's default, refs/pull/N/merge), or the default branch
 // on issue_comment, fails here with the fix (exit 2), as does a workspace
-// that an earlier step changed. Without git nothing can be compared, and
-// nothing is certified on a commit later either.
+// that an earlier step changed; the error names what differs (see
+// headMismatch). Without git nothing can be compared, and nothing is
+// certified on a commit later either.
 func (j *job) checkHead(head, what, fix string) error {
 	if j.git == nil {
 		j.a.Warningf("this loop-action was built without git delivery: no commit can be certified, so loop/<name> is never success and nothing is delivered")
@@ -37,10 +42,219 @@ func (j *job) checkHead(head, what, fix string) error {
 	if err != nil {
 		return fmt.Errorf("hash the workspace: %w", err)
 	}
-	if string(now) != tree {
-		return badSetup(fmt.Errorf("the workspace is not the tree of %s %s (snapshot %s, not %s): "+
+	if string(now) == tree {
+		return nil
+	}
+	co, err := j.git.CheckoutChanges(j.workspace, head)
+	if err != nil {
+		return badSetup(fmt.Errorf("the workspace is not the tree of %s %s (snapshot %s, not %s), and what differs could not be told (%s): "+
 			"the checkout is another commit, or a step before loop-action changed files that are not ignored; %s",
-			what, phrase.Short(head), now.Short(), phrase.Short(tree), fix))
+			what, phrase.Short(head), now.Short(), phrase.Short(tree), j.mask(err.Error()), fix))
+	}
+	return badSetup(fmt.Errorf("%s", headMismatch(what, head, fix, co)))
+}
+
+// headMismatch says how the workspace differs from head's tree, leading
+// with the fix that matches. When the repository has another commit
+// checked out, the checkout step is wrong. When it has head, a step
+// before loop-action wrote what differs: the paths say which step most
+// likely did (writers), and the fix is to install without writing them
+// or to ignore them. The paths are named, the first maxNamed of them with
+// a count of the rest, a tool's directory (node_modules/, …) counting as
+// one.
+func headMismatch(what, head, fix string, co Checkout) string {
+	named := namePaths(co.Changes)
+	switch {
+	case co.Head != "" && co.Head != head:
+		return fmt.Sprintf("the checkout is commit %s, not %s %s (%s); %s",
+			phrase.Short(co.Head), what, phrase.Short(head), named, fix)
+	case len(co.Changes) == 0: // the snapshots differ, yet no path does
+		return fmt.Sprintf("the workspace is not the tree of %s %s, though no path differs: the checkout is another commit, or a step before loop-action changed it; %s",
+			what, phrase.Short(head), fix)
+	}
+	fixes := "install without writing into the checkout" + npmHint(co.Changes)
+	if args := excludeArgs(co.Changes); args != "" {
+		fixes += "; or ignore the new files: in .gitignore, or from the workflow before loop-action: `printf '%s\\n' " + args + " >> .git/info/exclude`"
+	}
+	if co.Head == "" { // the repository's HEAD is unknown: either may be the cause
+		return fmt.Sprintf("the workspace is not the tree of %s %s (%s): a step before loop-action wrote them, or the checkout is another commit; %s; or %s",
+			what, phrase.Short(head), named, fixes, fix)
+	}
+	who := "a step before loop-action"
+	if w := writers(co.Changes); w != "" {
+		who += ", most likely " + w + ","
+	}
+	return fmt.Sprintf("%s changed files in the checkout of %s %s that are not ignored (%s): the status rule compares the workspace with that commit's tree, so %s",
+		who, what, phrase.Short(head), named, fixes)
+}
+
+// maxNamed bounds the paths an error names.
+const maxNamed = 8
+
+// namePaths names the changes, "added package-lock.json, added
+// node_modules/ (1532 files), … and 3 more": one entry per path, or per
+// tool directory (see toolDir).
+func namePaths(cs []Change) string {
+	type entry struct {
+		kind, path string
+		n          int
+	}
+	var es []entry
+	at := map[string]int{}
+	for _, c := range cs {
+		key := c.Path
+		if d := toolDir(c.Path); d != "" {
+			key = d
+		}
+		if i, ok := at[key]; ok {
+			es[i].n++
+			if es[i].kind != c.Kind {
+				es[i].kind = "changed"
+			}
+			continue
+		}
+		at[key] = len(es)
+		es = append(es, entry{kind: kindWord(c.Kind), path: key, n: 1})
+	}
+	parts := make([]string, 0, min(len(es), maxNamed)+1)
+	for i, e := range es {
+		if i == maxNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(es)-maxNamed))
+			break
+		}
+		p := e.kind + " " + logPath(e.path)
+		if strings.HasSuffix(e.path, "/") {
+			p += fmt.Sprintf(" (%d %s)", e.n, plural(e.n, "file", "files"))
+		}
+		parts = append(parts, p)
+	}
+	return fmt.Sprintf("%d %s differ%s: %s", len(cs), plural(len(cs), "path", "paths"), plural(len(cs), "s", ""), strings.Join(parts, ", "))
+}
+
+func kindWord(k string) string {
+	if k == "type" || k == "mode" {
+		return "modified"
+	}
+	return k
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// logPath shows a path in a log line: as it is when it is plain, quoted
+// otherwise, so that no path can break the line or pass for another.
+func logPath(p string) string {
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+@", r)) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// A tool is a step that writes into a checkout, and what it writes: file
+// names (lockfiles, anywhere) and directory names (at any depth).
+type tool struct {
+	name  string
+	files []string
+	dirs  []string // "*.egg-info" matches by suffix
+}
+
+var tools = []tool{
+	{name: "npm install", files: []string{"package-lock.json"}, dirs: []string{"node_modules"}},
+	{name: "yarn", files: []string{"yarn.lock"}},
+	{name: "pnpm", files: []string{"pnpm-lock.yaml"}},
+	{name: "pip or python", dirs: []string{"*.egg-info", "build", "__pycache__"}},
+	{name: "cargo", files: []string{"Cargo.lock"}, dirs: []string{"target"}},
+	{name: "go", files: []string{"go.sum"}},
+}
+
+// toolOf is the tool that most likely wrote rel, or nil.
+func toolOf(rel string) *tool {
+	segs := strings.Split(rel, "/")
+	for i := range tools {
+		t := &tools[i]
+		for _, f := range t.files {
+			if segs[len(segs)-1] == f {
+				return t
+			}
+		}
+		for _, s := range segs[:len(segs)-1] {
+			if t.dirMatches(s) {
+				return t
+			}
+		}
 	}
 	return nil
+}
+
+func (t *tool) dirMatches(seg string) bool {
+	for _, d := range t.dirs {
+		if ok, _ := path.Match(d, seg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// toolDir is the tool directory rel is in, with a trailing slash
+// ("node_modules/", "src/pkg/__pycache__/"), or "".
+func toolDir(rel string) string {
+	segs := strings.Split(rel, "/")
+	for i, s := range segs[:len(segs)-1] {
+		for j := range tools {
+			if tools[j].dirMatches(s) {
+				return strings.Join(segs[:i+1], "/") + "/"
+			}
+		}
+	}
+	return ""
+}
+
+// writers names the tools that most likely wrote the changes, in the
+// order their paths come, or "".
+func writers(cs []Change) string {
+	var names []string
+	for _, c := range cs {
+		if t := toolOf(c.Path); t != nil && !slices.Contains(names, t.name) {
+			names = append(names, t.name)
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+// npmHint is how npm installs without writing into the checkout, when npm
+// wrote its lockfile there.
+func npmHint(cs []Change) string {
+	for _, c := range cs {
+		if path.Base(c.Path) == "package-lock.json" {
+			return " (`npm ci` installs from a committed package-lock.json and never changes it: commit the one npm install wrote)"
+		}
+	}
+	return ""
+}
+
+// excludeArgs are the new files to exclude, as shell words: the tool
+// directories and the other paths added (at most maxNamed, only plain
+// ones: see logPath), anchored at the root; "" when there are none (an
+// ignore rule cannot hide a tracked file).
+func excludeArgs(cs []Change) string {
+	var out []string
+	for _, c := range cs {
+		p := "/" + c.Path
+		if d := toolDir(c.Path); d != "" {
+			p = "/" + d
+		}
+		if c.Kind == "added" && logPath(p) == p && !slices.Contains(out, p) && len(out) < maxNamed {
+			out = append(out, p)
+		}
+	}
+	for i, p := range out {
+		out[i] = "'" + p + "'"
+	}
+	return strings.Join(out, " ")
 }

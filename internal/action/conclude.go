@@ -60,16 +60,12 @@ func (j *job) mode(s *session) string {
 
 // conclude applies the status rule to the outcome of a run in this job and
 // delivers what it certified. A run that was already over measured
-// nothing: it changes no status.
+// nothing: it changes no status, and the job does not pass on its record
+// (a run that succeeded is measured again instead: see generation).
 func (j *job) conclude(ctx context.Context, s *session, out runner.Outcome) delivery {
 	dv := delivery{mode: j.mode(s), out: out}
 	switch {
-	case !out.Ran:
-		if cp := s.checkpoint(); cp != nil && cp.Delivery != nil && cp.Delivery.Outcome == outcomePushed {
-			dv.keep = true
-			dv.say("This run's certified work was delivered in %s to `%s`; nothing new to measure on %s.",
-				phrase.Short(cp.Delivery.SHA), cp.Delivery.Ref, phrase.Short(s.head))
-		}
+	case !out.Ran: // a run recorded as over, without success: what the state branch says passes no job
 		return dv
 	case out.Status != state.Success:
 		j.partial(ctx, s, out, &dv)
@@ -118,17 +114,16 @@ func certifiedText(cp *state.Checkpoint) string {
 }
 
 // deliveredHead says why the job's head is the loop's own work, or "":
-// the commit this run delivered (its push may not have been recorded as
-// done), or the head of a pull request from a branch the loop pushes to
-// (loop/<name>…, loop-partial/…), whose commits another run delivered.
-// The loop measures such a head; it never runs agents on it.
+// the commit this run delivered, as its verified record says (see
+// verifyDelivery; its push may not have been recorded as done), or the
+// head of a pull request from a branch the loop pushes to (loop/<name>…,
+// loop-partial/…), whose commits another run delivered. The loop
+// measures such a head; it never runs agents on it.
 func deliveredHead(s *session) string {
-	cp := s.checkpoint()
 	switch {
 	case s.head == "":
 		return ""
-	case cp != nil && cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.SHA == s.head &&
-		(cp.Delivery.Outcome == outcomePushed || cp.Delivery.Outcome == outcomePushing):
+	case s.delivered:
 		return fmt.Sprintf("%s is the commit this loop delivered in run `%s`", phrase.Short(s.head), s.runID)
 	case s.pr > 0 && (s.branch == "loop/"+s.cfg.Name || strings.HasPrefix(s.branch, "loop/"+s.cfg.Name+"-") || strings.HasPrefix(s.branch, "loop-partial/")):
 		return fmt.Sprintf("%s is on `%s`, a branch this loop delivers to", phrase.Short(s.head), s.branch)
@@ -141,7 +136,9 @@ func deliveredHead(s *session) string {
 // so an event on a delivered commit never starts the loop again. The
 // commit gets success when the gate holds on its tree now. A gate that
 // only fails for judge checks (which need a run) leaves the status the
-// delivering job set, and does not fail the job.
+// delivering job set, and does not fail the job — when GitHub shows that
+// success (certifiedOnGitHub): a branch's name, or a record on the state
+// branch, never passes a job on its own.
 func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outcome, delivery, error) {
 	var decisions []gate.Decision
 	if cp := s.checkpoint(); cp != nil {
@@ -161,8 +158,19 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 		dv.success = true
 		j.setStatus(ctx, s, s.head, "success", fmt.Sprintf("certified again at iteration 0: snapshot %s", phrase.Short(snap)))
 	case onlyJudges(verdicts):
-		dv.keep = true
-		dv.say("Only judge checks fail, and judges only rule in a run: the status the delivering job set stays.")
+		why := ""
+		if !s.delivered { // verifyDelivery checked the record's commit already
+			if why, err = j.certifiedOnGitHub(ctx, s, s.head, ""); err != nil {
+				return runner.Outcome{}, delivery{}, err
+			}
+		}
+		if why == "" {
+			dv.keep = true
+			dv.say("Only judge checks fail, and judges only rule in a run: the status the delivering job set stays.")
+			break
+		}
+		dv.say("Only judge checks fail, and judges only rule in a run; but no success from a job of this loop stands on %s (%s), so it is not certified.", phrase.Short(s.head), why)
+		j.status(ctx, s, "failure", "only judge checks fail, and no certified success of this loop is on this commit")
 	default:
 		j.status(ctx, s, "failure", "the delivered commit does not pass when measured again")
 	}
@@ -204,8 +212,9 @@ func onlyJudges(verdicts []gate.Verdict) bool {
 // generation says why the run starts afresh in this job, or "": when the
 // head moved to a commit the loop did not write, and when the run already
 // succeeded on this head with nothing delivered, kept or posted (or a push
-// that failed or may not have happened) — its success is measured again
-// (at iteration 0, before any agent), never taken from the state branch.
+// that failed or may not have happened, or a delivery record that did not
+// verify) — its success is measured again (at iteration 0, before any
+// agent), never taken from the state branch.
 func generation(s *session) string {
 	cp := s.checkpoint()
 	switch {
@@ -215,6 +224,8 @@ func generation(s *session) string {
 		return fmt.Sprintf("a new generation: the head moved from %s to %s", phrase.Short(cp.Commit), phrase.Short(s.head))
 	case cp.Status == state.Success && (cp.Delivery == nil || cp.Delivery.Outcome == outcomeFailed || cp.Delivery.Outcome == outcomePushing):
 		return fmt.Sprintf("a new generation: the success recorded for %s is measured again, never taken from the state branch", phrase.Short(s.head))
+	case cp.Status == state.Success && s.unverified != "":
+		return fmt.Sprintf("a new generation: the delivery recorded for %s is ignored (%s), so its success is measured again", phrase.Short(s.head), s.unverified)
 	}
 	return ""
 }

@@ -70,7 +70,8 @@ func TestDeliverOntoThePullRequest(t *testing.T) {
 // TestDeliveredCommitIsNotLoopedOn: the event for the commit the loop
 // delivered measures it again at iteration 0, sets success on it, and
 // dispatches no agent and pushes nothing — however often it comes — and
-// the generation does not deliver again.
+// the generation does not deliver again. The measurement is gate-only,
+// and run-id names the run that delivered the commit.
 func TestDeliveredCommitIsNotLoopedOn(t *testing.T) {
 	t.Parallel()
 	f := newFlow(t, deliverLoop, fixer(""))
@@ -85,7 +86,8 @@ func TestDeliveredCommitIsNotLoopedOn(t *testing.T) {
 		if res.err != nil {
 			t.Fatalf("the event on the delivered commit: %v\n%s", res.err, res.log)
 		}
-		if res.outputs["success"] != "true" || res.outputs["iterations"] != "0" || res.outputs["delivered-sha"] != "" {
+		if res.outputs["success"] != "true" || res.outputs["iterations"] != "0" || res.outputs["delivered-sha"] != "" ||
+			res.outputs["stop-reason"] != "gate-only" || res.outputs["run-id"] != "demo/pr-7" {
 			t.Errorf("outputs %v", res.outputs)
 		}
 	}
@@ -270,8 +272,9 @@ func TestCheckoutMustBeTheHead(t *testing.T) {
 	merge := f.git.commit(f.base, files, "merge")
 	res := f.job("pull_request", prEvent(f.head), merge, nil)
 	var usage *UsageError
-	if !errors.As(res.err, &usage) || !strings.Contains(res.err.Error(), "ref: ${{ github.event.pull_request.head.sha }}") {
-		t.Fatalf("job: %v, want a usage error with the fix", res.err)
+	want := "the checkout is commit " + merge[:7] + ", not the pull request's head " + f.head[:7] + " (2 paths differ: added MERGED.md, deleted README.md); check out the head"
+	if !errors.As(res.err, &usage) || !strings.Contains(res.err.Error(), want) || !strings.Contains(res.err.Error(), "ref: ${{ github.event.pull_request.head.sha }}") {
+		t.Fatalf("job: %v, want a usage error naming the commit and the paths, with the fix", res.err)
 	}
 	if f.ran() != 0 || len(f.gh.setStatuses()) != 0 || f.checkpoint("demo/pr-7") != nil {
 		t.Errorf("something ran: agent %d, statuses %q", f.ran(), f.statuses())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -321,5 +322,54 @@ func TestE2EFailedPushIsRetriedByTheNextEvent(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{tip}, e.successes()); diff != "" {
 		t.Errorf("commits with success (-want +got):\n%s", diff)
+	}
+}
+
+// TestE2EForgedDeliveryRecordFailsNoJob: after the loop delivered its fix,
+// someone with push access breaks the pull request again with a commit of
+// their own and rewrites the run's checkpoint on the state branch to say
+// the run succeeded on that commit, its work delivered (the record of the
+// real delivery, kept). On main that job skipped the run, set no status
+// and passed. Now the record, which names another commit than the head,
+// is ignored: the head is measured, the loop runs and delivers its fix
+// again, and the job passes only with the success it set.
+func TestE2EForgedDeliveryRecordFailsNoJob(t *testing.T) {
+	e := newE2E(t, deliverLoop, "")
+	if code, log, _ := e.pr(DeliverAuto, nil); code != exitOK {
+		t.Fatalf("the delivering job: exit %d\n%s", code, log)
+	}
+	clone := filepath.Join(e.t.TempDir(), "mallory")
+	e.gitCmd(e.dir, "clone", "-q", "--branch", "feature", "file://"+e.origin, clone)
+	copyFile(t, "../../examples/quickstart/calc.sh", filepath.Join(clone, "calc.sh")) // the bug, back
+	e.gitCmd(clone, "commit", "-q", "-am", "revert the fix")
+	e.gitCmd(clone, "push", "-q", "origin", "feature")
+	broken := e.gitCmd(clone, "rev-parse", "HEAD")
+	e.setHead(broken)
+	st := e.store()
+	cp, err := st.Load(t.Context(), "demo/pr-7")
+	if err != nil || cp.Delivery == nil || cp.Status != "success" {
+		t.Fatalf("the run after its delivery: %+v, %v", cp, err)
+	}
+	cp.Commit = broken // "succeeded on the head, and delivered"
+	if err := st.Save(t.Context(), cp, state.Commit{KeepWorkspace: true}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.gh.AllStatuses(owner, repo))
+	code, log, d := e.pr(DeliverAuto, nil)
+	out := outputs(t, d.commands)
+	var successes []string
+	for _, s := range e.gh.AllStatuses(owner, repo)[before:] {
+		if s.State == "success" {
+			successes = append(successes, s.SHA)
+		}
+	}
+	if code == exitOK && len(successes) == 0 {
+		t.Fatalf("the job passed and set no success: it certified nothing\n%s", log)
+	}
+	if code != exitOK || out["success"] != "true" || e.ran() != 2 || !strings.Contains(log, "the delivery that the state branch records for run demo/pr-7 is ignored") {
+		t.Errorf("exit %d, outputs %v, the agent ran %d times; want the loop to run on the head and deliver\n%s", code, out, e.ran(), log)
+	}
+	if tip := e.refs()["refs/heads/feature"]; tip == broken || !slices.Contains(successes, tip) {
+		t.Errorf("feature at %s (broken %s), successes %v", tip, broken, successes)
 	}
 }

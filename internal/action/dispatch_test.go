@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,23 +43,25 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 		calls     bool   // GitHub is asked anything
 		reactions []string
 		reply     string
+		summary   string // part of the summary output and the notice; "" when the job fails
 	}{
-		{name: "an edit", action: "edited", author: "writer", body: "/loop approve ui"},
-		{name: "on an issue", author: "writer", body: "/loop approve ui", onIssue: true},
-		{name: "by a bot", author: "renovate[bot]", typ: "Bot", body: "/loop approve ui"},
-		{name: "by the bot's login", author: "GITHUB-ACTIONS[bot]", body: "/loop approve ui"},
-		{name: "no command", author: "writer", body: "thanks, looks good"},
-		{name: "a quoted command", author: "writer", body: "> /loop approve ui"},
+		{name: "an edit", action: "edited", author: "writer", body: "/loop approve ui", summary: "ignored: comment 1001 was edited, not created"},
+		{name: "on an issue", author: "writer", body: "/loop approve ui", onIssue: true, summary: "ignored: comment 1001 is on issue #7, not on a pull request"},
+		{name: "by a bot", author: "renovate[bot]", typ: "Bot", body: "/loop approve ui", summary: "ignored: comment 1001 is by @renovate[bot], a bot"},
+		{name: "by the bot's login", author: "GITHUB-ACTIONS[bot]", body: "/loop approve ui", summary: "a bot or the bot's own login"},
+		{name: "no command", author: "writer", body: "thanks, looks good", summary: "ignored: comment 1001 holds no /loop command"},
+		{name: "a quoted command", author: "writer", body: "> /loop approve ui", summary: "holds no /loop command"},
 		{name: "without a token", author: "writer", body: "/loop approve ui", setup: func(m *memJob) { m.j.client = nil },
 			err: "input github-token is empty: the action needs it to answer /loop commands"},
 		{name: "on a pull request GitHub does not know", author: "writer", body: "/loop approve ui",
 			setup: func(m *memJob) { delete(m.gh.pulls, 7) }, err: "get pull request octo-org/demo#7: not found", calls: true},
 		{name: "on a fork, by a reader", author: "reader", body: "/loop approve @octo-org/everyone", fork: true,
-			calls: true, reactions: []string{"-1"}},
+			calls: true, reactions: []string{"-1"}, summary: "refused: comment 1001 by @reader: pull request #7 comes from a fork (mallory/demo)"},
 		{name: "on a fork, by a writer", author: "writer", body: "/loop approve @octo-org/everyone", fork: true,
-			calls: true, reactions: []string{"-1"}, reply: "this pull request comes from a fork, so loop-action only evaluates the gate on it"},
+			calls: true, reactions: []string{"-1"}, reply: "this pull request comes from a fork, so loop-action only evaluates the gate on it",
+			summary: "/loop commands never run its code with this repository's token and secrets"},
 		{name: "on a fork, by a writer whose permission cannot be checked", author: "writer", body: "/loop approve", fork: true,
-			setup: func(m *memJob) { m.gh.fail("Permission", errors.New("502")) }, calls: true, reactions: []string{"-1"}},
+			setup: func(m *memJob) { m.gh.fail("Permission", errors.New("502")) }, calls: true, reactions: []string{"-1"}, summary: "refused: comment 1001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +90,20 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 			wantReplies(t, m.replies(tt.author), tt.reply)
 			if r := m.replies(tt.author); len(r) > 0 && strings.Contains(r[0], "everyone") {
 				t.Errorf("the reply echoes the comment: %q", r[0])
+			}
+			set, _ := os.ReadFile(filepath.Join(m.commands, "set_output"))
+			if tt.summary == "" {
+				if len(set) != 0 {
+					t.Errorf("a job that failed set outputs:\n%s", set)
+				}
+				return
+			}
+			out := outputs(t, m.commands)
+			if !strings.Contains(out["summary"], tt.summary) || out["success"] != "false" {
+				t.Errorf("outputs %v, want success false and a summary containing %q", out, tt.summary)
+			}
+			if !strings.Contains(m.log.String(), "::notice::"+out["summary"]+"\n") {
+				t.Errorf("no notice of the summary in the job log:\n%s", m.log)
 			}
 		})
 	}

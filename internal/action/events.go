@@ -43,7 +43,7 @@ func number(ev map[string]any, path ...string) int {
 func (j *job) pullRequest(ctx context.Context) error {
 	ev := j.ctx.Event
 	if field(ev, "action") == "closed" {
-		j.a.Noticef("the pull request is closed: nothing to do")
+		j.skip(fmt.Sprintf("ignored: pull request #%d is closed: nothing to do", number(ev, "number")))
 		return nil
 	}
 	n := number(ev, "number")
@@ -127,6 +127,7 @@ func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
 func (j *job) issueComment(ctx context.Context) error {
 	ev := j.ctx.Event
 	if why := j.ignoredComment(ev); why != "" {
+		j.skip("ignored: " + why)
 		return nil
 	}
 	if j.client == nil {
@@ -137,7 +138,9 @@ func (j *job) issueComment(ctx context.Context) error {
 		return err
 	}
 	if c := eventComment(ev); pr.Fork {
-		return j.refuseFork(ctx, pr, c.ID, c.Author)
+		err := j.refuseFork(ctx, pr, c.ID, c.Author)
+		j.skip(fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, forkRefusal(pr)))
+		return err
 	}
 	cfg, err := j.configAt(ctx, pr.BaseSHA)
 	if err != nil {
@@ -159,6 +162,7 @@ func (j *job) issueComment(ctx context.Context) error {
 	case st.status:
 		return j.reportCheckpoint(ctx, s)
 	}
+	j.skipRun(s, fmt.Sprintf("loop %s: nothing to run: %s", s.cfg.Name, or(strings.Join(s.handled, "; "), "no /loop command newer than the last one handled")))
 	return nil
 }
 
@@ -196,6 +200,24 @@ func (j *job) ignoredComment(ev map[string]any) string {
 	}
 	return ""
 }
+
+// skip ends a job that ignores or refuses its event, or carries out
+// nothing of it: a notice says why in the job log, and the outputs say
+// so (success false, summary the line).
+func (j *job) skip(summary string) {
+	summary = oneLine(j.mask(summary))
+	j.a.Noticef("%s", summary)
+	j.output("success", "false")
+	j.output("summary", summary)
+}
+
+// skipRun is skip for a job that opened run s: run-id names it.
+func (j *job) skipRun(s *session, summary string) {
+	j.skip(summary)
+	j.output("run-id", s.runID)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // refuseFork answers a command on a fork's pull request: such code never
 // runs with this job's token and secrets. Only people with write

@@ -27,6 +27,19 @@ type Git interface {
 	// checkout of it (without .loop/ and ignored files), so that it
 	// compares with the snapshot the gate measured.
 	CommitSnapshot(root, sha string) (string, error)
+	// CheckoutChanges says how the loop root differs from a checkout of
+	// commit sha, both as package workspace snapshots them: the commit
+	// root's repository has checked out, and the paths that differ.
+	CheckoutChanges(root, sha string) (Checkout, error)
+}
+
+// Checkout is how a loop root differs from a checkout of a commit: Head
+// is the commit the root's repository has checked out ("" when unknown),
+// Changes the paths whose content differs, sorted, of Kind "added" (only
+// in the root), "modified" or "deleted" (only in the commit).
+type Checkout struct {
+	Head    string
+	Changes []Change
 }
 
 // CommitSpec is what a built commit holds.

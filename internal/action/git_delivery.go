@@ -51,6 +51,15 @@ func (DeliveryGit) CommitSnapshot(root, sha string) (string, error) {
 	return gitdelivery.CommitSnapshot(root, sha)
 }
 
+// CheckoutChanges is how root differs from a checkout of sha.
+func (DeliveryGit) CheckoutChanges(root, sha string) (Checkout, error) {
+	co, err := gitdelivery.CheckoutChanges(root, sha)
+	if err != nil {
+		return Checkout{}, err
+	}
+	return Checkout{Head: co.Head, Changes: changes(co.Changes)}, nil
+}
+
 func changes(cs []gitdelivery.Change) []Change {
 	if len(cs) == 0 {
 		return nil

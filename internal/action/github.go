@@ -37,6 +37,9 @@ type githubAPI interface {
 	UpsertSticky(ctx context.Context, owner, repo string, n int, marker, body, botLogin string) (int64, error)
 	// SetStatus sets the commit status statusContext on sha to state.
 	SetStatus(ctx context.Context, owner, repo, sha, state, statusContext, description, targetURL string) error
+	// LatestStatus is the newest status statusContext on sha, with who
+	// set it; the zero Status when there is none.
+	LatestStatus(ctx context.Context, owner, repo, sha, statusContext string) (github.Status, error)
 
 	// OpenPullFor is the oldest open pull request from the repository's
 	// own branch head, or 0.

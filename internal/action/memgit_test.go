@@ -30,6 +30,7 @@ type memGit struct {
 	pushes  []memPush            // in the order tried
 	moves   map[string]string    // ref → sha someone pushes it to while the next commit is built
 	failing map[string]error     // by method name
+	heads   map[string]string    // the commit each checkout was made of, by directory
 }
 
 // memCommit is a commit: its files (path → content; a link's content is
@@ -49,7 +50,7 @@ type memPush struct {
 }
 
 func newMemGit(t *testing.T) *memGit {
-	return &memGit{t: t, commits: map[string]memCommit{}, refs: map[string]string{}, moves: map[string]string{}, failing: map[string]error{}}
+	return &memGit{t: t, commits: map[string]memCommit{}, refs: map[string]string{}, moves: map[string]string{}, failing: map[string]error{}, heads: map[string]string{}}
 }
 
 var _ Git = (*memGit)(nil)
@@ -90,6 +91,9 @@ func (g *memGit) checkout(sha string) string {
 	}
 	dir := g.t.TempDir()
 	writeTree(g.t, dir, c.Files)
+	g.mu.Lock()
+	g.heads[dir] = sha
+	g.mu.Unlock()
 	return dir
 }
 
@@ -155,6 +159,26 @@ func (g *memGit) CommitSnapshot(_ string, sha string) (string, error) {
 		return "", fmt.Errorf("commit %s: object not found", sha)
 	}
 	return c.Snapshot, nil
+}
+
+func (g *memGit) CheckoutChanges(root, sha string) (Checkout, error) {
+	g.mu.Lock()
+	c, ok := g.commits[sha]
+	co := Checkout{Head: g.heads[root]}
+	g.mu.Unlock()
+	if !ok {
+		return Checkout{}, fmt.Errorf("commit %s: object not found", sha)
+	}
+	now, err := readTree(root)
+	if err != nil {
+		return Checkout{}, err
+	}
+	for _, p := range slices.Sorted(maps.Keys(union(c.Files, now))) {
+		if k := changeKind(c.Files, now, p); k != "" {
+			co.Changes = append(co.Changes, Change{Path: p, Kind: k})
+		}
+	}
+	return co, nil
 }
 
 func (g *memGit) Tip(_ context.Context, _ Remote, ref string) (string, error) {

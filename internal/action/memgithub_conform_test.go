@@ -55,7 +55,7 @@ func httpSide(t *testing.T) side {
 		statuses: func(sha string) []memStatus {
 			var out []memStatus
 			for _, s := range fake.Statuses(owner, repo, sha) {
-				out = append(out, memStatus{SHA: s.SHA, State: s.State, Context: s.Context, Description: s.Description, TargetURL: s.TargetURL})
+				out = append(out, memStatus{SHA: s.SHA, State: s.State, Context: s.Context, Description: s.Description, TargetURL: s.TargetURL, Creator: s.Creator})
 			}
 			return out
 		},
@@ -146,6 +146,12 @@ func conformanceScript(t *testing.T, s side) []string {
 		say("status "+st, "", s.api.SetStatus(ctx, owner, repo, confHead, st, "loop/demo", "d", "https://example.com/run"))
 	}
 	say("statuses", s.statuses(confHead), nil)
+	for _, c := range []string{"loop/demo", "loop/other"} {
+		st, err := s.api.LatestStatus(ctx, owner, repo, confHead, c)
+		say("latest status "+c, st, err)
+	}
+	st, err := s.api.LatestStatus(ctx, owner, repo, confBase, "loop/demo")
+	say("latest status of a commit without one", st, err)
 	return append(log, pullsScript(ctx, s.api)...)
 }
 

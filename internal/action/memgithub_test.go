@@ -37,6 +37,7 @@ type memGitHub struct {
 // memStatus is a commit status as set.
 type memStatus struct {
 	SHA, State, Context, Description, TargetURL string
+	Creator                                     string // who set it: the bot, unless a test says otherwise
 }
 
 func newMemGitHub(owner, repo, botLogin string) *memGitHub {
@@ -284,8 +285,30 @@ func (m *memGitHub) SetStatus(_ context.Context, owner, repo, sha, state, status
 	if !slices.Contains(statusStates, state) {
 		return fmt.Errorf("set status %q on %s: state %q is not one GitHub takes", statusContext, sha, state)
 	}
-	m.statuses = append(m.statuses, memStatus{SHA: sha, State: state, Context: statusContext, Description: description, TargetURL: targetURL})
+	m.statuses = append(m.statuses, memStatus{SHA: sha, State: state, Context: statusContext, Description: description, TargetURL: targetURL, Creator: m.bot})
 	return nil
+}
+
+func (m *memGitHub) LatestStatus(_ context.Context, owner, repo, sha, statusContext string) (github.Status, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.enter("LatestStatus", owner, repo, sha); err != nil {
+		return github.Status{}, err
+	}
+	for i := len(m.statuses) - 1; i >= 0; i-- {
+		if st := m.statuses[i]; st.SHA == sha && st.Context == statusContext {
+			return github.Status{State: st.State, Context: st.Context, Description: st.Description, Creator: st.Creator}, nil
+		}
+	}
+	return github.Status{}, nil
+}
+
+// setStatusAs sets a status as login would, through the API with a token
+// of their own.
+func (m *memGitHub) setStatusAs(login, sha, state, statusContext, description string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.statuses = append(m.statuses, memStatus{SHA: sha, State: state, Context: statusContext, Description: description, Creator: login})
 }
 
 func (m *memGitHub) OpenPullFor(_ context.Context, owner, repo, head string) (int, error) {

@@ -33,7 +33,7 @@ func TestRunOutcomeReports(t *testing.T) {
 	over.Ran = false
 	requested := []ledger.Event{{Type: ledger.ReviewRequested, Goal: "ui", Snapshot: memSnap, Reason: "Does the summary read well?"}}
 	status := func(st, desc string) []memStatus {
-		return []memStatus{{SHA: memHead, State: st, Context: "loop/demo", Description: desc, TargetURL: runURL}}
+		return []memStatus{{SHA: memHead, State: st, Context: "loop/demo", Description: desc, TargetURL: runURL, Creator: bot}}
 	}
 	tests := []struct {
 		name     string

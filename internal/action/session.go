@@ -25,7 +25,14 @@ type session struct {
 	head   string            // the commit the run is about
 	branch string            // the branch head is on: the pull request's, or the run's
 	perms  map[string]string // permission by lower-case login, asked once a job
-	evs    *events
+	// handled says, a line each, what became of the commands this job
+	// handled: what an issue_comment job that runs nothing reports.
+	handled []string
+	// delivered says the delivery the checkpoint records was verified
+	// (verifyDelivery); unverified, why it was ignored.
+	delivered  bool
+	unverified string
+	evs        *events
 }
 
 // runID is the run-id input, or <loop>/<suffix>.
@@ -138,6 +145,9 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 				j.a.AddMask(v)
 			}
 		}
+	}
+	if err := j.verifyDelivery(ctx, s); err != nil {
+		return err
 	}
 	var out runner.Outcome
 	var dv delivery

@@ -76,9 +76,13 @@ func (j *job) handleComment(ctx context.Context, cu *catchup, c github.Comment) 
 		err = j.apply(ctx, cu, cmd, c)
 	}
 	if err != nil {
+		line := oneLine(fmt.Sprintf("comment %d by @%s refused: %s", c.ID, c.Author, j.mask(err.Error())))
+		j.a.Noticef("%s", line)
+		cu.s.handled = append(cu.s.handled, line)
 		j.refuseComment(ctx, cu.s, c, err)
 		return
 	}
+	cu.s.handled = append(cu.s.handled, fmt.Sprintf("comment %d by @%s: /loop %s done", c.ID, c.Author, cmd.Verb))
 	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "+1")
 }
 

@@ -14,7 +14,8 @@
 // markdown is masked), or anything read through a symlink or from .git/
 // or .loop/ (the base side of changes.patch comes from the runner, out of
 // the commit's objects); it must never write one file over another, nor outside the
-// export directory. It reads no clock: the same Input gives byte-identical
+// export directory, nor a path that Windows, where the export may be
+// extracted, reads as another (see WindowsNames). It reads no clock: the same Input gives byte-identical
 // files.
 package export
 
@@ -81,8 +82,9 @@ type Manifest struct {
 	// Files lists every file in the export except manifest.json, sorted by path.
 	Files []File `json:"files"`
 	// Withheld lists the files left out, and why: files of [export] paths
-	// that hold a provider secret or clash with another, and loop.toml
-	// when it holds a secret.
+	// that hold a provider secret, clash with another or have a path
+	// Windows reads as another (WindowsNames), and loop.toml when it
+	// holds a secret.
 	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
@@ -223,6 +225,7 @@ type writer struct {
 	root     *os.Root
 	files    []File
 	withheld []Withheld
+	windows  WindowsNames // the out/ files written, as Windows reads them
 	secrets  *matcher
 	mask     func(string) string
 	err      error

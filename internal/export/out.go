@@ -224,7 +224,9 @@ func clash(dest string, files, dirs map[string]string) string {
 // or stopped being a regular file since the walk is skipped; so is one
 // swapped between the look and the open (os.Root already refuses any path
 // that would leave the loop root). A file whose name or content holds a
-// secret is withheld.
+// secret is withheld, and so is one whose export path Windows reads as
+// another (WindowsNames): a name that escapes or means something else
+// there, or a path that differs only in case from one exported before.
 func (w *writer) copyOut(src *os.Root, p placement) {
 	if w.err != nil {
 		return
@@ -233,14 +235,21 @@ func (w *writer) copyOut(src *os.Root, p placement) {
 		w.withhold(Withheld{Path: masked, Source: w.mask(p.src), Reason: "its name holds the value of a provider variable, or an encoding of it"})
 		return
 	}
+	if why := w.windows.Check(p.dest); why != "" {
+		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: w.mask(why)})
+		return
+	}
 	f, err := openRegular(src, filepath.FromSlash(p.src))
 	if f == nil || err != nil {
 		w.err = err
 		return
 	}
 	defer f.Close()
-	if found := w.createScanned(p.dest, f); found != "" {
+	switch found := w.createScanned(p.dest, f); {
+	case found != "":
 		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
+	case w.err == nil:
+		w.windows.Keep(p.dest)
 	}
 }
 

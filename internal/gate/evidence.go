@@ -37,6 +37,7 @@ type CommandResult struct {
 	Duration    time.Duration `json:"duration"`
 	Tail        string        `json:"tail,omitempty"` // the end of its combined output
 	Stdout      string        `json:"-"`              // the end of its stdout (metrics read it)
+	StdoutCut   bool          `json:"-"`              // Stdout is only the end of a longer stdout
 	OutputBytes int64         `json:"output_bytes"`
 }
 

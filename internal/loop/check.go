@@ -37,7 +37,7 @@ type Check struct {
 	Path       string   `toml:"path" json:"path,omitempty" jsonschema_description:"file_exists and regex: a path relative to the loop root."`
 	NonEmpty   bool     `toml:"non_empty" json:"non_empty,omitempty" jsonschema_description:"file_exists: the file must not be empty (a directory must have entries)."`
 	Pattern    string   `toml:"pattern" json:"pattern,omitempty" jsonschema_description:"regex: a Go regular expression searched in the file (multi-line mode: ^ and $ match at line breaks)."`
-	Name       string   `toml:"name" json:"name,omitempty" jsonschema_description:"metric: the key in the metrics command's JSON object."`
+	Name       string   `toml:"name" json:"name,omitempty" jsonschema_description:"metric: the key in the JSON object that is the metrics command's stdout; its value must be a JSON number."`
 	Op         string   `toml:"op" json:"op,omitempty" jsonschema:"enum=>,enum=>=,enum=<,enum=<=,enum===,enum=!=" jsonschema_description:"metric: how the value compares with value."`
 	Value      float64  `toml:"value" json:"value,omitempty" jsonschema_description:"metric: the number the metric is compared with."`
 	Node       string   `toml:"node" json:"node,omitempty" jsonschema_description:"judge: the judge node whose verdict decides the check."`

@@ -21,7 +21,7 @@ type Config struct {
 	Providers map[string]Provider `toml:"providers" json:"providers,omitempty" jsonschema_description:"How nodes reach agents, by provider name."`
 	Nodes     []Node              `toml:"node" json:"node,omitempty" jsonschema_description:"The agent steps of the loop."`
 	Goals     []Goal              `toml:"goal" json:"goal" jsonschema:"required,minItems=1" jsonschema_description:"Named outcomes and the checks that decide them."`
-	Metrics   Metrics             `toml:"metrics" json:"metrics" jsonschema_description:"The command whose JSON output metric checks read."`
+	Metrics   Metrics             `toml:"metrics" json:"metrics" jsonschema_description:"The command whose output metric checks read: its stdout must be exactly one JSON object."`
 	Stages    []Stage             `toml:"stage" json:"stage,omitempty" jsonschema_description:"Phases of the graph: a node with a stage runs only while its stage is open."`
 	Export    Export              `toml:"export" json:"export" jsonschema_description:"What the success export carries."`
 	Success   Success             `toml:"success" json:"success" jsonschema_description:"What overall success means."`
@@ -138,10 +138,11 @@ type Goal struct {
 // IsBlocking reports whether the goal decides overall success (the default).
 func (g Goal) IsBlocking() bool { return g.Blocking == nil || *g.Blocking }
 
-// Metrics names the command whose JSON output metric checks read.
+// Metrics names the command whose JSON output metric checks read: its
+// stdout must be exactly one JSON object (package gate reads it).
 type Metrics struct {
-	Command string   `toml:"command" json:"command,omitempty" jsonschema_description:"Run with /bin/sh -c in the loop root after each iteration; prints one JSON object of numbers."`
-	Argv    []string `toml:"argv" json:"argv,omitempty" jsonschema_description:"The same as an argv, without a shell (instead of command)."`
+	Command string   `toml:"command" json:"command,omitempty" jsonschema_description:"Run with /bin/sh -c in the loop root after each iteration. Its stdout must be exactly one JSON object (on one line or many, white space around it allowed; a number for each key a check names, no key twice); anything else, such as text or a second object before or after it, fails every metric check. Programs it runs should print to stderr or have their output captured."`
+	Argv    []string `toml:"argv" json:"argv,omitempty" jsonschema_description:"The same as an argv, without a shell (instead of command); its stdout must be exactly one JSON object as well."`
 	Timeout Duration `toml:"timeout" json:"timeout,omitempty" jsonschema_description:"Limit on the metrics command. Default 5m."`
 }
 

@@ -1,13 +1,22 @@
 package runner
 
 import (
+	"bufio"
+	"bytes"
+	"crypto"
+	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
+	"github.com/go-git/go-git/v5/plumbing/hash"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -166,4 +175,142 @@ func addObject(out map[string]workspace.StatKey, rel string, e fs.DirEntry) erro
 	}
 	out[rel] = workspace.KeyOf(fi)
 	return err
+}
+
+// Which changes to the object store are changes. A loose object's file
+// is named by the id of its content, and a pack by the checksum its .idx
+// records (which is also the pack's trailer, and, since git 1.8.5, its
+// name): a file of either kind whose stat changed still holds what it
+// held when its content still hashes to that. Git freshens (sets the
+// mtime of) every object it would write and finds already there, in an
+// alternate too: an isolated agent that runs git commit in its worktree
+// touches the root's loose objects and packs that way, and that is no
+// change. Only the .pack is ever freshened. Everything else in the store
+// (.idx, .rev, .bitmap, .keep, .promisor, .mtimes, info/,
+// multi-pack-index, commit-graph) is not named by its content, and an
+// .idx or .rev rewritten could point an id at other bytes: a change of
+// its stat is a change, which cannot be put back (its content was not
+// kept). So a pack rewritten together with its .idx still escalates, over
+// the .idx. The same goes for an object of a SHA-256 repository, which is
+// checked with SHA-1 and so never matches: that fails closed.
+
+// maxInflate bounds how much a loose object's declared size may exceed
+// its compressed size: deflate expands at most about 1032 times, so a
+// header that declares more is no object git wrote, and is not inflated.
+const maxInflate = 1100
+
+// intactObject reports whether the file rel of the root's object store
+// (.git/objects/...), whose stat changed during a wave, still holds the
+// content its name stands for: a loose object whose inflated content
+// hashes to its id, ending where its zlib stream ends, or a pack whose
+// checksum matches its trailer and the one its .idx records. It reads
+// regular files only, without following a link or blocking on a pipe.
+func intactObject(objects *os.Root, rel string) bool {
+	name, ok := strings.CutPrefix(rel, ".git/objects/")
+	if !ok || objects == nil {
+		return false
+	}
+	if dir, file, ok := strings.Cut(name, "/"); ok && len(dir) == 2 && len(file) == 38 {
+		id, err := hex.DecodeString(dir + file)
+		return err == nil && intactLoose(objects, name, plumbing.Hash(id))
+	}
+	if sum, ok := strings.CutPrefix(name, "pack/pack-"); ok && strings.HasSuffix(sum, ".pack") && !strings.Contains(sum, "/") {
+		return intactPack(objects, name)
+	}
+	return false
+}
+
+// openRegular opens name in objects when it is a regular file itself (not
+// a link to one).
+func openRegular(objects *os.Root, name string) (*os.File, fs.FileInfo, bool) {
+	lfi, err := objects.Lstat(name)
+	if err != nil || !lfi.Mode().IsRegular() {
+		return nil, nil, false
+	}
+	f, fi, err := workspace.OpenFile(objects, name)
+	if err != nil {
+		return nil, nil, false
+	}
+	if !os.SameFile(lfi, fi) {
+		f.Close()
+		return nil, nil, false
+	}
+	return f, fi, true
+}
+
+// intactLoose reports whether the loose object file name inflates to
+// content whose id is id, with nothing after its zlib stream (git refuses
+// to read such an object).
+func intactLoose(objects *os.Root, name string, id plumbing.Hash) bool {
+	f, fi, ok := openRegular(objects, name)
+	if !ok {
+		return false
+	}
+	defer f.Close()
+	br := bufio.NewReader(f) // a byte reader: inflating never reads past the stream
+	r, err := objfile.NewReader(br)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	_, size, err := r.Header()
+	if err != nil || size > maxInflate*(fi.Size()+64) {
+		return false
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(r, size+1))
+	if err != nil || n != size { // n == size: the stream ended there, its checksum verified
+		return false
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return false
+	}
+	return r.Hash() == id
+}
+
+// intactPack reports whether the pack file name hashes to its trailer,
+// and that trailer is the pack checksum its .idx records. It reads the
+// whole pack: a wave in which a pack was freshened costs one SHA-1 pass
+// over it (with collision detection, as git hashes), a few seconds for a
+// pack of a GiB, beside agents' minutes.
+func intactPack(objects *os.Root, name string) bool {
+	want, ok := idxPackSum(objects, strings.TrimSuffix(name, ".pack")+".idx")
+	if !ok {
+		return false
+	}
+	f, fi, ok := openRegular(objects, name)
+	if !ok {
+		return false
+	}
+	defer f.Close()
+	body := fi.Size() - int64(len(want))
+	if body < 12 {
+		return false
+	}
+	h := hash.New(crypto.SHA1)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, body)); err != nil {
+		return false
+	}
+	trailer := make([]byte, len(want))
+	if _, err := f.ReadAt(trailer, body); err != nil {
+		return false
+	}
+	return bytes.Equal(h.Sum(nil), trailer) && bytes.Equal(trailer, want)
+}
+
+// idxPackSum returns the pack checksum a pack index records: the first
+// half of its trailer (the second is the index's own checksum).
+func idxPackSum(objects *os.Root, name string) ([]byte, bool) {
+	f, fi, ok := openRegular(objects, name)
+	if !ok {
+		return nil, false
+	}
+	defer f.Close()
+	sum := make([]byte, crypto.SHA1.Size())
+	if fi.Size() < int64(2*len(sum)) {
+		return nil, false
+	}
+	if _, err := f.ReadAt(sum, fi.Size()-int64(2*len(sum))); err != nil {
+		return nil, false
+	}
+	return sum, true
 }

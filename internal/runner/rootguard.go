@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -81,8 +82,10 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 
 // revertObjects removes what a wave of isolated nodes added to the root's
 // object store (objects written through a worktree's .git turned into a
-// link to the root's, say) and records it. An object file changed or
-// removed cannot be put back (its content was not kept): that is
+// link to the root's, say) and records it. A loose object or a pack whose
+// stat changed but whose content still hashes to its name is no change:
+// git freshened it (see intactObject). A file changed otherwise, or
+// removed, cannot be put back (its content was not kept): that is
 // recorded, and returned as why the root is not as it was.
 func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 	if g.objErr != nil {
@@ -97,6 +100,10 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 		return nil, err.Error()
 	}
 	defer w.Close()
+	objects, err := workspace.OpenRoot(filepath.Join(r.opts.Root, ".git", "objects"))
+	if err == nil {
+		defer objects.Close()
+	}
 	var paths, failed []string
 	for _, rel := range sortedKeys(g.objs, now) {
 		was, had := g.objs[rel]
@@ -112,6 +119,8 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 			}
 		case !has:
 			what, failed = "deleted; it cannot be put back", append(failed, rel)
+		case was != is && intactObject(objects, rel):
+			continue // freshened
 		case was != is:
 			what, failed = "modified; it cannot be put back", append(failed, rel)
 		default:

@@ -4,7 +4,8 @@
 // to the signed blob URL, in order, and finalizes it with its size and
 // SHA-256.
 //
-// It must never follow a symlink (they are left out of the zip), never send
+// It must never follow a symlink (they are left out of the zip), never
+// zip a path that Windows reads as another (export.WindowsNames), never send
 // the runtime token anywhere but the results service, and never put the
 // token or the upload URL's signature in an error. It reads no environment:
 // the caller passes the runner's values in a Config.

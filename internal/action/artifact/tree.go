@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/export"
 )
 
 // tree is the directory an artifact is made of, listed before anything is
@@ -17,6 +19,7 @@ import (
 type tree struct {
 	root    *os.Root
 	entries []entry
+	windows export.WindowsNames // the paths listed, as Windows reads them
 }
 
 // entry is a regular file, or an empty directory whose rel ends in "/".
@@ -27,6 +30,10 @@ type entry struct {
 
 // openTree lists dir: regular files and empty directories, in lexical
 // order. It never follows a symlink; dir itself must be a real directory.
+// A path that Windows would read as another (export.WindowsNames: one
+// that escapes the directory there, names a device or a stream, or
+// differs only in case from another) is an error: the zip is extracted on
+// Windows too, and the export never writes such a path.
 func openTree(dir string) (*tree, error) {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -85,6 +92,9 @@ func (t *tree) listDir(rel string, de fs.DirEntry) error {
 func (t *tree) add(rel string, de fs.DirEntry) error {
 	if err := validPath(rel); err != nil {
 		return err
+	}
+	if why := t.windows.Add(strings.TrimSuffix(rel, "/")); why != "" {
+		return fmt.Errorf("path %q would be another path on Windows: %s", rel, why)
 	}
 	info, err := de.Info()
 	if err != nil {

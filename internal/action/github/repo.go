@@ -98,6 +98,40 @@ func (c *Client) SetStatus(ctx context.Context, owner, repo, sha, state, statusC
 	return nil
 }
 
+// Status is a commit status as GitHub lists it.
+type Status struct {
+	State       string // "pending", "success", "failure" or "error"
+	Context     string
+	Description string
+	Creator     string // the login that set it
+}
+
+// maxStatusPages bounds a listing of statuses (100 per page; GitHub keeps
+// at most 1,000 per commit and context).
+const maxStatusPages = 20
+
+// LatestStatus is the newest status named statusContext on sha, with who
+// set it; the zero Status when there is none.
+func (c *Client) LatestStatus(ctx context.Context, owner, repo, sha, statusContext string) (Status, error) {
+	opts := &gh.ListOptions{PerPage: 100}
+	for range maxStatusPages {
+		page, resp, err := c.gh.Repositories.ListStatuses(ctx, owner, repo, sha, opts)
+		if err != nil {
+			return Status{}, fail(fmt.Sprintf("list the statuses of %s/%s@%s", owner, repo, sha), err)
+		}
+		for _, st := range page { // newest first
+			if st.GetContext() == statusContext {
+				return Status{State: st.GetState(), Context: st.GetContext(), Description: st.GetDescription(), Creator: st.GetCreator().GetLogin()}, nil
+			}
+		}
+		if resp.NextPage <= max(opts.Page, 1) {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return Status{}, nil
+}
+
 // cut shortens s to at most n characters, the last being "…" when cut.
 func cut(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")

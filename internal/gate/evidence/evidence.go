@@ -191,6 +191,7 @@ func Result(shown string, r process.Result, ctx context.Context) gate.CommandRes
 		Duration:    r.Duration,
 		Tail:        string(r.Tail),
 		Stdout:      string(r.Stdout),
+		StdoutCut:   r.StdoutTruncated,
 		OutputBytes: r.OutputBytes,
 	}
 	if r.StartErr != nil {

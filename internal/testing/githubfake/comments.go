@@ -207,6 +207,13 @@ func (s *Server) listComments(c *call) {
 			all = append(all, s.commentJSON(c.base(), rs, cm))
 		}
 	}
+	paged(c, all)
+}
+
+// paged answers with the page of all that the request asks for (per_page
+// default 30, at most 100), with GitHub's Link header.
+func paged[T any](c *call, all []T) {
+	q := c.r.URL.Query()
 	perPage := clamp(q.Get("per_page"), 30, 100)
 	page := clamp(q.Get("page"), 1, 1<<30)
 	last := max(1, (len(all)+perPage-1)/perPage)

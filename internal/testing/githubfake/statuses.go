@@ -150,6 +150,25 @@ func (s *Server) combinedStatus(c *call) {
 	})
 }
 
+// listStatuses is GET /repos/{owner}/{repo}/commits/{ref}/statuses: every
+// status set on the commit, newest first, with who set it (creator), in
+// pages (per_page default 30, at most 100).
+func (s *Server) listStatuses(c *call) {
+	rs, ok := s.lookup(c)
+	if !ok {
+		return
+	}
+	sha := rs.resolve(c.p["ref"])
+	full := rs.owner + "/" + rs.name
+	all := []statusJSON{}
+	for i := len(rs.statuses) - 1; i >= 0; i-- {
+		if st := rs.statuses[i]; st.SHA == sha {
+			all = append(all, s.statusJSON(c.base(), full, st))
+		}
+	}
+	paged(c, all)
+}
+
 // resolve turns a branch name a pull request knows into its SHA; anything
 // else is taken to be a SHA.
 func (rs *repoState) resolve(ref string) string {

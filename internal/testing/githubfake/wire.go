@@ -33,6 +33,7 @@ var routes = []route{
 	on("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", (*Server).getPermission),
 	on("POST", "/repos/{owner}/{repo}/statuses/{sha}", (*Server).createStatus),
 	on("GET", "/repos/{owner}/{repo}/commits/{ref}/status", (*Server).combinedStatus),
+	on("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses", (*Server).listStatuses),
 	on("GET", "/repos/{owner}/{repo}/contents/{path...}", (*Server).getContents),
 }
 

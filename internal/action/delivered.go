@@ -1,0 +1,88 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/state"
+)
+
+// A delivery a checkpoint records is the state branch's word, which anyone
+// who can push to that branch can write. It counts — the head is then the
+// loop's own work, measured again and never looped on, and the status the
+// delivering job set may stand — only when it is verified: it names this
+// job's head as the commit delivered, the head's tree is the snapshot it
+// certified, and GitHub holds the loop/<name> success the delivering job
+// set on the head: the newest loop/<name> status there, success, set by
+// the bot (bot-login), naming that snapshot. Otherwise it is ignored, and
+// the run's recorded success is measured again in a new generation (see
+// generation), as any success read from the state branch is.
+
+// verifyDelivery checks the delivery the session's checkpoint records, if
+// any, before the job decides anything on it: s.delivered says it was
+// verified, s.unverified why it was ignored. Only an API that cannot be
+// read is an error.
+func (j *job) verifyDelivery(ctx context.Context, s *session) error {
+	cp := s.checkpoint()
+	if cp == nil || cp.Delivery == nil || cp.Delivery.Kind != kindCertified ||
+		(cp.Delivery.Outcome != outcomePushed && cp.Delivery.Outcome != outcomePushing) {
+		return nil
+	}
+	why, err := j.deliveredHere(ctx, s, cp, cp.Delivery)
+	if err != nil {
+		return err
+	}
+	if why == "" {
+		s.delivered = true
+		return nil
+	}
+	s.unverified = why
+	j.a.Warningf("the delivery that the state branch records for run %s is ignored: %s", s.runID, j.mask(why))
+	return nil
+}
+
+// deliveredHere says why d is not verified as the delivery of this job's
+// head, or "".
+func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+	switch {
+	case s.head == "" || d.SHA != s.head:
+		return fmt.Sprintf("it names %s as delivered, not this job's head %s", orShort(d.SHA, "no commit"), orShort(s.head, "(none)")), nil
+	case d.Snapshot != cp.Snapshot:
+		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
+	}
+	tree, err := j.commitSnapshot(s.head)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the tree of %s could not be read (%s)", phrase.Short(s.head), j.mask(err.Error())), nil
+	case tree != d.Snapshot:
+		return fmt.Sprintf("the tree of %s is snapshot %s, not %s", phrase.Short(s.head), phrase.Short(tree), phrase.Short(d.Snapshot)), nil
+	}
+	return j.certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
+}
+
+// certifiedOnGitHub says why sha does not carry the loop/<name> success a
+// job of this loop set, or "" when it does: the newest loop/<name> status
+// on it is success, set by the bot, and names snapshot when one is given.
+func (j *job) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot string) (string, error) {
+	name := "loop/" + s.cfg.Name
+	if j.client == nil {
+		return fmt.Sprintf("without input github-token, the %s status of %s cannot be read", name, phrase.Short(sha)), nil
+	}
+	st, err := j.client.LatestStatus(ctx, j.owner, j.repo, sha, name)
+	if err != nil {
+		return "", fmt.Errorf("read the %s status of %s, to verify what the state branch records: %w", name, phrase.Short(sha), err)
+	}
+	switch {
+	case st.State == "":
+		return fmt.Sprintf("%s has no %s status", phrase.Short(sha), name), nil
+	case st.State != "success":
+		return fmt.Sprintf("%s on %s is %s, not success", name, phrase.Short(sha), st.State), nil
+	case !strings.EqualFold(st.Creator, j.in.Bot):
+		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), or(st.Creator, "nobody known"), j.in.Bot), nil
+	case snapshot != "" && !strings.Contains(st.Description, phrase.Short(snapshot)):
+		return fmt.Sprintf("the %s success on %s does not name snapshot %s", name, phrase.Short(sha), phrase.Short(snapshot)), nil
+	}
+	return "", nil
+}
