@@ -199,8 +199,8 @@ func uploadArtifactStandIn(art *artifactfake.Server, ghes bool) standIn {
 			return nil, fmt.Errorf("if-no-files-found: error: no files at %q: %v", with["path"], err)
 		}
 		res, err := artifact.Upload(ctx, artifact.Config{
-			ResultsURL: art.URL(), RuntimeToken: art.Token("1", "1"),
-			ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: "1",
+			ResultsURL: art.URL(), RuntimeToken: art.Token(or(j.getenv("GITHUB_RUN_ID"), "1"), "1"),
+			ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: or(j.getenv("GITHUB_RUN_ID"), "1"),
 		}, with["name"], path)
 		if err != nil {
 			return nil, err

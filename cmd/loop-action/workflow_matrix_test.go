@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -136,8 +137,9 @@ func merged(a, b map[string]string) map[string]string {
 // commit onto the PR's branch; nightly: a pull request from loop/calc)
 // touching only the file fixed (nothing the installs or the tests wrote);
 // loop/calc success on the delivered commit only; and a second event on it
-// certifies it with no agent call and no new commit. gate-only: a passing
-// pull request gets success.
+// (the pull request's next event; nightly: a dispatch on loop/calc)
+// certifies it at iteration 0 with no agent call and no new commit.
+// gate-only: a passing pull request gets success.
 func TestWorkflowsRunGreen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every workflow init writes for every kind of repository")
@@ -278,21 +280,13 @@ func nightlyGreen(ctx context.Context, t *testing.T, w *wfWorld, k repoKind, fil
 	}
 	calls := w.agentCalls()
 
-	second := w.emulator(e.file)
-	runs = second.run(ctx, w.scheduleEvent())
-	wantJobs(t, second, runs, map[string]string{"loop": "success"})
-	wantHost(t, second, map[string]string{"delivered-sha": "", "stop-reason": "success"})
-	if w.agentCalls() != calls || w.rev("refs/heads/loop/calc") != delivered || len(w.gh.Pulls(owner, repo)) != 1 {
-		t.Errorf("the next night called the agent (%d → %d), pushed (%s) or opened another pull request:\n%s", calls, w.agentCalls(), w.rev("refs/heads/loop/calc"), second.log)
-	}
-
 	// A run on the delivered commit itself (dispatched on loop/calc).
-	third := w.emulator(e.file)
-	runs = third.run(ctx, w.dispatchEvent("loop/calc"))
-	wantJobs(t, third, runs, map[string]string{"loop": "success"})
-	wantHost(t, third, map[string]string{"success": "true", "iterations": "0", "delivered-sha": ""})
+	second := w.emulator(e.file)
+	runs = second.run(ctx, w.dispatchEvent("loop/calc"))
+	wantJobs(t, second, runs, map[string]string{"loop": "success"})
+	wantHost(t, second, map[string]string{"success": "true", "iterations": "0", "delivered-sha": ""})
 	if w.agentCalls() != calls || w.rev("refs/heads/loop/calc") != delivered {
-		t.Errorf("the run on the delivered commit called the agent (%d → %d) or pushed (%s):\n%s", calls, w.agentCalls(), w.rev("refs/heads/loop/calc"), third.log)
+		t.Errorf("the run on the delivered commit called the agent (%d → %d) or pushed (%s):\n%s", calls, w.agentCalls(), w.rev("refs/heads/loop/calc"), second.log)
 	}
 }
 
@@ -310,5 +304,35 @@ func gateOnlyGreen(ctx context.Context, t *testing.T, w *wfWorld, k repoKind, fi
 	}
 	if w.agentCalls() != 0 {
 		t.Error("gate-only called an agent")
+	}
+}
+
+// TestNightlyRestsWhileItsPullRequestIsOpen: the night after the nightly
+// loop delivered its fix (a pull request from loop/calc, not merged yet,
+// main unchanged), the scheduled run calls no agent and pushes nothing:
+// the run succeeded and its work is delivered.
+func TestNightlyRestsWhileItsPullRequestIsOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs workflows")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	k := repoKinds[slices.IndexFunc(repoKinds, func(k repoKind) bool { return k.name == "make" })]
+	w := newWFWorld(t)
+	w.seed(merged(k.files, withBug(k)), "nightly")
+	file := filepath.Join(w.dir, "seed", scaffold.WorkflowPath)
+	e := w.emulator(file)
+	wantJobs(t, e, e.run(ctx, w.scheduleEvent()), map[string]string{"loop": "success"})
+	delivered, calls := w.rev("refs/heads/loop/calc"), w.agentCalls()
+	if delivered == "" || calls == 0 {
+		t.Fatalf("the first night delivered %q after %d agent calls:\n%s", delivered, calls, e.log)
+	}
+	next := w.emulator(file)
+	wantJobs(t, next, next.run(ctx, w.scheduleEvent()), map[string]string{"loop": "success"})
+	wantHost(t, next, map[string]string{"delivered-sha": "", "stop-reason": "success"})
+	if w.agentCalls() != calls || w.rev("refs/heads/loop/calc") != delivered || len(w.gh.Pulls(owner, repo)) != 1 {
+		t.Errorf("the next night called the agent (%d → %d), pushed loop/calc (%s → %s) or opened another pull request:\n%s",
+			calls, w.agentCalls(), delivered, w.rev("refs/heads/loop/calc"), next.log)
 	}
 }

@@ -84,6 +84,7 @@ type emulator struct {
 	replace map[string]string // a step's name → the run: script the test runs instead
 	log     *strings.Builder
 	hosts   []map[string]string // the outputs of every use of loop-action (host mode or the container), in order
+	runID   string              // GITHUB_RUN_ID: each run of a workflow has its own
 }
 
 // jobRun is a job's outcome.
@@ -219,7 +220,7 @@ func (e *emulator) github(ev ghEvent, eventPath string) map[string]any {
 	g := map[string]any{
 		"event_name": ev.name, "event": ev.payload, "event_path": eventPath, "sha": ev.sha, "ref": ev.ref,
 		"ref_name": strings.TrimPrefix(strings.TrimPrefix(ev.ref, "refs/heads/"), "refs/"), "actor": ev.actor,
-		"token": e.token, "run_id": "1", "run_attempt": "1",
+		"token": e.token, "run_id": e.runID, "run_attempt": "1",
 	}
 	for _, kv := range e.env {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GITHUB_") {
@@ -357,7 +358,7 @@ func (e *emulator) jobEnv(id string, ev ghEvent, github map[string]any) *jobEnv 
 	j.env = append(slices.Clone(e.env),
 		"GITHUB_ACTIONS=true", "CI=true", "GITHUB_EVENT_NAME="+ev.name, "GITHUB_EVENT_PATH="+github["event_path"].(string),
 		"GITHUB_SHA="+ev.sha, "GITHUB_REF="+ev.ref, "GITHUB_REF_NAME="+github["ref_name"].(string), "GITHUB_ACTOR="+ev.actor,
-		"GITHUB_JOB="+id, "GITHUB_WORKSPACE="+j.dir, "GITHUB_RUN_ID=1", "GITHUB_RUN_ATTEMPT=1", "GITHUB_STEP_SUMMARY="+summary,
+		"GITHUB_JOB="+id, "GITHUB_WORKSPACE="+j.dir, "GITHUB_RUN_ID="+e.runID, "GITHUB_RUN_ATTEMPT=1", "GITHUB_STEP_SUMMARY="+summary,
 		"RUNNER_OS=Linux", "RUNNER_ARCH="+runnerArch, "RUNNER_TEMP="+j.temp, "RUNNER_TOOL_CACHE="+filepath.Join(j.temp, "toolcache"))
 	return j
 }

@@ -47,6 +47,7 @@ type wfWorld struct {
 	configAs []string
 	// configExtra is appended to the config init rendered.
 	configExtra string
+	runs        int // workflow runs so far: each has its own run id
 }
 
 func newWFWorld(t *testing.T) *wfWorld {
@@ -101,8 +102,9 @@ func (w *wfWorld) agentCalls() int {
 // emulator runs file, found in the repository's main, in this world.
 func (w *wfWorld) emulator(file string) *emulator {
 	t := w.t
+	w.runs++
 	return &emulator{
-		t: t, file: file, wf: loadWorkflow(t, file), host: absPath(t, "../../host"), token: w.token, secrets: w.secrets,
+		t: t, file: file, runID: fmt.Sprint(w.runs), wf: loadWorkflow(t, file), host: absPath(t, "../../host"), token: w.token, secrets: w.secrets,
 		env: w.runnerEnv(), cache: w.cache, log: &strings.Builder{},
 		uses: map[string]standIn{
 			"actions/checkout@v4": checkoutStandIn(w.token), "actions/setup-go@v5": setupGoStandIn,
@@ -143,7 +145,7 @@ func (w *wfWorld) containerStandIn(ctx context.Context, j *jobEnv, with map[stri
 	writeTestFile(w.t, output, "")
 	more = append(more, "GITHUB_OUTPUT="+output, "PATH="+w.agent+string(filepath.ListSeparator)+j.getenv("PATH"),
 		// what the runner gives a container action for the artifact service
-		"ACTIONS_RESULTS_URL="+w.art.URL(), "ACTIONS_RUNTIME_URL="+w.art.URL(), "ACTIONS_RUNTIME_TOKEN="+w.art.Token("1", "1"))
+		"ACTIONS_RESULTS_URL="+w.art.URL(), "ACTIONS_RUNTIME_URL="+w.art.URL(), "ACTIONS_RUNTIME_TOKEN="+w.art.Token(j.getenv("GITHUB_RUN_ID"), "1"))
 	cmd := loopAction(ctx, w.t, j.dir, j.environ(more...), "action")
 	cmd.Stdout, cmd.Stderr = j.log, j.log
 	err := cmd.Run()
