@@ -23,7 +23,8 @@ import (
 // stash, a staged file) writes the checkout's repository, never the
 // user's refs, packed-refs, HEAD, index, stash or config. The hook writes
 // that repository afresh before each use (resetGit), keeping only the
-// index, whose stat data make the next checkout incremental.
+// index, whose stat data make the next checkout incremental — and not
+// even that after a loop, whose agents could have forged it.
 
 // checkout makes the isolated checkout hold exactly commit: tracked files
 // as committed, nothing untracked (ignored files stay, as a build cache),

@@ -60,17 +60,33 @@ func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fi
 	}
 	fix.Outcome, err = g.run(ctx, cfg, dir, t, progress)
 	if err := errors.Join(err, check()); err != nil {
-		return fix, false, err
+		return fix, false, errors.Join(err, g.Repo.forget(dir, t.Commit))
 	}
 	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
-	if err != nil || fix.Commit == "" {
-		return fix, false, err
+	if ok = err == nil && fix.Commit != ""; ok {
+		ok, err = g.certify(ctx, gated, dir, fix.Commit, name, src)
 	}
-	if ok, err := g.certify(ctx, gated, dir, fix.Commit, name, src); !ok || err != nil {
+	if err := errors.Join(err, g.Repo.forget(dir, t.Commit)); err != nil || !ok {
 		return fix, false, err
 	}
 	fix.Branch, err = g.Repo.fixBranch(ctx, cfg.Name, t, fix.Commit)
 	return fix, err == nil, err
+}
+
+// forget drops what the loop's agents, and the checks that ran their code
+// on the fix, could have left in the checkout's repository for the next
+// checkout there to trust: its index above all (skip-worktree, or forged
+// stat data, would keep a file of theirs in place of the next commit's),
+// and the settled mark. The next checkout writes every file.
+func (r *Repo) forget(dir, commit string) error {
+	err := r.resetGit(dir, commit, false)
+	if rerr := os.Remove(filepath.Join(filepath.Dir(dir), "settled")); rerr != nil && !os.IsNotExist(rerr) {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("isolated checkout: %w", err)
+	}
+	return nil
 }
 
 // certify measures the fix, committed and checked out in dir, with the
