@@ -83,7 +83,8 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 // commands, and those that say where the user's work stands — HEAD and
 // the other *_HEAD files, the index (a split index's shared part too),
 // packed-refs, the shallow list, everything under refs/ and logs/ (the
-// stash is refs/stash, its entries the reflog logs/refs/stash), and the
+// stash is refs/stash, its entries the reflog logs/refs/stash) and under
+// reftable/ (where git 2.45 and later can keep refs instead), and the
 // .lock files beside them that would stop the user's next git. A linked
 // worktree's own (worktrees/<name>/HEAD, index, logs/HEAD) count too.
 func repoGuarded(rel string) bool {
@@ -96,14 +97,15 @@ func repoGuarded(rel string) bool {
 }
 
 // repoDescend says which directories of a git directory guardOutside
-// enters: those runner.GitDescend enters (not objects), and refs/ and
-// logs/ with everything below.
+// enters: those runner.GitDescend enters (not objects), and refs/, logs/
+// and reftable/ with everything below.
 func repoDescend(rel string) bool { return runner.GitDescend(rel) || inRefs(rel) }
 
-// inRefs says whether rel is a refs or logs directory, or below one.
+// inRefs says whether rel is a refs, logs or reftable directory, or below
+// one.
 func inRefs(rel string) bool {
 	for _, dir := range strings.Split(rel, "/") {
-		if dir == "refs" || dir == "logs" {
+		if dir == "refs" || dir == "logs" || dir == "reftable" {
 			return true
 		}
 	}

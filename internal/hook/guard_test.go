@@ -109,3 +109,46 @@ func TestGuardOutsideQuiet(t *testing.T) {
 		t.Errorf("an agent that kept to its checkout: %v", err)
 	}
 }
+
+// TestRepoGuarded: which paths of a git directory guardOutside records
+// (keep) and enters (descend): never the object store, which is not
+// entered at all.
+func TestRepoGuarded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rel           string
+		keep, descend bool
+	}{
+		{"HEAD", true, true},
+		{"ORIG_HEAD", true, true},
+		{"FETCH_HEAD", true, true},
+		{"index", true, true},
+		{"index.lock", true, true},
+		{"sharedindex.0123abcd", true, true},
+		{"packed-refs", true, true},
+		{"packed-refs.lock", true, true},
+		{"shallow", true, true},
+		{"config", true, true},
+		{"hooks/pre-push", true, true},
+		{"info/exclude", true, true},
+		{"refs", true, true},
+		{"refs/heads/objects", true, true},
+		{"refs/stash", true, true},
+		{"logs/refs/stash", true, true},
+		{"reftable/tables.list", true, true},
+		{"worktrees/w/HEAD", true, true},
+		{"worktrees/w/logs/HEAD", true, true},
+		{"description", false, true},
+		{"objects", false, false},
+		{"modules/sub/objects", false, false},
+		{"lfs", false, false},
+	}
+	for _, tt := range tests {
+		if got := repoGuarded(tt.rel); got != tt.keep {
+			t.Errorf("repoGuarded(%q) = %v, want %v", tt.rel, got, tt.keep)
+		}
+		if got := repoDescend(tt.rel); got != tt.descend {
+			t.Errorf("repoDescend(%q) = %v, want %v", tt.rel, got, tt.descend)
+		}
+	}
+}
