@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/loop"
@@ -15,8 +17,11 @@ import (
 // BenchmarkCheck compares, on a repository of 2,000 files with one cheap
 // check, what `loop-action gate` does (runner.Measure in the working
 // tree) with the hook measuring a pushed commit (cache off: update the
-// isolated checkout, measure, check it is unchanged) and with a cached
-// answer. scripts/bench.sh runs the same comparison with the binary.
+// isolated checkout, measure, check it is unchanged) — the same commit
+// again (hook-measured: the checkout is settled there) and, in turn, two
+// commits one file apart (hook-switch: the checkout moves between them) —
+// and with a cached answer. scripts/bench.sh runs the same comparison
+// with the binary.
 func BenchmarkCheck(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("no git")
@@ -44,6 +49,28 @@ func BenchmarkCheck(b *testing.B) {
 		for b.Loop() {
 			if _, _, err := runner.Measure(ctx, cfg, r.Top, os.Environ()); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	if err := os.WriteFile(filepath.Join(r.Top, "src", "f2.txt"), []byte("changed\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.git(ctx, "commit", "-q", "-am", "two"); err != nil {
+		b.Fatal(err)
+	}
+	second, err := r.git(ctx, "rev-parse", "HEAD", "HEAD^{tree}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := strings.Fields(second)
+	targets := []Target{target, {Refs: target.Refs, Commit: ids[0], Tree: ids[1]}}
+	b.Run("hook-switch", func(b *testing.B) {
+		g.NoCache = true
+		i := 0
+		for b.Loop() {
+			i++
+			if res, err := g.Check(ctx, targets[i%2]); err != nil || !res.Success {
+				b.Fatalf("Check: %+v, %v", res, err)
 			}
 		}
 	})

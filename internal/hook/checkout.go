@@ -2,41 +2,54 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// checkout makes the isolated checkout, a detached git worktree at
-// .loop/hook/checkout, hold exactly commit: tracked files as committed,
-// nothing untracked (ignored files stay, as a build cache), as Check
-// verifies after measuring (changed). It is reused between runs, so only
-// what changed is written; after a run that left it clean (settled), not
-// even that. With fresh ([hook] clean_ignored), ignored files go too,
-// every time. The worktree's HEAD is detached: no branch is created or
-// moved.
+// The isolated checkout, .loop/hook/checkout, is a repository of its own:
+// its .git is a directory holding its HEAD (detached at the commit being
+// measured), index, config, info/exclude and refs, and objects/ borrows
+// the user's object store through objects/info/alternates, which git only
+// reads. So a check's or an agent's git (a commit, a branch, a tag, a
+// stash, a staged file) writes the checkout's repository, never the
+// user's refs, packed-refs, HEAD, index, stash or config. The hook writes
+// that repository afresh before each use (resetGit), keeping only the
+// index, whose stat data make the next checkout incremental — and not
+// even that after a loop, whose agents could have forged it.
+
+// checkout makes the isolated checkout hold exactly commit: tracked files
+// as committed, nothing untracked (ignored files stay, as a build cache),
+// as Check verifies after measuring (changed). It is reused between runs,
+// so only what changed is written; after a run that left it clean
+// (settled), not even that. With fresh ([hook] clean_ignored), ignored
+// files go too, every time. No branch is created or moved anywhere.
 func (r *Repo) checkout(ctx context.Context, commit string, fresh bool) (string, error) {
 	parent, err := r.ownDir()
 	if err != nil {
 		return "", err
 	}
-	dir, mark := filepath.Join(parent, "checkout"), filepath.Join(parent, "settled")
-	settled, _ := os.ReadFile(mark)
+	dir := filepath.Join(parent, "checkout")
+	settled := r.settledAt(parent)
 	if fresh {
-		settled = nil
+		settled = ""
 	}
 	// From here until settle, the checkout is not known to be clean.
-	if err := os.Remove(mark); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(filepath.Join(parent, "settled")); err != nil && !os.IsNotExist(err) {
 		return "", fmt.Errorf("isolated checkout: %w", err)
 	}
-	if err := r.update(ctx, dir, commit, string(settled), fresh); err != nil {
-		// Not there yet, or broken (.loop removed, the worktree pruned):
-		// start again.
-		if err := os.RemoveAll(dir); err != nil {
-			return "", fmt.Errorf("isolated checkout: %w", err)
-		}
-		if _, err := r.git(ctx, "worktree", "add", "-f", "--detach", "--no-checkout", dir, commit); err != nil {
+	if err := r.update(ctx, dir, commit, settled, fresh); err != nil {
+		// Not there yet, or broken (.loop removed, .git replaced), or the
+		// linked worktree of the layout before: start again.
+		if err := r.remake(ctx, dir); err != nil {
 			return "", fmt.Errorf("isolated checkout: %w", err)
 		}
 		if err := r.update(ctx, dir, commit, "", fresh); err != nil {
@@ -46,18 +59,46 @@ func (r *Repo) checkout(ctx context.Context, commit string, fresh bool) (string,
 	return dir, nil
 }
 
-// update checks commit out in the worktree dir. settled is the commit a
+// settledAt is the commit the settled mark in parent names, "" for none
+// (or anything but a small regular file there).
+func (r *Repo) settledAt(parent string) string {
+	root, err := workspace.OpenRoot(parent)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	b, err := workspace.ReadFile(root, "settled", 256)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// remake makes dir anew, with an empty .git directory. A checkout of the
+// layout before, a linked worktree of the user's repository, leaves git's
+// list of worktrees first.
+func (r *Repo) remake(ctx context.Context, dir string) error {
+	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err == nil && fi.Mode().IsRegular() {
+		_, _ = r.git(ctx, "worktree", "remove", "--force", "--force", dir)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+}
+
+// update checks commit out in the checkout dir. settled is the commit a
 // clean checkout held after the last run, if any: the same commit needs
 // nothing, another only its changes; otherwise whatever the last checks
 // left is discarded (ignored files too when fresh).
 func (r *Repo) update(ctx context.Context, dir, commit, settled string, fresh bool) error {
-	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+	if err := r.resetGit(dir, commit, true); err != nil {
 		return err
 	}
 	if settled == commit {
 		return nil
 	}
-	if _, err := git(ctx, dir, r.env, nil, "checkout", "-q", "-f", "--detach", commit, "--"); err != nil {
+	if _, err := r.coGit(ctx, dir, nil, "checkout", "-q", "-f", "--detach", commit, "--"); err != nil {
 		return err
 	}
 	if settled != "" {
@@ -67,21 +108,208 @@ func (r *Repo) update(ctx context.Context, dir, commit, settled string, fresh bo
 	if fresh {
 		args = append(args, "-x", "--", ".", ownState)
 	}
-	_, err := git(ctx, dir, r.env, nil, args...)
+	_, err := r.coGit(ctx, dir, nil, args...)
 	return err
 }
 
 // ownState is the pathspec of loop-action's own directory at the top of
 // the checkout, which a loop there writes (its state, history and
 // export): never part of what is gated or committed, as no snapshot
-// holds it.
+// holds it. The checkout's info/exclude ignores it too (checkoutExclude);
+// git add is never given it, since git 2.39 refuses a pathspec naming an
+// ignored path, even to exclude it.
 const ownState = ":(top,exclude).loop"
+
+// checkoutExclude is the checkout's info/exclude.
+const checkoutExclude = "# loop-action hook: the loop's own state is never committed\n/.loop/\n"
+
+// coGit runs git on the checkout dir's own repository, named explicitly
+// (never looked for from dir up, which finds the user's when the
+// checkout's .git is gone), with env added to the hook's git environment.
+func (r *Repo) coGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	return git(ctx, dir, append(slices.Clip(r.env), env...), nil,
+		append([]string{"--git-dir=" + filepath.Join(dir, ".git"), "--work-tree=" + dir}, args...)...)
+}
+
+// resetGit makes the checkout's repository, dir/.git, hold only what the
+// hook writes there: HEAD detached at commit, a config that runs nothing,
+// info/exclude, the alternates naming the user's object store, the user's
+// shallow list, empty refs/heads and refs/tags, no objects of its own (the
+// hook writes its objects into the user's store) — and the index, when
+// keepIndex. Everything else there goes: an agent's or a check's commits,
+// branches, tags, stash, reflogs, config, hooks, grafts. Only what differs
+// is written, so a repository left as the hook wrote it costs a few reads.
+func (r *Repo) resetGit(dir, commit string, keepIndex bool) error {
+	gitDir, err := r.checkoutGitDir(dir)
+	if err != nil {
+		return err
+	}
+	files := map[string]string{
+		"HEAD":                    commit + "\n",
+		"config":                  r.checkoutConfig(),
+		"info/exclude":            checkoutExclude,
+		"objects/info/alternates": filepath.Join(r.common, "objects") + "\n",
+	}
+	if shallow, err := r.shallow(); err != nil {
+		return err
+	} else if shallow != nil {
+		files["shallow"] = string(shallow)
+	}
+	dirs := []string{"info", "objects", "objects/info", "refs", "refs/heads", "refs/tags"}
+	allowed := map[string]bool{}
+	for name := range files {
+		allowed[name] = false
+	}
+	if keepIndex {
+		allowed["index"] = false
+	}
+	for _, d := range dirs {
+		allowed[d] = true
+	}
+	if err := prune(gitDir, "", allowed); err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for name, text := range files {
+		p := filepath.Join(gitDir, name)
+		if b, err := os.ReadFile(p); err == nil && string(b) == text {
+			continue
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prune removes from the directory root/rel every entry allowed does not
+// name (relative to root) as what it is: true for a directory, which
+// prune enters, false for a regular file. A link is never what is allowed.
+func prune(root, rel string, allowed map[string]bool) error {
+	entries, err := workspace.ListDir(filepath.Join(root, rel))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := path.Join(rel, e.Name())
+		isDir, ok := allowed[p]
+		switch {
+		case ok && isDir && e.IsDir():
+			if err := prune(root, p, allowed); err != nil {
+				return err
+			}
+		case ok && !isDir && e.Type().IsRegular():
+		default:
+			if err := os.RemoveAll(filepath.Join(root, p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// seedTrees copies commit and its trees, not its blobs, into the
+// checkout's own object store, for the loop's isolated nodes: the runner
+// reads the checkout's repository with go-git (internal/runner/isolate),
+// which does not follow an absolute alternates path as git does. The
+// blobs stay in the user's store, where git finds them through the
+// alternates. The next resetGit removes the copy.
+func (r *Repo) seedTrees(ctx context.Context, dir, commit string) error {
+	list, err := r.git(ctx, "rev-list", "--objects", "--no-object-names", "--no-walk", "--filter=blob:none", commit)
+	if err != nil {
+		return fmt.Errorf("isolated checkout: %w", err)
+	}
+	gitDir := filepath.Join(dir, ".git")
+	if err := os.MkdirAll(filepath.Join(gitDir, "objects", "pack"), 0o755); err != nil {
+		return fmt.Errorf("isolated checkout: %w", err)
+	}
+	if _, err := git(ctx, dir, r.env, strings.NewReader(list), "--git-dir="+gitDir, "pack-objects", "-q", filepath.Join(gitDir, "objects", "pack", "pack")); err != nil {
+		return fmt.Errorf("isolated checkout: %w", err)
+	}
+	return nil
+}
+
+// checkoutGitDir returns the checkout's git directory, dir/.git, once
+// sure that it is a real directory, reached through no symbolic link, and
+// not the user's: resetGit removes what is in it.
+func (r *Repo) checkoutGitDir(dir string) (string, error) {
+	gitDir := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%q is not a directory", gitDir)
+	}
+	rel, err := filepath.Rel(r.Top, gitDir)
+	if err != nil {
+		return "", err
+	}
+	top, err := filepath.EvalSymlinks(r.Top)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(gitDir); err != nil || real != filepath.Join(top, rel) {
+		return "", fmt.Errorf("%q is reached through a symbolic link (%v)", gitDir, err)
+	}
+	for _, yours := range []string{r.common, r.GitDir} {
+		if other, err := os.Stat(yours); err == nil && os.SameFile(fi, other) {
+			return "", fmt.Errorf("%q is your repository's git directory", gitDir)
+		}
+	}
+	return gitDir, nil
+}
+
+// checkoutConfig is the checkout repository's config: the object format
+// of the user's repository, the settings git init would give a repository
+// on this system, and nothing that runs anything. The user's global
+// config still applies (their identity, excludes file), as in any
+// repository.
+func (r *Repo) checkoutConfig() string {
+	var b strings.Builder
+	version := 0
+	if r.format != "" && r.format != "sha1" {
+		version = 1
+	}
+	fmt.Fprintf(&b, "[core]\n\trepositoryformatversion = %d\n\tbare = false\n\tlogallrefupdates = true\n", version)
+	switch runtime.GOOS {
+	case "windows":
+		b.WriteString("\tfilemode = false\n\tsymlinks = false\n\tignorecase = true\n")
+	case "darwin":
+		b.WriteString("\tfilemode = true\n\tignorecase = true\n\tprecomposeunicode = true\n")
+	default:
+		b.WriteString("\tfilemode = true\n")
+	}
+	if version == 1 {
+		fmt.Fprintf(&b, "[extensions]\n\tobjectformat = %s\n", r.format)
+	}
+	return b.String()
+}
+
+// shallow is the user's shallow list (nil when the repository is not
+// shallow), which the checkout's history must end at too.
+func (r *Repo) shallow() ([]byte, error) {
+	root, err := workspace.OpenRoot(r.common)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	b, err := workspace.ReadFile(root, "shallow", 64<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
 
 // settle lists what differs in the checkout dir from its HEAD, commit:
 // tracked changes and untracked files that are not ignored. When nothing
 // does, it records that the checkout is clean at commit.
 func (r *Repo) settle(ctx context.Context, dir, commit string) ([]string, error) {
-	out, err := git(ctx, dir, r.env, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".", ownState)
+	out, err := r.coGit(ctx, dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".", ownState)
 	if err != nil {
 		return nil, err
 	}

@@ -20,22 +20,24 @@ type Repo struct {
 	GitDir string   // the working tree's git directory (absolute)
 	common string   // the git directory worktrees share: config, hooks
 	hooks  string   // where git looks for hooks
+	format string   // the object format: sha1 or sha256
 	env    []string // gitEnv: hooks and fsmonitor off
 }
 
 // Open finds the repository of dir with the environment git gave the hook,
-// and where its hooks are (core.hooksPath, relative or absolute, or the
-// hooks of the common git directory): one rev-parse, which runs no hook.
+// where its hooks are (core.hooksPath, relative or absolute, or the hooks
+// of the common git directory) and its object format: one rev-parse,
+// which runs no hook.
 func Open(ctx context.Context, dir string, env []string) (*Repo, error) {
-	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks")
+	out, err := git(ctx, dir, env, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks", "--show-object-format")
 	if err != nil {
 		return nil, fmt.Errorf("find the repository of %q: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		return nil, fmt.Errorf("find the repository of %q: not in a working tree", dir)
 	}
-	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), common: filepath.Clean(lines[2]), hooks: filepath.Clean(lines[3]), env: gitEnv(env)}, nil
+	return &Repo{Top: filepath.Clean(lines[0]), GitDir: filepath.Clean(lines[1]), common: filepath.Clean(lines[2]), hooks: filepath.Clean(lines[3]), format: lines[4], env: gitEnv(env)}, nil
 }
 
 // git runs git on the repository.

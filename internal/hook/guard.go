@@ -3,6 +3,7 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,15 +15,19 @@ import (
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// The agents of --mode loop work in the isolated checkout, which lies in
-// the user's working tree and shares the repository's git directory: a
-// runner guards its loop root, not what is around it. guardOutside
-// records, before the loop, the user's working tree (as a snapshot: not
-// .git, .loop or ignored files) and the files of the git directory that
+// The agents of --mode loop work in the isolated checkout, a repository
+// of its own, so their git writes it and not the user's. But it lies in
+// the user's working tree, and an agent can walk up to it: a runner
+// guards its loop root, not what is around it. guardOutside records,
+// before the loop, the user's working tree (as a snapshot: not .git,
+// .loop or ignored files); in the user's git directory, the files that
 // make git run commands (config, hooks, info: as the runner's own guard
-// of a root's .git), the hook's own files under .loop/hook (the verdict
-// cache above all), and the hooks directory when core.hooksPath puts it
-// elsewhere. The check it returns puts back whatever changed and fails.
+// of a root's .git) and those that say where the user's work stands (HEAD
+// and the other *_HEAD files, the index, refs loose and packed, the stash,
+// the reflogs, the shallow list: repoGuarded); the hook's own files under
+// .loop/hook (the verdict cache above all); and the hooks directory when
+// core.hooksPath puts it elsewhere. The check it returns puts back
+// whatever changed and fails, naming it.
 func (r *Repo) guardOutside() (check func() error, err error) {
 	mem := memory.NewStorage()
 	tree, err := workspace.NewHasher(r.Top).WriteObjects(mem)
@@ -31,11 +36,14 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 	}
 	all := func(string) bool { return true }
 	dirs := []gitFiles{
-		{root: r.common, descend: runner.GitDescend, keep: runner.GitGuarded},
+		{root: r.common, descend: repoDescend, keep: repoGuarded},
 		// The hook's own files: a forged cache entry would pass a tree
 		// later without measuring it. The checkout is the agents', the
 		// loop's state the runner's.
 		{root: r.loopDir(), descend: notTheLoops, keep: notTheLoops},
+	}
+	if !within(r.GitDir, r.common) {
+		dirs = append(dirs, gitFiles{root: r.GitDir, descend: repoDescend, keep: repoGuarded})
 	}
 	if !within(r.hooks, r.common) && !within(r.hooks, r.Top) {
 		dirs = append(dirs, gitFiles{root: r.hooks, descend: all, keep: all})
@@ -52,7 +60,9 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 			if err != nil {
 				return fmt.Errorf("an agent of the loop changed %s, and putting it back failed: %w", d.root, err)
 			}
-			changed = append(changed, paths...)
+			for _, p := range paths {
+				changed = append(changed, r.shown(p))
+			}
 		}
 		if after, err := workspace.NewHasher(r.Top).Snapshot(); err != nil || after != tree {
 			n, err := workspace.Restore(r.Top, mem, tree)
@@ -66,6 +76,49 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 		}
 		return fmt.Errorf("an agent of the loop wrote outside its checkout (%s): put back; its work is refused", strings.Join(changed, ", "))
 	}, nil
+}
+
+// repoGuarded says which paths of a git directory (rel, relative to it)
+// guardOutside keeps: those runner.GitGuarded keeps, which make git run
+// commands, and those that say where the user's work stands — HEAD and
+// the other *_HEAD files, the index (a split index's shared part too),
+// packed-refs, the shallow list, everything under refs/ and logs/ (the
+// stash is refs/stash, its entries the reflog logs/refs/stash) and under
+// reftable/ (where git 2.45 and later can keep refs instead), and the
+// .lock files beside them that would stop the user's next git. A linked
+// worktree's own (worktrees/<name>/HEAD, index, logs/HEAD) count too.
+func repoGuarded(rel string) bool {
+	if runner.GitGuarded(rel) || inRefs(rel) {
+		return true
+	}
+	base := strings.TrimSuffix(path.Base(rel), ".lock")
+	return base == "index" || base == "packed-refs" || base == "shallow" ||
+		strings.HasSuffix(base, "HEAD") || strings.HasPrefix(base, "sharedindex.")
+}
+
+// repoDescend says which directories of a git directory guardOutside
+// enters: those runner.GitDescend enters (not objects), and refs/, logs/
+// and reftable/ with everything below.
+func repoDescend(rel string) bool { return runner.GitDescend(rel) || inRefs(rel) }
+
+// inRefs says whether rel is a refs, logs or reftable directory, or below
+// one.
+func inRefs(rel string) bool {
+	for _, dir := range strings.Split(rel, "/") {
+		if dir == "refs" || dir == "logs" || dir == "reftable" {
+			return true
+		}
+	}
+	return false
+}
+
+// shown is how a message names the path p: relative to the working tree
+// when it lies in it (.git/refs/heads/main), else as it is.
+func (r *Repo) shown(p string) string {
+	if rel, err := filepath.Rel(r.Top, p); err == nil && within(p, r.Top) {
+		return filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // notTheLoops says which paths of .loop/hook are the hook's own: not the

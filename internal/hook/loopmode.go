@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
@@ -25,10 +27,13 @@ type Fix struct {
 // Loop runs the target's loop, bounded by [hook]'s budgets, in the
 // isolated checkout of t.Commit, with its state under .loop/hook/state
 // (fresh each time). When the gate the hook applies then holds on what
-// the loop left, Loop commits it there and points a new branch
-// loop/<name>/<ref> at the commit. It never pushes, and never touches
-// the user's working tree, index or current branch. ok is false when the
-// loop did not fix it (the outcome says why).
+// the loop left, Loop commits it and points a new branch loop/<name>/<ref>
+// at the commit. It never pushes, and never touches the user's working
+// tree, index, HEAD, stash or refs but for creating that branch: the
+// agents' git writes the checkout's own repository, and what they change
+// of the user's (walking up to it) is put back and refuses the fix
+// (guardOutside). ok is false when the loop did not fix it (the outcome
+// says why).
 func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fix Fix, ok bool, err error) {
 	lc, err := g.loopConfig(ctx, t)
 	if err != nil {
@@ -44,23 +49,44 @@ func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fi
 	if err != nil {
 		return Fix{}, false, err
 	}
+	if slices.ContainsFunc(cfg.Nodes, func(n loop.Node) bool { return n.Isolate }) {
+		if err := g.Repo.seedTrees(ctx, dir, t.Commit); err != nil {
+			return Fix{}, false, err
+		}
+	}
 	check, err := g.Repo.guardOutside()
 	if err != nil {
 		return Fix{}, false, err
 	}
 	fix.Outcome, err = g.run(ctx, cfg, dir, t, progress)
 	if err := errors.Join(err, check()); err != nil {
-		return fix, false, err
+		return fix, false, errors.Join(err, g.Repo.forget(dir, t.Commit))
 	}
 	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
-	if err != nil || fix.Commit == "" {
-		return fix, false, err
+	if ok = err == nil && fix.Commit != ""; ok {
+		ok, err = g.certify(ctx, gated, dir, fix.Commit, name, src)
 	}
-	if ok, err := g.certify(ctx, gated, dir, fix.Commit, name, src); !ok || err != nil {
+	if err := errors.Join(err, g.Repo.forget(dir, t.Commit)); err != nil || !ok {
 		return fix, false, err
 	}
 	fix.Branch, err = g.Repo.fixBranch(ctx, cfg.Name, t, fix.Commit)
 	return fix, err == nil, err
+}
+
+// forget drops what the loop's agents, and the checks that ran their code
+// on the fix, could have left in the checkout's repository for the next
+// checkout there to trust: its index above all (skip-worktree, or forged
+// stat data, would keep a file of theirs in place of the next commit's),
+// and the settled mark. The next checkout writes every file.
+func (r *Repo) forget(dir, commit string) error {
+	err := r.resetGit(dir, commit, false)
+	if rerr := os.Remove(filepath.Join(filepath.Dir(dir), "settled")); rerr != nil && !os.IsNotExist(rerr) {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("isolated checkout: %w", err)
+	}
+	return nil
 }
 
 // certify measures the fix, committed and checked out in dir, with the
@@ -75,7 +101,7 @@ func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, nam
 	if changed, err := g.Repo.settle(ctx, dir, commit); err != nil || len(changed) > 0 {
 		return false, err
 	}
-	tree, err := git(ctx, dir, g.Repo.env, nil, "rev-parse", "HEAD^{tree}")
+	tree, err := g.Repo.coGit(ctx, dir, nil, "rev-parse", "HEAD^{tree}")
 	if err != nil {
 		return false, err
 	}
@@ -142,22 +168,52 @@ func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, 
 	return s.Run(ctx)
 }
 
-// commitFix commits everything the loop changed in the checkout dir (but
+// commitFix commits what the loop left in the checkout dir (but
 // loop-action's own .loop) as one commit whose parent is the target's,
-// with the user's identity, and returns it; "" when nothing changed.
+// and returns it; "" when nothing changed. Nothing the agents left in the
+// checkout's repository counts — their commits, branches, HEAD, index:
+// it is written afresh (resetGit), and the index built again from the
+// target's tree and the files as they are (an agent's index could say a
+// changed file is not). The objects go straight into the user's
+// repository (GIT_OBJECT_DIRECTORY), which the checkout's borrows from,
+// and the commit is made there, with the user's identity (signed when
+// commit.gpgSign says so, as git commit would); no ref moves.
+// The checkout is then at the fix: HEAD, and an index of its tree.
 func (r *Repo) commitFix(ctx context.Context, dir, name string, t Target) (string, error) {
-	if _, err := git(ctx, dir, r.env, nil, "add", "-A", "--", ".", ownState); err != nil {
+	if err := r.resetGit(dir, t.Commit, false); err != nil {
+		return "", fmt.Errorf("commit the fix: the checkout's repository: %w", err)
+	}
+	env := []string{"GIT_OBJECT_DIRECTORY=" + filepath.Join(r.common, "objects")}
+	// .loop is ignored in the checkout (info/exclude), so git add -A
+	// leaves what is untracked there; reset puts back what is tracked.
+	for _, args := range [][]string{{"read-tree", t.Commit}, {"add", "-A"}, {"reset", "-q", t.Commit, "--", ":(top).loop"}} {
+		if _, err := r.coGit(ctx, dir, env, args...); err != nil {
+			return "", fmt.Errorf("commit the fix: %w", err)
+		}
+	}
+	out, err := r.coGit(ctx, dir, env, "write-tree")
+	if err != nil {
 		return "", fmt.Errorf("commit the fix: %w", err)
 	}
-	if _, err := git(ctx, dir, r.env, nil, "diff", "--cached", "--quiet"); err == nil {
+	tree := strings.TrimSpace(out)
+	if tree == t.Tree {
 		return "", nil // the loop changed nothing: no fix
 	}
-	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.\n", name, short(t.Commit), t.Commit)
-	if _, err := git(ctx, dir, r.env, nil, "commit", "-q", "--no-verify", "-m", msg); err != nil {
+	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.", name, short(t.Commit), t.Commit)
+	args := []string{"commit-tree", tree, "-p", t.Commit, "-m", msg}
+	// commit-tree, unlike git commit, does not read commit.gpgSign: asked
+	// the way git's own scripts ask it.
+	if sign, _ := r.git(ctx, "config", "--bool", "commit.gpgSign"); strings.TrimSpace(sign) == "true" {
+		args = append(args, "-S")
+	}
+	if out, err = r.git(ctx, args...); err != nil {
 		return "", fmt.Errorf("commit the fix: %w", err)
 	}
-	out, err := git(ctx, dir, r.env, nil, "rev-parse", "HEAD")
-	return strings.TrimSpace(out), err
+	commit := strings.TrimSpace(out)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(commit+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("commit the fix: %w", err)
+	}
+	return commit, nil
 }
 
 // fixBranch points a new branch loop/<name>/<ref> at commit, or, when

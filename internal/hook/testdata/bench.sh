@@ -8,7 +8,7 @@
 #                    `gate` in the working tree (hook/gate_ms). Goal <= 1.2.
 #   hook/overhead_ms the same difference: git, the checkout update and its
 #                    status check, on top of the checks' time.
-#   hook/first_ms    the first hook run (the worktree is made).
+#   hook/first_ms    the first hook run (the isolated checkout is made).
 #   hook/cached_ms   a cached pre-push answer. Goal < 100.
 #   hook/process_ms  `loop-action version`, the floor of any answer.
 #
