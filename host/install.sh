@@ -4,11 +4,19 @@
 #   release  download loop-action_<os>_<arch>.tar.gz of release LOOP_VERSION
 #            from $GITHUB_SERVER_URL/$LOOP_REPOSITORY and verify it against the
 #            release's checksums.txt; any failure stops the job
-#   source   build ./cmd/loop-action from this action's own checkout with the
-#            runner's go
+#   source   build ./cmd/loop-action from this action's own checkout
 #   auto     release, and source only when the release has no such asset
 #            (HTTP 404: a branch or a commit, not a released tag); a checksum
 #            that does not match is never a reason to fall back
+# A source build is two calls. The first prints, instead of bin=, source=true,
+# dir= (where the binary goes), key= (a cache key: the OS, the architecture and
+# a hash of the action's files - the runner tells a step the ref the action
+# was used at, never the commit that ref resolved to, and its copy of the
+# action has no .git),
+# go-mod= (the action's go.mod, for actions/setup-go) and go=true when go is on
+# PATH. The action then restores dir from the cache, sets up Go when there is
+# none, and calls this again with LOOP_INSTALL=build, which builds unless
+# LOOP_CACHE_HIT is true and the binary is there, and prints bin=.
 # Runs under bash on Linux, macOS and Windows (Git Bash) runners.
 set -euo pipefail
 
@@ -31,7 +39,7 @@ exe=loop-action
 temp="${RUNNER_TEMP:?RUNNER_TEMP is not set}"
 if [ "$os" = windows ] && command -v cygpath >/dev/null; then temp=$(cygpath -u "$temp"); fi
 dir="$temp/loop-action-bin"
-rm -rf "$dir" && mkdir -p "$dir"
+[ "${LOOP_INSTALL:-}" = build ] || { rm -rf "$dir" && mkdir -p "$dir"; }
 
 sha256() {
 	if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
@@ -66,9 +74,40 @@ release() {
 	echo "installed loop-action $LOOP_VERSION ($os/$arch) from its release, checksum verified"
 }
 
+src="${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}/.."
+
+# source_key is the cache key of a binary built from src: the OS, the
+# architecture and a hash of every file of the action's source (what the
+# binary embeds, such as init's templates, included).
+source_key() {
+	local hash=(sha256sum)
+	command -v sha256sum >/dev/null || hash=(shasum -a 256)
+	local sum
+	sum=$(cd "$src" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 "${hash[@]}" | "${hash[@]}" | cut -d' ' -f1)
+	echo "loop-action-$os-$arch-$sum"
+}
+
+# needs_source prints what the action needs to restore or build the binary.
+needs_source() {
+	local go=false
+	command -v go >/dev/null && go=true
+	{
+		echo "source=true"
+		if [ "$os" = windows ]; then echo "dir=$(cygpath -w "$dir")"; else echo "dir=$dir"; fi
+		echo "key=$(source_key)"
+		echo "go-mod=$src/go.mod"
+		echo "go=$go"
+	} >> "${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set}"
+	echo "loop-action is built from this action's source (${LOOP_VERSION:-no ref}), or taken from the cache of an earlier build of it"
+	exit 0
+}
+
 source_build() {
-	command -v go >/dev/null || die "install: source needs go on the runner (actions/setup-go, go 1.26 or newer)"
-	local src="${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}/.."
+	if [ "${LOOP_CACHE_HIT:-}" = true ] && [ -x "$dir/$exe" ]; then
+		echo "restored loop-action built from this action's source from the cache"
+		return
+	fi
+	command -v go >/dev/null || die "install: source needs go on the runner (actions/setup-go, go 1.21 or newer)"
 	(cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$dir/$exe" ./cmd/loop-action) || die "building loop-action from source failed"
 	echo "built loop-action from this action's source (${LOOP_VERSION:-no ref})"
 }
@@ -78,12 +117,13 @@ release)
 	rc=0; release || rc=$?
 	[ "$rc" = 0 ] || die "no release asset loop-action_${os}_${arch}.tar.gz for '${LOOP_VERSION:-}' (install: source builds it instead)"
 	;;
-source) source_build ;;
+source) needs_source ;;
+build) source_build ;;
 auto)
 	rc=0; release || rc=$?
 	case "$rc" in
 	0) ;;
-	4) echo "no release for '${LOOP_VERSION:-}': building from source"; source_build ;;
+	4) echo "no release for '${LOOP_VERSION:-}': building from source"; needs_source ;;
 	*) die "downloading release ${LOOP_VERSION:-} failed" ;;
 	esac
 	;;

@@ -23,7 +23,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
@@ -47,6 +46,7 @@ paths = ["out/**"]
 // runs main when called loop-action) as the asset for this machine, and
 // checksums.txt, as GoReleaser lays them out.
 type release struct {
+	repo   string // owner/name; default octo-org/loop-action
 	tag    string
 	asset  string
 	tgz    []byte
@@ -100,7 +100,7 @@ var releaseTarball = sync.OnceValues(func() ([]byte, error) {
 })
 
 func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	prefix := "/octo-org/loop-action/releases/download/" + r.tag + "/"
+	prefix := "/" + or(r.repo, "octo-org/loop-action") + "/releases/download/" + r.tag + "/"
 	switch {
 	case r.status != 0:
 		http.Error(w, "no", r.status)
@@ -117,9 +117,14 @@ func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 type hostRun struct {
 	w       *actionWorld
 	art     *artifactfake.Server
-	c       *composite
+	j       *jobEnv
+	token   string
+	ghes    bool   // the server is GitHub Enterprise Server: artifacts v4 are refused
+	failed  string // the step that failed
 	outputs map[string]string
 }
+
+func (h *hostRun) log() string { return h.j.log.String() }
 
 func runHost(t *testing.T, rel *release, ref string, with map[string]string) *hostRun {
 	t.Helper()
@@ -129,8 +134,14 @@ func runHost(t *testing.T, rel *release, ref string, with map[string]string) *ho
 // runHostWithin is runHost bounded by d (a source build needs longer).
 func runHostWithin(t *testing.T, d time.Duration, rel *release, ref string, with map[string]string) *hostRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	defer cancel()
+	h := newHostRun(t, rel)
+	h.run(t, d, absPath(t, "../../host"), ref, with)
+	return h
+}
+
+// newHostRun is the world and the job of a host run, before it runs.
+func newHostRun(t *testing.T, rel *release) *hostRun {
+	t.Helper()
 	token := secretValue(t, "ghs_")
 	w := newActionWorldOf(t, token, hostLoop, map[string]http.Handler{"/octo-org/loop-action/releases/": rel})
 	writeTestFile(t, filepath.Join(w.workspace, "out", "report.md"), "all good\n")
@@ -138,16 +149,29 @@ func runHostWithin(t *testing.T, d time.Duration, rel *release, ref string, with
 	gitfake.Git(t, w.workspace, "commit", "-qm", "report")
 	gitfake.Git(t, w.workspace, "push", "-q", "origin", "HEAD:main")
 	w.sha = strings.TrimSpace(gitfake.Git(t, w.workspace, "rev-parse", "HEAD"))
-	h := &hostRun{w: w, art: artifactfake.New()}
+	h := &hostRun{w: w, art: artifactfake.New(), token: token}
 	t.Cleanup(h.art.Close)
-	h.c = &composite{
-		t: t, action: loadComposite(t, "../../host/action.yml"), path: absPath(t, "../../host"), dir: w.workspace,
-		github: map[string]string{"action_ref": ref, "action_repository": "octo-org/loop-action", "token": token},
-		runner: map[string]string{"os": "Linux", "temp": t.TempDir()},
-		env:    hostEnv(t, w), uses: map[string]func(map[string]string) (map[string]string, error){"actions/upload-artifact@v4": h.uploadArtifact},
-	}
-	h.outputs = h.c.run(ctx, with)
+	h.j = &jobEnv{t: t, env: hostEnv(t, w), dir: w.workspace, temp: t.TempDir(), cache: t.TempDir(), log: &strings.Builder{}}
+	h.j.uses = h.standIns()
 	return h
+}
+
+// standIns are the actions host/action.yml uses.
+func (h *hostRun) standIns() map[string]standIn {
+	return map[string]standIn{
+		"actions/upload-artifact@v4": h.uploadArtifact, "actions/setup-go@v5": setupGoStandIn,
+		"actions/cache/restore@v4": cacheRestoreStandIn, "actions/cache/save@v4": cacheSaveStandIn,
+	}
+}
+
+// run runs the host action at dir in h's job, bounded by d.
+func (h *hostRun) run(t *testing.T, d time.Duration, dir, ref string, with map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	defer cancel()
+	github := map[string]any{"action_ref": ref, "action_repository": "octo-org/loop-action", "token": h.token}
+	runner := map[string]any{"os": "Linux", "arch": h.j.getenv("RUNNER_ARCH"), "temp": h.j.getenv("RUNNER_TEMP")}
+	h.outputs, h.failed = runComposite(ctx, h.j, dir, github, runner, with, nil)
 }
 
 // hostEnv is the job's environment as the runner gives it to a composite
@@ -168,25 +192,9 @@ func hostEnv(t *testing.T, w *actionWorld) []string {
 	return env
 }
 
-// uploadArtifact stands in for actions/upload-artifact@v4: it uploads the
-// directory at path under name through the same artifact protocol (v4,
-// twirp and blocks) to the artifact fake, and sets the action's outputs.
-func (h *hostRun) uploadArtifact(with map[string]string) (map[string]string, error) {
-	path := with["path"]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(h.w.workspace, path)
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("if-no-files-found: error: no files at %q: %v", with["path"], err)
-	}
-	res, err := artifact.Upload(context.Background(), artifact.Config{
-		ResultsURL: h.art.URL(), RuntimeToken: h.art.Token("1", "1"),
-		ServerURL: "https://github.com", Repository: "octo-org/demo", RunID: "1",
-	}, with["name"], path)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"artifact-id": fmt.Sprint(res.ID), "artifact-url": res.URL}, nil
+// uploadArtifact stands in for actions/upload-artifact@v4 in h's job.
+func (h *hostRun) uploadArtifact(ctx context.Context, j *jobEnv, with map[string]string, env []string) (map[string]string, error) {
+	return uploadArtifactStandIn(h.art, h.ghes)(ctx, j, with, env)
 }
 
 func absPath(t *testing.T, p string) string {
@@ -205,9 +213,9 @@ func TestHostActionRunsTheLoop(t *testing.T) {
 	t.Parallel()
 	rel := newRelease(t, "v1.2.3")
 	h := runHost(t, rel, "v1.2.3", map[string]string{"comment": "false", "deliver": "none"})
-	log := h.c.log.String()
-	if h.c.failed != "" {
-		t.Fatalf("step %q failed:\n%s", h.c.failed, log)
+	log := h.log()
+	if h.failed != "" {
+		t.Fatalf("step %q failed:\n%s", h.failed, log)
 	}
 	if !strings.Contains(log, "installed loop-action v1.2.3 (linux/"+runtime.GOARCH+") from its release, checksum verified") {
 		t.Errorf("the release was not installed:\n%s", log)
@@ -239,7 +247,7 @@ func TestHostActionRunsTheLoop(t *testing.T) {
 	}
 	// The runner consumes ::add-mask:: lines; nothing else may carry it.
 	for line := range strings.Lines(log) {
-		if !strings.HasPrefix(line, "::add-mask::") && strings.Contains(line, h.c.github["token"]) {
+		if !strings.HasPrefix(line, "::add-mask::") && strings.Contains(line, h.token) {
 			t.Errorf("the token is in the job log: %s", line)
 		}
 	}
@@ -252,9 +260,9 @@ func TestHostActionRefusesABadChecksum(t *testing.T) {
 	rel := newRelease(t, "v1.2.3")
 	rel.sums = strings.Replace(rel.sums, fmt.Sprintf("%x", sha256.Sum256(rel.tgz)), fmt.Sprintf("%x", sha256.Sum256([]byte("x"))), 1)
 	h := runHost(t, rel, "v1.2.3", nil)
-	log := h.c.log.String()
-	if h.c.failed != "Install loop-action" || !strings.Contains(log, "checksum mismatch for "+rel.asset) {
-		t.Fatalf("failed step %q, want the install to fail on the checksum:\n%s", h.c.failed, log)
+	log := h.log()
+	if h.failed != "Install loop-action" || !strings.Contains(log, "checksum mismatch for "+rel.asset) {
+		t.Fatalf("failed step %q, want the install to fail on the checksum:\n%s", h.failed, log)
 	}
 	if strings.Contains(log, "--- step 2") || strings.Contains(log, "building from source") {
 		t.Errorf("something ran after a bad checksum:\n%s", log)
@@ -280,8 +288,8 @@ func TestHostActionInstallModes(t *testing.T) {
 			rel := newRelease(t, "v1.2.3")
 			rel.status = c.status
 			h := runHost(t, rel, c.ref, map[string]string{"install": c.install})
-			if log := h.c.log.String(); h.c.failed != c.failed || !strings.Contains(log, c.logs) {
-				t.Errorf("failed step %q, want %q with %q:\n%s", h.c.failed, c.failed, c.logs, log)
+			if log := h.log(); h.failed != c.failed || !strings.Contains(log, c.logs) {
+				t.Errorf("failed step %q, want %q with %q:\n%s", h.failed, c.failed, c.logs, log)
 			}
 		})
 	}
@@ -296,9 +304,9 @@ func TestHostActionBuildsFromSource(t *testing.T) {
 	t.Parallel()
 	rel := newRelease(t, "v1.2.3")
 	h := runHostWithin(t, 3*hostileBound, rel, "main", map[string]string{"comment": "false", "deliver": "none", "upload-export": "false"})
-	log := h.c.log.String()
-	if h.c.failed != "" || !strings.Contains(log, "no release for 'main': building from source") {
-		t.Fatalf("failed step %q:\n%s", h.c.failed, log)
+	log := h.log()
+	if h.failed != "" || !strings.Contains(log, "no release for 'main': building from source") {
+		t.Fatalf("failed step %q:\n%s", h.failed, log)
 	}
 	if h.outputs["success"] != "true" || h.outputs["artifact-url"] != "" {
 		t.Errorf("outputs %v (upload-export false uploads nothing)\n%s", h.outputs, log)
@@ -337,7 +345,7 @@ func TestHostActionMatchesTheContainerAction(t *testing.T) {
 	if len(host.Outputs) != len(outs) {
 		t.Errorf("host mode has %d outputs, the container action %d", len(host.Outputs), len(outs))
 	}
-	var loop compositeStep
+	var loop ciStep
 	for _, s := range host.Runs.Steps {
 		if s.ID == "loop" {
 			loop = s

@@ -20,8 +20,17 @@ type Stack struct {
 	// them, so the pull-request template protects them.
 	Tests []string
 	// Setup is the workflow steps (YAML, indented for a job's steps) that
-	// put the toolchain and the dependencies on the runner.
+	// put the toolchain and the dependencies on the runner. They never
+	// change a tracked file (no lockfile is written).
 	Setup string
+	// Writes are gitignore patterns of what Setup and Test write into the
+	// repository (node_modules/, __pycache__/, target/, a lockfile the
+	// repository does not hold). The workflow appends each to
+	// .git/info/exclude, which the loop's snapshot honours, unless it
+	// matches a tracked file: otherwise they would make the workspace
+	// differ from the pull request's head before the loop starts, and
+	// land in the snapshot and the delivered commit.
+	Writes []string
 }
 
 // npmNoTest is what npm init writes as the test script: a failure, not a
@@ -76,34 +85,40 @@ func detectNode(fsys fs.FS) (Stack, bool) {
 	if !ok || strings.Contains(script, npmNoTest) {
 		return Stack{}, false
 	}
-	runner, install := "npm", "npm install"
+	// Each install leaves the lockfile as it is: npm install without one
+	// would write package-lock.json, yarn and pnpm would rewrite theirs.
+	runner, install := "npm", "npm install --no-package-lock"
+	writes := []string{"/node_modules/"}
 	switch {
 	case exists(fsys, "pnpm-lock.yaml"):
 		runner, install = "pnpm", "corepack enable && pnpm install --frozen-lockfile"
 	case exists(fsys, "yarn.lock"):
-		runner, install = "yarn", "corepack enable && yarn install"
+		runner, install = "yarn", "corepack enable && yarn install --frozen-lockfile"
+		writes = append(writes, "/.pnp.*", "/.yarn/install-state.gz") // Yarn 2 and later
 	case exists(fsys, "package-lock.json"):
 		install = "npm ci"
 	}
 	return Stack{Name: "node", Found: "package.json", Test: runner + " test",
-		Tests: []string{"**/*.test.*", "**/*.spec.*", "**/__tests__/**"},
-		Setup: uses("actions/setup-node@v4", "node-version: lts/*") + run(install)}, true
+		Tests:  []string{"**/*.test.*", "**/*.spec.*", "**/__tests__/**"},
+		Setup:  uses("actions/setup-node@v4", "node-version: lts/*") + run(install),
+		Writes: writes}, true
 }
 
 func detectPython(fsys fs.FS) (Stack, bool) {
 	for _, f := range []string{"pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", "setup.py"} {
 		if exists(fsys, f) {
 			return Stack{Name: "python", Found: f, Test: "python -m pytest",
-				Tests: []string{"**/test_*.py", "**/*_test.py", "**/conftest.py"},
-				Setup: uses("actions/setup-python@v5", "python-version: '3.x'") + run(pythonInstall(fsys))}, true
+				Tests:  []string{"**/test_*.py", "**/*_test.py", "**/conftest.py"},
+				Setup:  uses("actions/setup-python@v5", "python-version: '3.x'") + run(pythonInstall(fsys)),
+				Writes: []string{"__pycache__/", "*.egg-info/", "/.pytest_cache/"}}, true
 		}
 	}
 	return Stack{}, false
 }
 
 func detectRust(fsys fs.FS) (Stack, bool) {
-	return Stack{Name: "rust", Found: "Cargo.toml", Test: "cargo test", Tests: []string{"tests/**", "**/tests/**"}},
-		exists(fsys, "Cargo.toml")
+	return Stack{Name: "rust", Found: "Cargo.toml", Test: "cargo test", Tests: []string{"tests/**", "**/tests/**"},
+		Writes: []string{"/target/", "/Cargo.lock"}}, exists(fsys, "Cargo.toml")
 }
 
 // makeTest matches a Makefile rule for the target test.

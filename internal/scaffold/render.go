@@ -54,6 +54,8 @@ type view struct {
 	Protect   []string
 	Install   string
 	Env       []string
+	// Excludes are the stacks' Writes, each once.
+	Excludes []string
 }
 
 // loopName is what a loop's name may be (loop.Config.Name).
@@ -66,7 +68,7 @@ func Render(o Options) ([]File, error) {
 		return nil, err
 	}
 	t, err := template.New("").Delims(leftDelim, rightDelim).
-		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList}).
+		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList, "words": shellWords}).
 		ParseFS(templates, "templates/*")
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
@@ -99,7 +101,7 @@ func viewOf(o Options) (view, error) {
 	if len(o.Tests) == 0 {
 		return view{}, fmt.Errorf("no test command: none was detected (go.mod, package.json, pyproject.toml, Cargo.toml, a Makefile's test target); name one")
 	}
-	v := view{Options: o, Objective: objective(o), Protect: protect(o)}
+	v := view{Options: o, Objective: objective(o), Protect: protect(o), Excludes: excludes(o.Stacks)}
 	if o.Template == "gate-only" {
 		v.Preset = ""
 		return v, nil
@@ -123,15 +125,33 @@ func objective(o Options) string {
 // protect is what agents may not change: the workflows and the loop config
 // always, and the stacks' tests.
 func protect(o Options) []string {
-	paths := []string{".github/**"}
+	lists := [][]string{{".github/**"}}
 	for _, s := range o.Stacks {
-		for _, p := range s.Tests {
-			if !slices.Contains(paths, p) {
-				paths = append(paths, p)
+		lists = append(lists, s.Tests)
+	}
+	return union(lists...)
+}
+
+// excludes is what the stacks write into the repository.
+func excludes(stacks []Stack) []string {
+	var lists [][]string
+	for _, s := range stacks {
+		lists = append(lists, s.Writes)
+	}
+	return union(lists...)
+}
+
+// union is the items of lists in order, each once.
+func union(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, p := range l {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
 			}
 		}
 	}
-	return paths
+	return out
 }
 
 // tidy drops the blank lines that template actions leave at the ends and
@@ -161,6 +181,15 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// shellWords quotes items as the words of a POSIX shell command line.
+func shellWords(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }
 
 // tomlList renders strings as the items of a TOML array.

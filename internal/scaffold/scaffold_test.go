@@ -22,6 +22,8 @@ var update = flag.Bool("update", false, "rewrite examples/workflows/host.yml")
 var fixtures = map[string]fstest.MapFS{
 	"go":     {"go.mod": file("module example.com/x\n\ngo 1.22\n")},
 	"node":   {"package.json": file(`{"scripts": {"test": "node --test"}}`), "package-lock.json": file("{}")},
+	"npm":    {"package.json": file(`{"scripts": {"test": "node --test"}}`)},
+	"pnpm":   {"package.json": file(`{"scripts": {"test": "vitest"}}`), "pnpm-lock.yaml": file("")},
 	"python": {"pyproject.toml": file("[project]\nname = \"x\"\n")},
 	"rust":   {"Cargo.toml": file("[package]\nname = \"x\"\n")},
 	"make":   {"Makefile": file("all:\n\ttrue\ntest: all\n\t./run-tests\n")},
@@ -32,7 +34,7 @@ func file(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 
 func TestDetect(t *testing.T) {
 	want := map[string][]string{
-		"go": {"go test ./..."}, "node": {"npm test"}, "python": {"python -m pytest"},
+		"go": {"go test ./..."}, "node": {"npm test"}, "npm": {"npm test"}, "pnpm": {"pnpm test"}, "python": {"python -m pytest"},
 		"rust": {"cargo test"}, "make": {"make test"}, "mixed": {"go test ./...", "yarn test"},
 	}
 	for name, fsys := range fixtures {
