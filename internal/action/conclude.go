@@ -65,6 +65,12 @@ func (j *job) mode(s *session) string {
 func (j *job) conclude(ctx context.Context, s *session, out runner.Outcome) delivery {
 	dv := delivery{mode: j.mode(s), out: out}
 	switch {
+	case !out.Ran && s.beside:
+		d := s.checkpoint().Delivery
+		dv.keep = true
+		dv.say("This run's certified work was delivered in %s to `%s`, which still holds it, with the loop's success on it; nothing new to measure on %s.",
+			phrase.Short(d.SHA), d.Ref, phrase.Short(s.head))
+		return dv
 	case !out.Ran: // a run recorded as over, without success: what the state branch says passes no job
 		return dv
 	case out.Status != state.Success:

@@ -19,6 +19,14 @@ import (
 // the bot (bot-login), naming that snapshot. Otherwise it is ignored, and
 // the run's recorded success is measured again in a new generation (see
 // generation), as any success read from the state branch is.
+//
+// A branch's run (schedule, workflow_dispatch) delivers beside its head:
+// onto loop/<name>, whose pull request then carries the work, while the
+// head stays as it was. Such a record counts when the remote's branch
+// still points at the commit it names, that commit's parent is recorded
+// as this job's head, and GitHub holds the loop's success on it as above:
+// the run then rests until its pull request is merged (the head moves)
+// or the branch moves (its work is no longer what the loop delivered).
 
 // verifyDelivery checks the delivery the session's checkpoint records, if
 // any, before the job decides anything on it: s.delivered says it was
@@ -35,7 +43,8 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 		return err
 	}
 	if why == "" {
-		s.delivered = true
+		s.delivered = cp.Delivery.SHA == s.head
+		s.beside = !s.delivered
 		return nil
 	}
 	s.unverified = why
@@ -47,6 +56,8 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 // head, or "".
 func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
 	switch {
+	case s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch:
+		return j.deliveredBeside(ctx, s, cp, d)
 	case s.head == "" || d.SHA != s.head:
 		return fmt.Sprintf("it names %s as delivered, not this job's head %s", orShort(d.SHA, "no commit"), orShort(s.head, "(none)")), nil
 	case d.Snapshot != cp.Snapshot:
@@ -60,6 +71,25 @@ func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoin
 		return fmt.Sprintf("the tree of %s is snapshot %s, not %s", phrase.Short(s.head), phrase.Short(tree), phrase.Short(d.Snapshot)), nil
 	}
 	return j.certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
+}
+
+// deliveredBeside says why d is not verified as the delivery of this
+// job's head onto another branch (d.Ref), or "".
+func (j *job) deliveredBeside(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+	if d.Snapshot != cp.Snapshot {
+		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
+	}
+	if j.git == nil {
+		return "this loop-action has no git delivery to read the branch it names", nil
+	}
+	tip, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+d.Ref)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("read branch %s, to verify the delivery the state branch records: %w", d.Ref, err)
+	case tip != d.SHA:
+		return fmt.Sprintf("it names %s as delivered to %s, which points at %s", phrase.Short(d.SHA), d.Ref, orShort(tip, "nothing")), nil
+	}
+	return j.certifiedOnGitHub(ctx, s, d.SHA, d.Snapshot)
 }
 
 // certifiedOnGitHub says why sha does not carry the loop/<name> success a

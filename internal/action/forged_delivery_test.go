@@ -186,3 +186,83 @@ func TestCertifiedOnGitHub(t *testing.T) {
 		}
 	})
 }
+
+// rewriteCheckpoint changes run runID's checkpoint as anyone with push
+// access to the state branch can.
+func (f *flow) rewriteCheckpoint(runID string, change func(*state.Checkpoint)) {
+	f.t.Helper()
+	cp := f.checkpoint(runID)
+	if cp == nil {
+		f.t.Fatalf("run %s has no checkpoint", runID)
+	}
+	change(cp)
+	store, err := f.store(f.git.checkout(f.head))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Save(f.t.Context(), cp, state.Commit{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestScheduleRestsOnlyOnAVerifiedDelivery: a branch's run delivers onto
+// loop/demo and its pull request, beside a head that stays as it was; the
+// next scheduled job on the same head rests — no agent, no push — when
+// the record is verified against the remote and GitHub: loop/demo still
+// points at the commit it names, which carries the loop's success. A
+// record naming another commit of loop/demo (one the forger pushed there,
+// with no success of the loop), or a branch that moved, is ignored: the
+// head is measured and looped on again, as any head.
+func TestScheduleRestsOnlyOnAVerifiedDelivery(t *testing.T) {
+	t.Parallel()
+	deliver := func(t *testing.T) *flow {
+		f := newFlow(t, deliverLoop, fixer(""))
+		if res := f.schedule(nil); res.err != nil || res.outputs["delivered-ref"] != "loop/demo" {
+			t.Fatalf("first run: %v, outputs %v\n%s", res.err, res.outputs, res.log)
+		}
+		return f
+	}
+	t.Run("verified: the next night rests", func(t *testing.T) {
+		t.Parallel()
+		f := deliver(t)
+		calls, pushes := f.ran(), len(f.git.tried())
+		res := f.schedule(nil)
+		if res.err != nil || f.ran() != calls || len(f.git.tried()) != pushes || !strings.Contains(res.summary, "nothing new to measure") {
+			t.Fatalf("job: %v, agent calls %d → %d, pushes %d → %d\n%s", res.err, calls, f.ran(), pushes, len(f.git.tried()), res.log)
+		}
+	})
+	forged := map[string]func(f *flow){
+		"a commit the forger pushed to loop/demo": func(f *flow) {
+			files := f.git.get(f.git.refs["refs/heads/loop/demo"]).Files
+			files["FORGED"] = "x\n"
+			sha := f.git.commit(f.head, files, "forged")
+			f.git.refs["refs/heads/loop/demo"] = sha
+			f.rewriteCheckpoint("demo/main", func(cp *state.Checkpoint) {
+				cp.Snapshot = f.git.get(sha).Snapshot
+				cp.Delivery.SHA, cp.Delivery.Snapshot = sha, cp.Snapshot
+			})
+		},
+		"loop/demo moved on": func(f *flow) {
+			files := f.git.get(f.git.refs["refs/heads/loop/demo"]).Files
+			files["NOTES"] = "by hand\n"
+			f.git.refs["refs/heads/loop/demo"] = f.git.commit(f.git.refs["refs/heads/loop/demo"], files, "by hand")
+		},
+	}
+	for name, forge := range forged {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := deliver(t)
+			f.head = f.git.refs["refs/heads/main"]
+			forge(f)
+			calls := f.ran()
+			res := f.schedule(nil)
+			if strings.Contains(res.summary, "nothing new to measure") || f.ran() == calls {
+				t.Fatalf("the job took the record's word (agent calls %d → %d, job %v):\n%s", calls, f.ran(), res.err, res.log)
+			}
+			if !strings.Contains(res.log, "is ignored") {
+				t.Errorf("the log does not say the record was ignored:\n%s", res.log)
+			}
+		})
+	}
+}

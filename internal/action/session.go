@@ -29,8 +29,11 @@ type session struct {
 	// handled: what an issue_comment job that runs nothing reports.
 	handled []string
 	// delivered says the delivery the checkpoint records was verified
-	// (verifyDelivery); unverified, why it was ignored.
+	// (verifyDelivery) and names the head; beside, that it was verified
+	// and names a commit on another branch (a branch's run delivers onto
+	// loop/<name>); unverified, why it was ignored.
 	delivered  bool
+	beside     bool
 	unverified string
 	evs        *events
 }
