@@ -68,11 +68,7 @@ func newRelease(t *testing.T, tag string) *release {
 // releaseTarball is the asset, made once for every test (the test binary
 // is large): stored, not compressed, which is still a gzip stream.
 var releaseTarball = sync.OnceValues(func() ([]byte, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	bin, err := os.ReadFile(exe)
+	bin, err := shippedBinary()
 	if err != nil {
 		return nil, err
 	}

@@ -146,7 +146,7 @@ func (w *wfWorld) containerStandIn(ctx context.Context, j *jobEnv, with map[stri
 	more = append(more, "GITHUB_OUTPUT="+output, "PATH="+w.agent+string(filepath.ListSeparator)+j.getenv("PATH"),
 		// what the runner gives a container action for the artifact service
 		"ACTIONS_RESULTS_URL="+w.art.URL(), "ACTIONS_RUNTIME_URL="+w.art.URL(), "ACTIONS_RUNTIME_TOKEN="+w.art.Token(j.getenv("GITHUB_RUN_ID"), "1"))
-	cmd := loopAction(ctx, w.t, j.dir, j.environ(more...), "action")
+	cmd := shippedCommand(ctx, w.t, j.dir, j.environ(more...), "action")
 	cmd.Stdout, cmd.Stderr = j.log, j.log
 	err := cmd.Run()
 	return readOutputFile(w.t, output), err
@@ -197,7 +197,7 @@ func (w *wfWorld) seed(files map[string]string, template string) string {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
 	defer cancel()
-	out, err := loopAction(ctx, t, dir, baseEnv(t), "init", "--yes", "--template", template, "--name", "calc").CombinedOutput()
+	out, err := shippedCommand(ctx, t, dir, baseEnv(t), "init", "--yes", "--template", template, "--name", "calc").CombinedOutput()
 	if err != nil {
 		t.Fatalf("loop-action init: %v\n%s", err, out)
 	}
