@@ -63,6 +63,8 @@ type cacheEntry struct {
 	stamp Stamp
 	id    ObjectID
 	rel   string // the file's path, the key it is cached under
+	cv    convs  // how the file converted: the id holds while that is the same
+	why   string // why no checkout reproduces the file, if none does
 }
 
 // IndexStat returns what a git index entry records of the file k was taken

@@ -12,8 +12,18 @@
 //
 // Snapshots. A [Snapshot] is the git tree object id (SHA-1, 40 hex digits)
 // that `git add -A && git write-tree` would record for the files on disk
-// under the loop root, so that the same tree can later be stored verbatim on
-// the state branch as runs/<id>/workspace. Excluded from the tree are:
+// under the loop root, in a checkout of its [Base] (the tree it was
+// checked out from, whose index git's safer-autocrlf rule reads), so that
+// the same tree can later be stored verbatim on the state branch as
+// runs/<id>/workspace. Files are cleaned as `git add` cleans them: the
+// tree's .gitattributes (attr.go; info/attributes and global or system
+// attribute files are not read, since no commit carries them) decide line
+// endings (text, eol, crlf, binary) and ident, with the core.autocrlf and
+// core.eol of a [Checkout] (convert.go). [Hasher.Certify] also says which
+// files no checkout of the snapshot reproduces ([Problem]): a file whose
+// smudged blob is not its bytes, or one under a filter driver or a
+// working-tree-encoding (which are not run) that differs from the base.
+// Excluded from the tree are:
 //
 //   - every entry named ".git", at any depth, whether directory or file
 //     (as git itself does);
@@ -40,7 +50,12 @@
 // memory). [TreeHasher] computes, by the same rules, the snapshot a
 // checkout of a git tree would have, from the tree's objects alone (the
 // status rule compares it with what the gate certified); it stores only
-// the filtered trees it computes, in the store it is given.
+// the filtered trees it computes, in the store it is given. It takes each
+// blob as the checkout's, unconverted: a certified snapshot only holds
+// blobs whose checkout gives back what was measured (Certify), so a
+// commit whose tree equals it checks out exactly those bytes, while a
+// tree holding a blob that is not normalized (a CRLF blob under "text")
+// never equals a snapshot of its own checkout, and is never certified.
 // [ScanUncarried] lists, by lstat alone, what a snapshot leaves out
 // although it is on disk (ignored entries, nested .git directories), and
 // [Uncarried.Changed] what appeared or changed there since an earlier

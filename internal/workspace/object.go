@@ -37,6 +37,7 @@ type toStore struct {
 	rel        string  // an unverified file's path, slash-separated
 	link       string  // a symbolic link's target
 	sub        []entry // a tree's entries
+	cv         convs   // how an unverified file converts
 }
 
 // sortKey is the name git compares entries by: directories sort as if

@@ -58,7 +58,7 @@ func ScanUncarried(root string) (Uncarried, error) {
 // include: what they exclude is recorded, what they include is entered.
 func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(l, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
+	return eachEntry(l, path, rules, skip, nil, func(child []string, typ fs.FileMode, rules []rule) error {
 		return u.child(l, child, typ, rules)
 	})
 }
