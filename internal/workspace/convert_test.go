@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -164,5 +165,44 @@ func TestAttributesInvalidateCache(t *testing.T) {
 	snapshotEquals("*.txt text")
 	if n := h.reads.Load() - before; n != 2 { // .gitattributes and a.txt, not b.md
 		t.Errorf("%d files read after *.txt became text, want 2", n)
+	}
+}
+
+// TestRestoreSmudges: Restore writes what a checkout writes — CRLF under
+// eol=crlf, $Id$ expanded under ident — and leaves such files alone once
+// they hold it.
+func TestRestoreSmudges(t *testing.T) {
+	src := build(t, file(".gitattributes", "*.bat text eol=crlf\n*.c ident\n"),
+		file("run.bat", "@echo off\r\nexit /b 0\r\n"), file("m.c", "/* $Id$ */\n"), file("plain.txt", "a\r\n"))
+	store := memory.NewStorage()
+	snap, err := NewHasherWith(src, Checkout{Base: NoBase}).WriteObjects(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	if _, err := Restore(dst, store, snap); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"run.bat":   "@echo off\r\nexit /b 0\r\n",
+		"m.c":       "/* $Id: a0749a0c2c0c92aeb7c5f5fa6ace589ef08aceeb $ */\n",
+		"plain.txt": "a\r\n",
+	}
+	got := map[string]string{}
+	for name := range want {
+		data, err := os.ReadFile(filepath.Join(dst, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = string(data)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("restored files (-want +got):\n%s", diff)
+	}
+	if again, _ := certify(t, dst, NoBase); again != snap {
+		t.Errorf("the restored root's snapshot is %s, want %s", again, snap)
+	}
+	if n, err := Restore(dst, store, snap); err != nil || n != 0 {
+		t.Errorf("Restore() again = %d, %v; want 0, nil", n, err)
 	}
 }

@@ -67,7 +67,9 @@
 // ([Writer.Put], [Writer.Remove]) and its removal of ignored files that
 // changed ([Writer.Remove]), what isolated nodes publish
 // ([Writer.Copy]), and [Restore], which makes a loop root's content equal
-// to a stored snapshot and never touches .git, .loop or ignored files. A
+// to a stored snapshot, writing each file as a checkout writes it (its
+// blob smudged by the tree's .gitattributes: [Smudger]), and never
+// touches .git, .loop or ignored files. A
 // Writer never writes through a symbolic link in any component, inside the
 // root or not: it enters directories one at a time, checking each is the
 // real directory it lstat'ed, and writes files and links beside their path

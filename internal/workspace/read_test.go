@@ -178,7 +178,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			return err
 		},
 		"restorer.keep": func() error {
-			_, err := x.keep(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo, 0o644)
+			_, err := x.keep(r, "fifo", emptyBlob, -1, fifoInfo, 0o644)
 			return err
 		},
 		"restorer.subdir": func() error { // replaces the FIFO: in a root of its own
