@@ -98,7 +98,7 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 // visit must not keep child. found, when not nil, is given the listing
 // first.
 func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry) error, visit func(child []string, rules []rule) error) error {
-	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
+	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
 	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
 		return visit(child, rules)
 	})
