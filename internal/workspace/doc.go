@@ -27,7 +27,8 @@
 //
 //   - every entry named ".git", at any depth, whether directory or file
 //     (as git itself does);
-//   - the entry named ".loop" directly under the root (loop-action's own state);
+//   - the entry named ".loop" directly under the root (loop-action's own
+//     state), in every spelling a case-folding disk takes for it ([IsLoop]);
 //   - paths ignored by the .gitignore files of the tree (at every level, with
 //     later and deeper patterns taking precedence) and by .git/info/exclude
 //     when .git is a directory at the root.
