@@ -116,7 +116,11 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 	var id ObjectID
 	if err == nil {
 		o.reads.Add(1)
-		id, _, _, err = o.file(o.root, name, fi, e.obj.rel, e.obj.cv)
+		var cv convs
+		if e.obj.conv != nil {
+			cv = e.obj.conv.cv
+		}
+		id, _, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
 	}
 	if err != nil {
 		return ObjectID{}, fmt.Errorf("store %q: %w", e.obj.rel, err)

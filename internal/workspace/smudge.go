@@ -96,17 +96,53 @@ func (m *Smudger) dir(dir string) (smudgeDir, error) {
 		if err != nil {
 			return smudgeDir{}, fmt.Errorf("tree %s of %q: %w", id, dir, err)
 		}
-		d.entries = t.Entries
-		f, err := m.attrFile(t.Entries, dir)
-		if err != nil {
+		if d, err = m.with(d.stack, t.Entries, dir); err != nil {
 			return smudgeDir{}, err
-		}
-		if f != nil {
-			d.stack = d.stack.push(f)
 		}
 	}
 	m.dirs[dir] = d
 	return d, nil
+}
+
+// with is the directory dir holding es, below the stack up.
+func (m *Smudger) with(up attrStack, es []object.TreeEntry, dir string) (smudgeDir, error) {
+	d := smudgeDir{entries: es, stack: up}
+	f, err := m.attrFile(es, dir)
+	if err != nil {
+		return smudgeDir{}, err
+	}
+	if f != nil {
+		d.stack = d.stack.push(f)
+	}
+	return d, nil
+}
+
+// enter tells m the entries of the directory dir, whose parent it has
+// been told of or has read (a walk of the tree from the top), so that it
+// does not read the tree again.
+func (m *Smudger) enter(dir string, es []object.TreeEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.dirs[dir]; ok {
+		return nil
+	}
+	var up attrStack
+	if dir != "" {
+		parent := ""
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			parent = dir[:i]
+		}
+		p, ok := m.dirs[parent]
+		if !ok {
+			return nil // read when asked
+		}
+		up = p.stack
+	}
+	d, err := m.with(up, es, dir)
+	if err == nil {
+		m.dirs[dir] = d
+	}
+	return err
 }
 
 // attrFile reads the .gitattributes among es, of the directory dir, as a

@@ -249,14 +249,14 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 	if w.converting() {
 		cv = w.convs(string(w.rel))
 	}
-	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) && c.cv == cv {
+	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) && c.same(cv) {
 		w.next[c.rel] = c // the path string the entry keeps: none is made
 		e.id = c.id
-		if c.why != "" {
-			w.problems = append(w.problems, Problem{Path: c.rel, Why: c.why})
+		if why := c.why(); why != "" {
+			w.problems = append(w.problems, Problem{Path: c.rel, Why: why})
 		}
 		if w.mode == storing {
-			e.obj = &toStore{unverified: true, rel: c.rel, cv: cv}
+			e.obj = &toStore{unverified: true, rel: c.rel, conv: c.conv}
 		}
 		return e, true, nil
 	}
@@ -298,7 +298,7 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv convs) (Objec
 	if why != "" {
 		w.problems = append(w.problems, Problem{Path: rel, Why: why})
 	}
-	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel, cv: cv, why: why}
+	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel, conv: convertedAs(cv, why)}
 	return id, nil
 }
 
