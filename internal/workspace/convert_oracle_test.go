@@ -118,15 +118,7 @@ func checkClean(t *testing.T, root string, rewrites map[string]string) {
 		}
 	}
 	want = addAll(t, root, gitDir)
-	head, err := repo.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err = NewHasherWith(root, Checkout{Base: TreeBase(repo.Storer, c.TreeHash)}).Snapshot()
+	got, err = NewHasherWith(root, Checkout{Base: headBase(t, repo)}).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +141,20 @@ func commitAll(t *testing.T, root string) (*git.Repository, string) {
 		t.Fatal(err)
 	}
 	return repo, gitDir
+}
+
+// headBase is the Base of repo's HEAD commit.
+func headBase(t *testing.T, repo *git.Repository) Base {
+	t.Helper()
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return TreeBase(repo.Storer, c.TreeHash)
 }
 
 // addAll is `git add -A && git write-tree` in root with the git

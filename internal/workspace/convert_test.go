@@ -90,15 +90,7 @@ func TestCertify(t *testing.T) {
 			base := NoBase
 			if tc.base != nil {
 				repo, _ := commitAll(t, root)
-				head, err := repo.Head()
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := repo.CommitObject(head.Hash())
-				if err != nil {
-					t.Fatal(err)
-				}
-				base = TreeBase(repo.Storer, c.TreeHash)
+				base = headBase(t, repo)
 			}
 			for _, o := range tc.ops {
 				o(t, root)

@@ -1,6 +1,9 @@
 // Package evidence collects what the gate rules on: it runs the command
 // checks and the metrics command in the loop root, looks at the files that
-// file_exists and regex checks name, and takes the workspace snapshot.
+// file_exists and regex checks name, and takes the workspace snapshot,
+// saying in gate.Evidence.Void when what was measured cannot be certified:
+// no snapshot could be taken, or files of the workspace are not what a
+// checkout of the snapshot writes (their .gitattributes convert them).
 //
 // It is the gate's only I/O. It measures and records; it never decides
 // whether a check passes (package gate does), never reads anything outside
