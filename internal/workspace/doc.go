@@ -2,8 +2,10 @@
 // the loop root.
 //
 // File identity. What a file or symbolic link is, for loop-action, is its
-// git blob id ([ObjectID]): [HashFile] and [LinkID] compute it, and every
-// copy says what it copied ([Copied]). Reading a blob id again is avoided
+// git blob id ([ObjectID]): [HashFile] and [LinkID] compute it of the
+// bytes as they are, and every copy says what it copied ([Copied]); a
+// snapshot holds the blob `git add` would store, which the file's
+// attributes may convert (see Snapshots). Reading a blob id again is avoided
 // by the stat cache: [StatKey] is what must be unchanged (size, mode,
 // times, device, inode) and [Stamp.Vouches] applies git's racy-clean rule.
 // [Matcher] says which paths a snapshot includes under the ignore rules.
@@ -37,7 +39,8 @@
 // global ignore file ($XDG_CONFIG_HOME/git/ignore), the system git config,
 // .gitignore files above the root, and the info/exclude file of a linked
 // worktree or submodule whose .git is a file. The snapshot therefore depends
-// only on the content of the root itself. Tracked files that are ignored are
+// only on the content of the root itself, and on its Base where a text=auto
+// file holds CRs or a file is under a filter. Tracked files that are ignored are
 // excluded too: a snapshot describes what is on disk, not what is in an index.
 //
 // Entries are recorded as git does: regular files as 100644, or 100755 when
@@ -87,5 +90,8 @@
 // ever wait on what an agent put in the root: files and directories are
 // opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
 // refuse a FIFO, socket or device without blocking and read at most a
-// limit. Other packages reading files in a loop root use them too.
+// limit. Other packages reading files in a loop root use them too. The
+// one read outside an [os.Root] is [CommitBase]'s, of the root's own git
+// directory with go-git, through a file system that opens every file
+// non-blocking and with every object checked against its id.
 package workspace
