@@ -9,6 +9,8 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // attrsLoop is the quickstart loop with one scripted builder: %s is its
@@ -111,4 +113,62 @@ func lastEvidence(vs []gate.Verdict) string {
 		return ""
 	}
 	return vs[0].Checks[0].Evidence
+}
+
+// TestCRLFRepositoryConverges: a repository whose .gitattributes has a
+// checkout write *.bat with CRLF, checked out as git checks it out: the
+// snapshot of the untouched checkout is the commit's tree, and a run
+// whose builder writes its fix as a checkout would (CRLF) converges, its
+// certified snapshot the tree git add -A records.
+func TestCRLFRepositoryConverges(t *testing.T) {
+	t.Parallel()
+	cfg := strings.Replace(strings.Replace(attrsLoop, "%s", `printf "@echo fixed\r\n" >run.bat`, 1),
+		`["sh", '`, `["sh", "-c", '`, 1)
+	cfg = strings.Replace(cfg, `run = "sh test.sh"`, `run = "cmp -s run.bat want.bat"`, 1)
+	h := newHarness(t, cfg, nil)
+	h.opts.Env = os.Environ()
+	mustWrite(t, filepath.Join(h.root, ".gitignore"), ".loop/\n")
+	mustWrite(t, filepath.Join(h.root, ".gitattributes"), "*.bat text eol=crlf\n")
+	mustWrite(t, filepath.Join(h.root, "run.bat"), "@echo broken\n")
+	mustWrite(t, filepath.Join(h.root, "want.bat"), "@echo fixed\n")
+	git := func(args ...string) string { return strings.TrimSpace(gitfake.Git(t, h.root, args...)) }
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	for _, name := range []string{"run.bat", "want.bat"} { // as a checkout writes them
+		if err := os.Remove(filepath.Join(h.root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("checkout", "--", ".")
+	h.opts.Commit = git("rev-parse", "HEAD")
+	if data, _ := os.ReadFile(filepath.Join(h.root, "want.bat")); string(data) != "@echo fixed\r\n" {
+		t.Fatalf("the checkout wrote want.bat as %q", data)
+	}
+	if snap, tree := snapshotOf(t, h.root), git("rev-parse", "HEAD^{tree}"); snap != tree {
+		t.Errorf("the checkout's snapshot is %s, the commit's tree %s", snap, tree)
+	}
+	out := h.run(context.Background())
+	if !out.Success {
+		t.Fatalf("the run did not converge: %s", lastEvidence(out.Verdicts))
+	}
+	cp, err := h.store.Load(context.Background(), h.opts.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	if tree := git("write-tree"); cp.Snapshot != tree {
+		t.Errorf("certified %s, git add -A && git write-tree records %s", cp.Snapshot, tree)
+	}
+}
+
+// snapshotOf is the snapshot of root, by the rules of a run without a
+// known commit.
+func snapshotOf(t *testing.T, root string) string {
+	t.Helper()
+	s, err := workspace.NewHasher(root).Certify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(s)
 }
