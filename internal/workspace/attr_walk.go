@@ -48,14 +48,20 @@ func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) ([]byte
 		return blob, why, err
 	}
 	if written := k.smudge(blob, cv.out); !bytes.Equal(written, b) {
-		return blob, checkoutDiffers(b, written, cv.out), nil
+		out := cv.out
+		if out.eolFrom == "" && cv.in.eolFrom != "" {
+			out.eolFrom = cv.in.eolFrom + " for git add, which a checkout does not apply (the file is ignored, or git reads its first line otherwise)"
+		}
+		return blob, checkoutDiffers(b, written, out), nil
 	}
 	return blob, "", nil
 }
 
 // attributes reads the .gitattributes of directory l, at path, if its
-// listing has one, on top of the walk's stacks.
-func (w *walker) attributes(l *dirList, path []string, entries []dirEntry) error {
+// listing has one, on top of the walk's stacks: git add's, and, unless the
+// ignore rules leave it out of the snapshot (then no commit of it carries
+// the file), the checkout's.
+func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules []rule) error {
 	if w.mode == listing {
 		return nil
 	}
@@ -72,8 +78,12 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry) error
 	if err != nil {
 		return err
 	}
-	if in != nil {
-		w.in, w.out = w.in.push(in), w.out.push(out)
+	if in == nil {
+		return nil
+	}
+	w.in = w.in.push(in)
+	if !ignored(rules, append(slices.Clip(path), ".gitattributes"), false) {
+		w.out = w.out.push(out)
 	}
 	return nil
 }

@@ -81,7 +81,8 @@ func TestCertify(t *testing.T) {
 			want: []string{"x.sh: .gitattributes:1 sets eol=crlf (text); a checkout writes CRLF line endings where the workspace has LF"}},
 		{name: "a byte order mark: the first line applies to git add, not to a checkout", ops: []op{
 			file(".gitattributes", "\xef\xbb\xbf*.sh text eol=crlf\n"), file("x.sh", "a\r\n")},
-			want: []string{"x.sh: the line-ending settings; a checkout writes LF line endings where the workspace has CRLF"}},
+			want: []string{"x.sh: .gitattributes:1 sets eol=crlf (text) for git add, which a checkout does not apply (the file is ignored, or git reads its first line otherwise); " +
+				"a checkout writes LF line endings where the workspace has CRLF"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,5 +197,23 @@ func TestRestoreSmudges(t *testing.T) {
 	}
 	if n, err := Restore(dst, store, snap); err != nil || n != 0 {
 		t.Errorf("Restore() again = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// TestIgnoredAttributesAreNotACheckouts: an ignored .gitattributes is
+// read by git add, but no commit of the snapshot carries it, so a
+// checkout does not apply it: a CRLF file it cleans to LF (and would
+// check out with CRLF) is checked out with LF.
+func TestIgnoredAttributesAreNotACheckouts(t *testing.T) {
+	t.Parallel()
+	root := build(t, file(".gitignore", ".gitattributes\n"), file(".gitattributes", "*.txt text eol=crlf\n"), file("a.txt", "a\r\n"))
+	snap, problems := certify(t, root, NoBase)
+	if want, _ := oracle(t, root); Snapshot(want) != snap {
+		t.Errorf("Certify() = %s, git add -A records %s", snap, want)
+	}
+	want := "a.txt: .gitattributes:1 sets eol=crlf (text) for git add, which a checkout does not apply (the file is ignored, or git reads its first line otherwise); " +
+		"a checkout writes LF line endings where the workspace has CRLF"
+	if len(problems) != 1 || problems[0].String() != want {
+		t.Errorf("problems = %v, want %q", problems, want)
 	}
 }

@@ -96,8 +96,8 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 // for each child a snapshot may hold — never .git, nor .loop at the root
 // (in any case: see IsLoop) — with path extended by the child's name.
 // visit must not keep child. found, when not nil, is given the listing
-// first.
-func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry) error, visit func(child []string, rules []rule) error) error {
+// and the rules first.
+func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
 	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
 		return visit(child, rules)
@@ -107,15 +107,10 @@ func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, p
 // eachEntry is eachChild for every child whose name skip does not refuse,
 // also passing visit the child's type as the directory listing gave it
 // (dirList.entries).
-func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry) error, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
-	}
-	if found != nil {
-		if err := found(l, path, entries); err != nil {
-			return err
-		}
 	}
 	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
 		r, err := l.root()
@@ -123,6 +118,11 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 			return err
 		}
 		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+			return err
+		}
+	}
+	if found != nil {
+		if err := found(l, path, entries, rules); err != nil {
 			return err
 		}
 	}
