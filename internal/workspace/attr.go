@@ -68,12 +68,10 @@ type attrLine struct {
 // attrFile is the content of one attributes file: its directory (slash
 // separated, "" for the top) and its lines.
 type attrFile struct {
-	dir   string
-	lines []attrLine
+	dir    string
+	lines  []attrLine
+	macros []macroDef // at the top: the macros in force (macrosOf)
 }
-
-// src names the file, for messages.
-func (f *attrFile) src() string { return join(f.dir, ".gitattributes") }
 
 // builtinAttrs is git's built-in macro.
 var builtinAttrs = &attrFile{lines: []attrLine{{macro: "binary", lineno: 0,
@@ -86,6 +84,9 @@ var builtinAttrs = &attrFile{lines: []attrLine{{macro: "binary", lineno: 0,
 // first NUL and splits at LF alone. Macros are kept only at the top.
 func parseAttrs(data []byte, dir string, fromFile bool) *attrFile {
 	f := &attrFile{dir: dir}
+	if dir == "" {
+		defer func() { f.macros = macrosOf(f) }()
+	}
 	if len(data) >= attrMaxFile {
 		return f
 	}

@@ -15,20 +15,19 @@ func (s attrStack) push(f *attrFile) attrStack {
 	return append(out, f)
 }
 
-// attrValue is an attribute's value for a path and the line that gave it.
+// attrValue is an attribute's value for a path and the line that gave it:
+// comparable, and made of the parsed files' own strings.
 type attrValue struct {
 	value  string // attrSet, attrUnset, attrUnspecified or a value
-	file   *attrFile
+	dir    string // the directory of the attributes file that set it
 	lineno int
+	from   bool // a line set it: the attribute is assigned
 }
 
-// origin names the line that set the value: ".gitattributes:3", or
-// "git's built-in binary macro".
+// origin names the line that set the value (or the macro that did):
+// ".gitattributes:3".
 func (v attrValue) origin() string {
-	if v.file == builtinAttrs {
-		return "git's built-in binary macro"
-	}
-	return v.file.src() + ":" + itoa(v.lineno)
+	return join(v.dir, ".gitattributes") + ":" + itoa(v.lineno)
 }
 
 func itoa(n int) string {
@@ -44,76 +43,110 @@ func itoa(n int) string {
 	return string(b[i:])
 }
 
-// attrs is what the stack assigns to the file at path (slash-separated,
-// relative to the top): attr.c's collect_some_attrs for every attribute.
-// Unassigned attributes are absent; attrUnspecified ones are present.
-func (s attrStack) attrs(path string) map[string]attrValue {
-	if len(s) == 0 {
-		return nil
+// namedValue is an attribute and its value.
+type namedValue struct {
+	name string
+	attrValue
+}
+
+// attrList is the attributes assigned to a path, in no order.
+type attrList []namedValue
+
+// get returns the value of the attribute name; not from a line when it
+// is unassigned.
+func (l attrList) get(name string) attrValue {
+	for _, a := range l {
+		if a.name == name {
+			return a.attrValue
+		}
 	}
-	macros := s.macros()
-	out := map[string]attrValue{}
+	return attrValue{}
+}
+
+func (l attrList) has(name string) bool {
+	for _, a := range l {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// attrs is what the stack assigns to the file at path (slash-separated,
+// relative to the top), appended to buf[:0]: attr.c's collect_some_attrs
+// for every attribute. Unassigned attributes are absent; attrUnspecified
+// ones are present.
+func (s attrStack) attrs(path string, buf attrList) attrList {
+	out := buf[:0]
+	if len(s) == 0 {
+		return out
+	}
 	base := path[strings.LastIndexByte(path, '/')+1:]
+	macros := builtinMacros
+	if s[0].dir == "" {
+		macros = s[0].macros
+	}
 	for i := len(s) - 1; i >= 0; i-- {
 		f := s[i]
 		for j := len(f.lines) - 1; j >= 0; j-- {
 			l := &f.lines[j]
 			if l.macro == "" && l.matches(path, base, f.dir) {
-				fill(out, macros, f, l)
+				out = fill(out, macros, attrValue{dir: f.dir, lineno: l.lineno, from: true}, l.assigns)
 			}
 		}
 	}
 	return out
 }
 
-// macros returns the macros in force: the top-level file's (its last
-// definition of a name wins) and git's built-in one.
-func (s attrStack) macros() map[string]macroDef {
-	m := map[string]macroDef{"binary": {builtinAttrs, &builtinAttrs.lines[0]}}
-	if len(s) == 0 || s[0].dir != "" {
-		return m
-	}
-	for j := range s[0].lines {
-		if l := &s[0].lines[j]; l.macro != "" {
-			m[l.macro] = macroDef{s[0], l}
+// builtinMacros is git's built-in macro, in force everywhere.
+var builtinMacros = []macroDef{{"binary", builtinAttrs.lines[0].assigns}}
+
+// macrosOf returns the macros in force below the top-level attributes
+// file f, those that take precedence first: its own (its last definition
+// of a name first), then git's built-in one.
+func macrosOf(f *attrFile) []macroDef {
+	var m []macroDef
+	for j := len(f.lines) - 1; j >= 0; j-- {
+		if l := &f.lines[j]; l.macro != "" {
+			m = append(m, macroDef{l.macro, l.assigns})
 		}
 	}
-	return m
+	return append(m, builtinMacros...)
 }
 
-// macroDef is a macro's line and the file it is in.
+// macroDef is a macro and what it assigns.
 type macroDef struct {
-	file *attrFile
-	line *attrLine
+	name    string
+	assigns []attrAssign
 }
 
-// fill is attr.c's fill_one: the line's assignments, the last first, to
-// the attributes not assigned yet, expanding a macro that is set.
-func fill(out map[string]attrValue, macros map[string]macroDef, f *attrFile, l *attrLine) {
-	for k := len(l.assigns) - 1; k >= 0; k-- {
-		a := l.assigns[k]
-		if _, done := out[a.name]; done {
-			continue
-		}
-		out[a.name] = attrValue{value: a.value, file: f, lineno: l.lineno}
-		if m, ok := macros[a.name]; ok && a.value == attrSet {
-			expand(out, macros, m, attrValue{file: f, lineno: l.lineno})
+// macro returns what the macro name assigns, and whether it is one.
+func macro(macros []macroDef, name string) ([]attrAssign, bool) {
+	for _, m := range macros {
+		if m.name == name {
+			return m.assigns, true
 		}
 	}
+	return nil, false
 }
 
-// expand fills what macro m assigns, as set by the line at.
-func expand(out map[string]attrValue, macros map[string]macroDef, m macroDef, at attrValue) {
-	for k := len(m.line.assigns) - 1; k >= 0; k-- {
-		a := m.line.assigns[k]
-		if _, done := out[a.name]; done {
+// fill is attr.c's fill_one: the assignments, the last first, to the
+// attributes not assigned yet, as set by the line at; a macro that is
+// set is expanded the same way.
+func fill(out attrList, macros []macroDef, at attrValue, assigns []attrAssign) attrList {
+	for k := len(assigns) - 1; k >= 0; k-- {
+		a := assigns[k]
+		if out.has(a.name) {
 			continue
 		}
-		out[a.name] = attrValue{value: a.value, file: at.file, lineno: at.lineno}
-		if n, ok := macros[a.name]; ok && a.value == attrSet {
-			expand(out, macros, n, at)
+		v := at
+		v.value = a.value
+		out = append(out, namedValue{a.name, v})
+		if m, ok := macro(macros, a.name); ok && a.value == attrSet {
+			out = fill(out, macros, at, m)
 		}
 	}
+	return out
 }
 
 // matches is attr.c's path_matches for a file (never a directory) at

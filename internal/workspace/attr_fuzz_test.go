@@ -45,7 +45,7 @@ func FuzzAttributes(f *testing.F) {
 					stack = attrStack{parseAttrs(nil, "", fromFile), af}
 				}
 				for _, k := range []Checkout{{}, {AutoCRLF: "true"}, {EOL: "crlf"}, {AutoCRLF: "input"}} {
-					c := convOf(stack.attrs(path), k)
+					c := convOf(stack.attrs(path, nil), k)
 					blob, err := k.clean(content, c, func() (bool, error) { return false, nil })
 					if err != nil {
 						t.Fatal(err)

@@ -152,7 +152,8 @@ func ourAttrs(t *testing.T, root, path string) map[string]string {
 		}
 	}
 	out := map[string]string{}
-	for name, v := range w.in.attrs(path) {
+	for _, v := range w.in.attrs(path, nil) {
+		name := v.name
 		switch v.value {
 		case attrSet:
 			out[name] = "set"

@@ -29,11 +29,13 @@ func (c convs) converts() bool { return c.in.converts() || c.out.converts() }
 
 // convs returns how the file at rel, in the directory at hand, converts.
 func (w *walker) convs(rel string) convs {
-	in := convOf(w.in.attrs(rel), w.k)
+	w.abuf = w.in.attrs(rel, w.abuf)
+	in := convOf(w.abuf, w.k)
 	if sameStacks(w.in, w.out) {
 		return convs{in, in}
 	}
-	return convs{in, convOf(w.out.attrs(rel), w.k)}
+	w.abuf = w.out.attrs(rel, w.abuf)
+	return convs{in, convOf(w.abuf, w.k)}
 }
 
 func sameStacks(a, b attrStack) bool {
@@ -49,8 +51,9 @@ func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) ([]byte
 	}
 	if written := k.smudge(blob, cv.out); !bytes.Equal(written, b) {
 		out := cv.out
-		if out.eolFrom == "" && cv.in.eolFrom != "" {
-			out.eolFrom = cv.in.eolFrom + " for git add, which a checkout does not apply (the file is ignored, or git reads its first line otherwise)"
+		if out.eolFrom == (setBy{}) && cv.in.eolFrom != (setBy{}) {
+			out.eolFrom = cv.in.eolFrom
+			out.eolFrom.ckin = true
 		}
 		return blob, checkoutDiffers(b, written, out), nil
 	}
@@ -111,7 +114,7 @@ func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error
 	case !fi.Mode().IsRegular():
 		return nil, nil, nil
 	case fi.Size() >= attrMaxFile:
-		f := &attrFile{dir: dir}
+		f := parseAttrs(nil, dir, true) // ignored, as git does
 		return f, f, nil
 	}
 	data, err := ReadFile(r, ".gitattributes", attrMaxFile)
@@ -124,7 +127,7 @@ func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error
 	in = parseAttrs(data, dir, true)
 	stack := w.in.push(in)
 	blob := data
-	if c := convOf(stack.attrs(rel), w.k); c.converts() {
+	if c := convOf(stack.attrs(rel, nil), w.k); c.converts() {
 		if blob, err = w.k.clean(data, c, func() (bool, error) {
 			b, ok, err := w.base.Blob(rel)
 			return ok && hasCRLF(b), err

@@ -55,17 +55,61 @@ const (
 func (a crlfAction) auto() bool { return a == crlfAuto || a == crlfAutoCRLF || a == crlfAutoInput }
 
 // conv is what converts one file (convert.c's struct conv_attrs), with
-// the lines that decided it, for messages. It is comparable: the stat
-// cache keeps a blob id only while a file's conv is the same.
+// the lines that decided it, for messages. It is comparable, and working
+// it out allocates nothing: the stat cache keeps a blob id only while a
+// file's conv is the same.
 type conv struct {
 	crlf     crlfAction
 	ident    bool
 	filter   string // a filter driver's name
 	encoding string // working-tree-encoding, or "" for none (UTF-8)
 	bad      string // why git would refuse the file (a working-tree-encoding of true or false)
-	eolFrom  string // the line that set eol, text or crlf, or the setting
-	identAt  string // the line that set ident
-	filterAt string // the line that set filter or working-tree-encoding
+	eolFrom  setBy  // what decided the line endings: the line that set eol, text or crlf, or a setting
+	identAt  setBy  // the line that set ident
+	filterAt setBy  // the line that set filter or working-tree-encoding
+}
+
+// setBy is what set an attribute: a line of an attributes file, or a
+// setting, for messages. It keeps the parsed file's own strings.
+type setBy struct {
+	line    attrValue
+	name    string // the attribute
+	note    string // said after it: " (text)"
+	setting string // a setting that decided instead of a line ("core.autocrlf=true")
+	with    string // a setting that decided with the line ("core.eol=crlf")
+	ckin    bool   // a line git add applies and a checkout does not
+}
+
+func (s setBy) String() string {
+	var b strings.Builder
+	switch {
+	case s.setting != "":
+		b.WriteString(s.setting)
+	case s.line.from:
+		b.WriteString(s.line.origin() + " sets " + spelled(s.name, s.line.value) + s.note)
+	default:
+		return ""
+	}
+	if s.with != "" {
+		b.WriteString(" (with " + s.with + ")")
+	}
+	if s.ckin {
+		b.WriteString(" for git add, which a checkout does not apply (the file is ignored, or git reads its first line otherwise)")
+	}
+	return b.String()
+}
+
+// spelled spells an attribute's value as a line does.
+func spelled(name, value string) string {
+	switch value {
+	case attrSet:
+		return name
+	case attrUnset:
+		return "-" + name
+	case attrUnspecified:
+		return "!" + name
+	}
+	return name + "=" + value
 }
 
 // converts reports whether c changes anything or needs a look.
@@ -75,34 +119,34 @@ func (c conv) converts() bool {
 
 // convOf is convert.c's convert_attrs for a file with the attributes
 // attrs, under the settings of k.
-func convOf(attrs map[string]attrValue, k Checkout) conv {
+func convOf(attrs attrList, k Checkout) conv {
 	var c conv
-	text, crlf, eol := attrs["text"], attrs["crlf"], attrs["eol"]
-	c.crlf, c.eolFrom = crlfOf(text.value), text.where("text")
+	text, crlf, eol := attrs.get("text"), attrs.get("crlf"), attrs.get("eol")
+	c.crlf, c.eolFrom = crlfOf(text.value), setBy{line: text, name: "text"}
 	if c.crlf == crlfUndefined {
-		c.crlf, c.eolFrom = crlfOf(crlf.value), crlf.where("crlf")
+		c.crlf, c.eolFrom = crlfOf(crlf.value), setBy{line: crlf, name: "crlf"}
 	}
-	if id := attrs["ident"]; id.value == attrSet {
-		c.ident, c.identAt = true, id.where("ident")
+	if id := attrs.get("ident"); id.value == attrSet {
+		c.ident, c.identAt = true, setBy{line: id, name: "ident"}
 	}
-	if f := attrs["filter"]; isValue(f.value) {
-		c.filter, c.filterAt = f.value, f.where("filter")
+	if f := attrs.get("filter"); isValue(f.value) {
+		c.filter, c.filterAt = f.value, setBy{line: f, name: "filter"}
 	}
 	if c.crlf != crlfBinary {
 		switch e := eolOf(eol.value); {
 		case c.crlf == crlfAuto && e == "lf":
-			c.crlf, c.eolFrom = crlfAutoInput, eol.where("eol")+" (text=auto)"
+			c.crlf, c.eolFrom = crlfAutoInput, setBy{line: eol, name: "eol", note: " (text=auto)"}
 		case c.crlf == crlfAuto && e == "crlf":
-			c.crlf, c.eolFrom = crlfAutoCRLF, eol.where("eol")+" (text=auto)"
+			c.crlf, c.eolFrom = crlfAutoCRLF, setBy{line: eol, name: "eol", note: " (text=auto)"}
 		case e == "lf":
-			c.crlf, c.eolFrom = crlfTextInput, eol.where("eol")+" (text)"
+			c.crlf, c.eolFrom = crlfTextInput, setBy{line: eol, name: "eol", note: " (text)"}
 		case e == "crlf":
-			c.crlf, c.eolFrom = crlfTextCRLF, eol.where("eol")+" (text)"
+			c.crlf, c.eolFrom = crlfTextCRLF, setBy{line: eol, name: "eol", note: " (text)"}
 		}
 	}
-	wte := attrs["working-tree-encoding"]
+	wte := attrs.get("working-tree-encoding")
 	if c.encoding, c.bad = encodingOf(wte); c.encoding != "" || c.bad != "" {
-		c.filterAt = wte.where("working-tree-encoding")
+		c.filterAt = setBy{line: wte, name: "working-tree-encoding"}
 	}
 	byEOL := c.crlf == crlfText || c.crlf == crlfAuto // the settings decide the line endings
 	switch {
@@ -111,43 +155,19 @@ func convOf(attrs map[string]attrValue, k Checkout) conv {
 	case c.crlf == crlfText:
 		c.crlf = crlfTextInput
 	case c.crlf == crlfUndefined && k.autocrlf() == "true":
-		c.crlf, c.eolFrom = crlfAutoCRLF, "core.autocrlf=true"
+		c.crlf, c.eolFrom = crlfAutoCRLF, setBy{setting: "core.autocrlf=true"}
 	case c.crlf == crlfUndefined && k.autocrlf() == "input":
-		c.crlf, c.eolFrom = crlfAutoInput, "core.autocrlf=input"
+		c.crlf, c.eolFrom = crlfAutoInput, setBy{setting: "core.autocrlf=input"}
 	case c.crlf == crlfUndefined:
 		c.crlf = crlfBinary
 	}
 	if byEOL && k.eolIsCRLF() {
-		c.eolFrom += " (with " + k.eolSetting() + ")"
+		c.eolFrom.with = k.eolSetting()
+	}
+	if c.crlf == crlfBinary {
+		c.eolFrom = setBy{}
 	}
 	return c
-}
-
-// where says which line set the attribute name, and to what:
-// ".gitattributes:2 sets eol=crlf"; "" when none did.
-func (v attrValue) where(name string) string {
-	if v.file == nil {
-		return ""
-	}
-	what := name
-	switch v.value {
-	case attrSet:
-	case attrUnset:
-		what = "-" + name
-	case attrUnspecified:
-		what = "!" + name
-	default:
-		what = name + "=" + v.value
-	}
-	return v.origin() + " sets " + what
-}
-
-// eolSetting names the setting that makes text files CRLF.
-func (k Checkout) eolSetting() string {
-	if k.autocrlf() == "true" {
-		return "core.autocrlf=true"
-	}
-	return "core.eol=" + k.EOL
 }
 
 // isValue reports whether v is a value, not set, unset or unspecified.
@@ -470,7 +490,7 @@ func (p Problem) String() string { return p.Path + ": " + p.Why }
 // it would). base is asked about the file when a conversion depends on it.
 func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []byte, why string, err error) {
 	if c.bad != "" {
-		return b, c.filterAt + ", which git refuses to check out: " + c.bad, nil
+		return b, c.filterAt.String() + ", which git refuses to check out: " + c.bad, nil
 	}
 	blob, err = k.clean(b, c, func() (bool, error) {
 		data, ok, err := base.Blob(rel)
@@ -489,7 +509,7 @@ func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []by
 			if c.filter == "" {
 				what = "converts no encoding"
 			}
-			return blob, c.filterAt + "; loop-action " + what + ", and the file is not what the tree the run started from holds there: a checkout may write other bytes", nil
+			return blob, c.filterAt.String() + "; loop-action " + what + ", and the file is not what the tree the run started from holds there: a checkout may write other bytes", nil
 		}
 	}
 	if written := k.smudge(blob, c); !bytes.Equal(written, b) {
@@ -504,7 +524,7 @@ func checkoutDiffers(b, written []byte, c conv) string {
 	var parts []string
 	if c.ident && !slices.Equal(idents(b), idents(written)) {
 		parts = append(parts, fmt.Sprintf("%s; a checkout writes %s where the workspace has %s",
-			c.identAt, quoteIdents(idents(written)), quoteIdents(idents(b))))
+			c.identAt.String(), quoteIdents(idents(written)), quoteIdents(idents(b))))
 	}
 	sb, sw := gatherStats(b), gatherStats(written)
 	if sb.crlf != sw.crlf || sb.lonecr != sw.lonecr || sb.lonelf != sw.lonelf || len(parts) == 0 {
@@ -520,11 +540,11 @@ func checkoutDiffers(b, written []byte, c conv) string {
 	return strings.Join(parts, ", and ")
 }
 
-func orSetting(s string) string {
-	if s == "" {
-		return "the line-ending settings"
+func orSetting(s setBy) string {
+	if s := s.String(); s != "" {
+		return s
 	}
-	return s
+	return "the line-ending settings"
 }
 
 // identRE finds what ident expands or collapses.
@@ -545,4 +565,12 @@ func quoteIdents(ids []string) string {
 		return "no $Id$"
 	}
 	return fmt.Sprintf("%q", ids[0])
+}
+
+// eolSetting names the setting that makes text files CRLF.
+func (k Checkout) eolSetting() string {
+	if k.autocrlf() == "true" {
+		return "core.autocrlf=true"
+	}
+	return "core.eol=crlf"
 }

@@ -65,7 +65,7 @@ func (m *Smudger) conv(rel string) (conv, error) {
 	if len(d.stack) == 0 && m.k.autocrlf() == "false" {
 		return conv{}, nil
 	}
-	return convOf(d.stack.attrs(rel), m.k), nil
+	return convOf(d.stack.attrs(rel, nil), m.k), nil
 }
 
 // dir returns the directory dir of the tree, reading what it lacks.
@@ -158,7 +158,7 @@ func (m *Smudger) attrFile(es []object.TreeEntry, dir string) (*attrFile, error)
 			return nil, fmt.Errorf("read %q: %w", join(dir, ".gitattributes"), err)
 		}
 		if size >= attrMaxFile {
-			return &attrFile{dir: dir}, nil
+			return parseAttrs(nil, dir, false), nil // ignored, as git does
 		}
 		data, err := readObject(m.s, plumbing.BlobObject, e.Hash)
 		if err != nil {

@@ -35,6 +35,7 @@ type walker struct {
 	base     Base      // the tree the root was checked out from
 	in, out  attrStack // the attributes files above the directory at hand, as `git add` and a checkout read them
 	problems []Problem // the files no checkout of the snapshot reproduces
+	abuf     attrList  // reused by convs
 }
 
 // walk returns the entries of the loop root r, in git's order; when
