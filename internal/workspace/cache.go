@@ -77,19 +77,20 @@ type converted struct {
 
 // convertedAs returns what a cache entry records of a file converted
 // by cv, with why no checkout reproduces it.
-func convertedAs(cv convs, why string) *converted {
-	if cv == (convs{}) && why == "" {
+func convertedAs(cv *convs, why string) *converted {
+	if cv == nil {
 		return nil
 	}
-	return &converted{cv: cv, why: why}
+	return &converted{cv: *cv, why: why}
 }
 
-// same reports whether the entry was read converting as cv does.
-func (c cacheEntry) same(cv convs) bool {
-	if c.conv == nil {
-		return cv == convs{}
+// same reports whether the entry was read converting as cv does (nil:
+// nothing converts it).
+func (c cacheEntry) same(cv *convs) bool {
+	if c.conv == nil || cv == nil {
+		return c.conv == nil && cv == nil
 	}
-	return c.conv.cv == cv
+	return c.conv.cv == *cv
 }
 
 // why is why no checkout reproduces the cached file, or "".

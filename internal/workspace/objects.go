@@ -46,7 +46,7 @@ type objectStore struct {
 // fi and which converts as cv says, stores its blob unless the store has
 // it, and returns its id with the status of the file read and why no
 // checkout reproduces it ("" when one does).
-func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv convs) (ObjectID, fs.FileInfo, string, error) {
+func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
 	var why string
 	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
@@ -54,8 +54,8 @@ func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, 
 		if err != nil {
 			return err
 		}
-		if cv.converts() {
-			if data, why, err = o.k.convertFile(rel, data, cv, o.base); err != nil {
+		if cv != nil {
+			if data, why, err = o.k.convertFile(rel, data, *cv, o.base); err != nil {
 				return err
 			}
 		}
@@ -116,9 +116,9 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 	var id ObjectID
 	if err == nil {
 		o.reads.Add(1)
-		var cv convs
+		var cv *convs
 		if e.obj.conv != nil {
-			cv = e.obj.conv.cv
+			cv = &e.obj.conv.cv
 		}
 		id, _, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
 	}

@@ -154,7 +154,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			_, _, err = w.subdir(l, []string{"fifo"}, nil)
 			return err
 		},
-		"objectStore.file": func() error { _, _, _, err := o.file(r, "fifo", fileInfo, "fifo", convs{}); return err },
+		"objectStore.file": func() error { _, _, _, err := o.file(r, "fifo", fileInfo, "fifo", nil); return err },
 		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
 		"Writer.Copy": func() error {
 			_, err := openWriter(t, t.TempDir()).Copy("fifo", r, fileInfo)

@@ -246,9 +246,11 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	var cv convs
+	var cv *convs // nil: nothing converts the file, the common case, which costs nothing
 	if w.converting() {
-		cv = w.convs(string(w.rel))
+		if c := w.convs(string(w.rel)); c.converts() {
+			cv = &c
+		}
 	}
 	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) && c.same(cv) {
 		w.next[c.rel] = c // the path string the entry keeps: none is made
@@ -271,7 +273,7 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 
 // read reads the regular file name of directory l (at rel), whose lstat
 // found s, and records its blob id in the next cache.
-func (w *walker) read(l *dirList, name, rel string, s fileStat, cv convs) (ObjectID, error) {
+func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
@@ -285,9 +287,9 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv convs) (Objec
 	case err != nil:
 	case w.mode == storing:
 		id, now, why, err = w.store.file(r, name, fi, rel, cv)
-	case cv.converts():
+	case cv != nil:
 		id, now, why, err = convertRead(r, name, fi, func(b []byte) ([]byte, string, error) {
-			return w.k.convertFile(rel, b, cv, w.base)
+			return w.k.convertFile(rel, b, *cv, w.base)
 		})
 	default:
 		id, now, err = HashFile(r, name, fi)
