@@ -75,6 +75,10 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 		return nil, err
 	}
 	defer w.Close()
+	d.files = [2]*workspace.Smudger{
+		workspace.NewSmudger(d.st, d.baseTree, workspace.Checkout{}),
+		workspace.NewSmudger(d.st, plumbing.NewHash(l.Snapshot), workspace.Checkout{}),
+	}
 	todo, err := d.plan(w, edits)
 	if err != nil {
 		return nil, err
@@ -124,7 +128,7 @@ func (d *Delivery) state(w *workspace.Writer, e edit, deleted map[string]bool) (
 	if err != nil {
 		return false, false, err
 	}
-	if d.same(local, there, e.to) {
+	if d.same(local, there, e.path, e.to, workspaceSide) {
 		return true, false, nil
 	}
 	if ok, err := d.parentsClear(w, e.path, deleted); err != nil || !ok {
@@ -141,7 +145,7 @@ func (d *Delivery) state(w *workspace.Writer, e edit, deleted map[string]bool) (
 		return false, there && local.Mode.IsDir() && d.emptied(w, e.path, deleted), nil
 	}
 	base := leaf{mode: normal(from.Mode), hash: from.Hash}
-	return false, d.same(local, there, &base), nil
+	return false, d.same(local, there, e.path, &base, baseSide), nil
 }
 
 // parentsClear reports whether every directory above p is a real
@@ -175,13 +179,33 @@ func (d *Delivery) emptied(w *workspace.Writer, dir string, deleted map[string]b
 	return true
 }
 
-// same reports whether the checkout's entry (when there) is the leaf l
-// (nil: nothing): its type, content and execute bit.
-func (d *Delivery) same(local workspace.Entry, there bool, l *leaf) bool {
+// Sides of an Apply: the tree a leaf is of.
+const (
+	baseSide      = 0
+	workspaceSide = 1
+)
+
+// checkedOut is what a checkout of the tree of side writes for the blob
+// id at p.
+func (d *Delivery) checkedOut(p string, id plumbing.Hash, side int) ([]byte, error) {
+	data, err := blob(d.st, id)
+	if err != nil {
+		return nil, err
+	}
+	return d.files[side].File(p, data)
+}
+
+// same reports whether the checkout's entry at p (when there) is the
+// leaf l of side's tree (nil: nothing): its type, content as a checkout
+// writes it, and execute bit.
+func (d *Delivery) same(local workspace.Entry, there bool, p string, l *leaf, side int) bool {
 	if l == nil || !there {
 		return l == nil && !there
 	}
 	data, err := blob(d.st, l.hash)
+	if err == nil && l.mode != filemode.Symlink {
+		data, err = d.checkedOut(p, l.hash, side)
+	}
 	if err != nil {
 		return false
 	}
@@ -212,6 +236,9 @@ func (d *Delivery) write(w *workspace.Writer, todo []edit) error {
 			continue
 		}
 		data, err := blob(d.st, e.to.hash)
+		if err == nil && e.to.mode != filemode.Symlink {
+			data, err = d.checkedOut(e.path, e.to.hash, workspaceSide)
+		}
 		if err != nil {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}

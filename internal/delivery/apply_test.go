@@ -119,6 +119,7 @@ func TestApplyHostileWorkspace(t *testing.T) {
 	}{
 		{name: "into .git", extra: []object.TreeEntry{{Name: ".git", Mode: filemode.Dir}, {Name: ".GIT", Mode: filemode.Dir}}},
 		{name: "into .loop", extra: []object.TreeEntry{{Name: ".loop", Mode: filemode.Dir}}},
+		{name: "into .loop as a case-folding disk spells it", extra: []object.TreeEntry{{Name: ".LOOP", Mode: filemode.Dir}, {Name: ".Loop.", Mode: filemode.Dir}}},
 		{name: "a dot-dot name", extra: []object.TreeEntry{{Name: "..", Mode: filemode.Regular}}, want: `an entry named ".."`},
 		{name: "a slash in a name", extra: []object.TreeEntry{{Name: "a/../../b", Mode: filemode.Regular}}, want: "which no checkout holds"},
 		{name: "a submodule", extra: []object.TreeEntry{{Name: "sub", Mode: filemode.Submodule, Hash: plumbing.NewHash(head)}}, want: "with mode"},
@@ -144,7 +145,7 @@ func TestApplyHostileWorkspace(t *testing.T) {
 			if snapshotOf(t, filepath.Join(root, ".git")) != gitBefore {
 				t.Error("Apply changed .git")
 			}
-			for _, p := range []string{".loop/config", ".GIT/config"} {
+			for _, p := range []string{".loop/config", ".GIT/config", ".LOOP/config", ".Loop./config"} {
 				if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
 					t.Errorf("Apply wrote %s", p)
 				}

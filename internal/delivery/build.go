@@ -72,6 +72,7 @@ type Delivery struct {
 	view           plumbing.Hash // the snapshot of a checkout of the base
 	th             *workspace.TreeHasher
 	commit, tree   plumbing.Hash
+	files          [2]*workspace.Smudger // Apply: what checkouts of the base and of the workspace write
 }
 
 // ErrSecret is wrapped by the error of a Build that found a provider
@@ -116,7 +117,7 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := workspace.NewHasher(s.Root).WriteObjects(d.st)
+	snap, err := workspace.NewHasherWith(s.Root, d.checkout()).WriteObjects(d.st)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +158,13 @@ func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, err
 	view, err := d.th.Snapshot(c.TreeHash)
 	d.view = hashOf(view)
 	return d, err
+}
+
+// checkout is how the root's files convert to the delivered blobs: as
+// `git add` in a checkout of the base converts them (its index is the
+// base's tree), with a Linux runner's settings.
+func (d *Delivery) checkout() workspace.Checkout {
+	return workspace.Checkout{Base: workspace.TreeBase(d.st, d.baseTree)}
 }
 
 // checkSpec refuses a spec that cannot make a commit.

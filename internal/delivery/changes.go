@@ -230,10 +230,11 @@ func conflicts(kept string, m filemode.FileMode, other string) bool {
 
 // never reports whether a path may never be delivered: one with a
 // component that git, or a case-folding file system, takes for .git, or
-// under the top .loop.
+// under the top .loop (in any spelling such a file system takes for it:
+// workspace.IsLoop).
 func never(p string) bool {
 	parts := strings.Split(p, "/")
-	if parts[0] == ".loop" {
+	if workspace.IsLoop(parts[0]) {
 		return true
 	}
 	return slices.ContainsFunc(parts, func(c string) bool {

@@ -5,7 +5,9 @@
 // package workspace computes a checkout's (the status rule compares the
 // two); and the patch from the base to a delivered tree.
 //
-// [Build] hashes the loop root by the workspace's rules and takes from it
+// [Build] hashes the loop root by the workspace's rules (files cleaned by
+// their .gitattributes as `git add` in a checkout of the base cleans
+// them: the delivered blobs are the snapshot's) and takes from it
 // every path whose content differs from a checkout of the base: .loop,
 // .git (in any spelling a case-folding file system would take for it)
 // and ignored files are never delivered, nor is a path the caller
@@ -17,7 +19,8 @@
 // exactly those the remote lacks, with the ref update old → new that the
 // server applies only if the branch is still at old. [Apply] is the
 // same change brought into a person's checkout as uncommitted files,
-// refusing to overwrite local edits.
+// written as a checkout writes them (workspace.Smudger), refusing to
+// overwrite local edits.
 //
 // It must never write into the loop root's .git (nor, but for Apply
 // through a workspace.Writer, into the loop root), never push

@@ -24,6 +24,11 @@ type Evidence struct {
 	Judges    map[string]JudgeResult    `json:"judges,omitempty"` // by judge node name
 	Decisions []Decision                `json:"decisions,omitempty"`
 	Snapshot  string                    `json:"snapshot,omitempty"` // workspace snapshot id; "" when it could not be taken
+	// Void says why the measurement certifies nothing although the checks
+	// ran: the snapshot could not be taken, or the workspace holds files no
+	// checkout of it reproduces (the checks measured other bytes than it
+	// holds). The runner fails every check with it; "" when it can count.
+	Void string `json:"void,omitempty"`
 }
 
 // CommandResult is what running one command showed.

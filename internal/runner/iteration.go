@@ -81,7 +81,7 @@ func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.J
 	ev := r.collect(ctx, swept)
 	end()
 	end = r.span("guard-after-measure")
-	void := r.guardedWhileMeasuring(it, guard)
+	void := withVoid(r.guardedWhileMeasuring(it, guard), ev.Void)
 	end()
 	defer r.span("gate")()
 	if ctx.Err() != nil {

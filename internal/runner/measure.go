@@ -30,7 +30,11 @@ func Measure(ctx context.Context, cfg *loop.Config, root string, env []string) (
 	if err := files.Restore(); err != nil {
 		return gate.Evidence{}, nil, err
 	}
-	return ev, gate.Evaluate(cfg, ev), nil
+	verdicts := gate.Evaluate(cfg, ev)
+	if ev.Void != "" {
+		verdicts = voided(verdicts, ev.Void)
+	}
+	return ev, verdicts, nil
 }
 
 // GateOnly is the status of an outcome measured outside any run

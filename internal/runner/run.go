@@ -141,7 +141,7 @@ func prepare(opts Options) *run {
 		r.now = time.Now
 	}
 	r.started = r.now()
-	r.hasher = workspace.NewHasher(opts.Root)
+	r.hasher = workspace.NewHasherWith(opts.Root, checkout(opts))
 	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
 		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The gate rules on what the runner measured; that only means something
@@ -41,6 +42,30 @@ func (r *run) guardedWhileMeasuring(it int, before guardState) string {
 		reasons = append([]string{listed(paths) + " changed while the evidence was collected (put back)"}, reasons...)
 	}
 	return strings.Join(reasons, "; ")
+}
+
+// checkout is how the run's snapshots convert files: from the commit the
+// run started from, when known (the tree a checkout's index holds), else
+// the root's HEAD.
+func checkout(opts Options) workspace.Checkout {
+	if opts.Commit == "" {
+		return workspace.Checkout{}
+	}
+	return workspace.Checkout{Base: workspace.CommitBase(opts.Root, opts.Commit)}
+}
+
+// withVoid adds to the reasons a measurement is void why the collector
+// found it could not count (gate.Evidence.Void: files no checkout of the
+// snapshot reproduces). That is the workspace's doing, for agents to fix
+// as the evidence line says, not a reason to escalate.
+func withVoid(reasons, collected string) string {
+	switch {
+	case collected == "":
+		return reasons
+	case reasons == "":
+		return collected
+	}
+	return reasons + "; " + collected
 }
 
 // voided fails every check of every goal with why, keeping what was

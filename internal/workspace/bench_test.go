@@ -157,3 +157,24 @@ func BenchmarkScanCached100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSnapshot10kTextAuto is BenchmarkSnapshot10k/warm in a root
+// whose .gitattributes says `* text=auto` (common in repositories), with
+// one deeper file: every file's attributes are worked out each time.
+func BenchmarkSnapshot10kTextAuto(b *testing.B) {
+	root := buildTree10k(b)
+	for rel, content := range map[string]string{".gitattributes": "* text=auto\n*.png binary\n", "pkg05/.gitattributes": "*.go eol=lf\n"} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := NewHasherWith(root, Checkout{Base: NoBase})
+	if _, err := h.Certify(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := h.Certify(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -62,7 +62,43 @@ func (s Stamp) Vouches(k StatKey) bool {
 type cacheEntry struct {
 	stamp Stamp
 	id    ObjectID
-	rel   string // the file's path, the key it is cached under
+	rel   string     // the file's path, the key it is cached under
+	conv  *converted // how the file converted, nil when nothing converts it
+}
+
+// converted is how a cached file converted: its id holds while that is
+// the same. It is kept out of line, so that a cacheEntry stays small
+// enough for a map to hold it inline (a root without attributes pays
+// nothing for it).
+type converted struct {
+	cv  convs
+	why string // why no checkout reproduces the file, if none does
+}
+
+// convertedAs returns what a cache entry records of a file converted
+// by cv, with why no checkout reproduces it.
+func convertedAs(cv *convs, why string) *converted {
+	if cv == nil {
+		return nil
+	}
+	return &converted{cv: *cv, why: why}
+}
+
+// same reports whether the entry was read converting as cv does (nil:
+// nothing converts it).
+func (c cacheEntry) same(cv *convs) bool {
+	if c.conv == nil || cv == nil {
+		return c.conv == nil && cv == nil
+	}
+	return c.conv.cv == *cv
+}
+
+// why is why no checkout reproduces the cached file, or "".
+func (c cacheEntry) why() string {
+	if c.conv == nil {
+		return ""
+	}
+	return c.conv.why
 }
 
 // IndexStat returns what a git index entry records of the file k was taken

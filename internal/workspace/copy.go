@@ -40,7 +40,7 @@ func CopyNew(src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
 // directory) is replaced by a copy written beside and renamed into place.
 // The copy gets the current time, as any edit would.
 func (w *Writer) Copy(rel string, src *os.Root, fi fs.FileInfo) (Copied, error) {
-	if err := checkRel(rel); err != nil {
+	if err := checkWrite(rel); err != nil {
 		return Copied{}, err
 	}
 	d, name, _, err := w.parent(rel, create)

@@ -51,7 +51,7 @@ func (m *Matcher) Over(r *os.Root) *Matcher {
 func (m *Matcher) Included(rel string) (bool, error) {
 	parts := strings.Split(rel, "/")
 	for i, c := range parts {
-		if c == ".git" || (i == 0 && c == ".loop") {
+		if c == ".git" || (i == 0 && IsLoop(c)) {
 			return false, nil
 		}
 	}

@@ -33,10 +33,11 @@ type entry struct {
 
 // toStore is what storing the object of an entry takes, beyond its id.
 type toStore struct {
-	unverified bool    // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
-	rel        string  // an unverified file's path, slash-separated
-	link       string  // a symbolic link's target
-	sub        []entry // a tree's entries
+	unverified bool       // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
+	rel        string     // an unverified file's path, slash-separated
+	link       string     // a symbolic link's target
+	sub        []entry    // a tree's entries
+	conv       *converted // how an unverified file converts (nil: nothing converts it)
 }
 
 // sortKey is the name git compares entries by: directories sort as if

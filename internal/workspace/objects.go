@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,7 +26,7 @@ import (
 // A file that changes while it is stored is stored as read: the returned
 // tree describes the content that s holds.
 func (h *Hasher) WriteObjects(s storer.EncodedObjectStorer) (Snapshot, error) {
-	id, err := h.walk(&objectStore{s: s})
+	id, _, err := h.walk(&objectStore{s: s})
 	if err != nil {
 		return "", fmt.Errorf("store snapshot of %q: %w", h.root, err)
 	}
@@ -39,25 +38,31 @@ type objectStore struct {
 	s     storer.EncodedObjectStorer
 	root  *os.Root // the loop root
 	reads *atomic.Int64
+	k     Checkout // how files convert
+	base  Base
 }
 
-// file reads the regular file name in r, whose lstat result is fi, stores
-// its blob unless the store has it, and returns its id with the status of
-// the file read.
-func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
+// file reads the regular file name in r (at rel), whose lstat result is
+// fi and which converts as cv says, stores its blob unless the store has
+// it, and returns its id with the status of the file read and why no
+// checkout reproduces it ("" when one does).
+func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
+	var why string
 	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
-		data, err := io.ReadAll(io.LimitReader(f, now.Size()+1))
+		data, err := readAll(f, now.Size())
 		if err != nil {
 			return err
 		}
-		if int64(len(data)) != now.Size() {
-			return errChanged
+		if cv != nil {
+			if data, why, err = o.k.convertFile(rel, data, *cv, o.base); err != nil {
+				return err
+			}
 		}
 		id = hashObject("blob", data)
 		return o.ensure(plumbing.BlobObject, id, data)
 	})
-	return id, now, err
+	return id, now, why, err
 }
 
 // tree makes sure the tree holding es, and everything in it, is in the
@@ -111,7 +116,11 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 	var id ObjectID
 	if err == nil {
 		o.reads.Add(1)
-		id, _, err = o.file(o.root, name, fi)
+		var cv *convs
+		if e.obj.conv != nil {
+			cv = &e.obj.conv.cv
+		}
+		id, _, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
 	}
 	if err != nil {
 		return ObjectID{}, fmt.Errorf("store %q: %w", e.obj.rel, err)

@@ -154,7 +154,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			_, _, err = w.subdir(l, []string{"fifo"}, nil)
 			return err
 		},
-		"objectStore.file": func() error { _, _, err := o.file(r, "fifo", fileInfo); return err },
+		"objectStore.file": func() error { _, _, _, err := o.file(r, "fifo", fileInfo, "fifo", nil); return err },
 		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
 		"Writer.Copy": func() error {
 			_, err := openWriter(t, t.TempDir()).Copy("fifo", r, fileInfo)
@@ -178,7 +178,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			return err
 		},
 		"restorer.keep": func() error {
-			_, err := x.keep(r, object.TreeEntry{Name: "fifo", Hash: emptyBlob}, fifoInfo, 0o644)
+			_, err := x.keep(r, "fifo", emptyBlob, -1, fifoInfo, 0o644)
 			return err
 		},
 		"restorer.subdir": func() error { // replaces the FIFO: in a root of its own

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -38,7 +39,17 @@ import (
 //
 // Afterwards a snapshot of the root equals tree unless the root's
 // .git/info/exclude ignores something the tree holds.
+//
+// Files are written as a checkout writes them: each blob smudged by the
+// tree's own .gitattributes (see [Smudger]), so a `*.bat text eol=crlf`
+// file comes back with CRLF line endings; a file on disk is left alone
+// when it already holds what the checkout would write.
 func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed int, err error) {
+	return RestoreWith(root, s, tree, Checkout{})
+}
+
+// RestoreWith is Restore with the settings of k (its Base is not used).
+func RestoreWith(root string, s storer.EncodedObjectStorer, tree Snapshot, k Checkout) (changed int, err error) {
 	raw, err := hex.DecodeString(string(tree))
 	if err != nil || len(raw) != sha1.Size {
 		return 0, fmt.Errorf("restore %q: %q is not a snapshot", root, tree)
@@ -52,7 +63,7 @@ func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed 
 	if err != nil {
 		return 0, fmt.Errorf("restore %q: %w", root, err)
 	}
-	x := &restorer{s: s}
+	x := &restorer{s: s, sm: NewSmudger(s, plumbing.Hash(raw), k)}
 	if err := x.dir(w.root, nil, rules, plumbing.Hash(raw)); err != nil {
 		return x.changed, fmt.Errorf("restore %q to %s: %w", root, tree.Short(), err)
 	}
@@ -62,6 +73,7 @@ func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed 
 // restorer is one Restore.
 type restorer struct {
 	s       storer.EncodedObjectStorer
+	sm      *Smudger
 	changed int
 }
 
@@ -70,6 +82,9 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	t, err := object.GetTree(x.s, id)
 	if err != nil {
 		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+	}
+	if err := x.sm.enter(strings.Join(path, "/"), t.Entries); err != nil {
+		return err
 	}
 	want := make(map[string]bool, len(t.Entries))
 	for _, e := range t.Entries {
@@ -106,7 +121,7 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 func checkName(name string, top bool) error {
 	switch {
 	case name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00"),
-		strings.EqualFold(name, ".git"), top && name == ".loop":
+		strings.EqualFold(name, ".git"), top && IsLoop(name):
 		return fmt.Errorf("the tree has an entry named %q, which cannot be restored", name)
 	}
 	return nil
@@ -172,8 +187,16 @@ func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileIn
 	if e.Mode == filemode.Executable {
 		perm = 0o755
 	}
+	data, err := x.sm.smudged(rel, e.Hash)
+	if err != nil {
+		return fmt.Errorf("%q: %w", rel, err)
+	}
+	want, size := e.Hash, int64(-1)
+	if data != nil {
+		want, size = plumbing.Hash(hashObject("blob", data)), int64(len(data))
+	}
 	if fi != nil && fi.Mode().IsRegular() {
-		kept, err := x.keep(r, e, fi, perm)
+		kept, err := x.keep(r, e.Name, want, size, fi, perm)
 		if err != nil {
 			return fmt.Errorf("%q: %w", rel, err)
 		}
@@ -182,7 +205,12 @@ func (x *restorer) file(r *os.Root, rel string, e object.TreeEntry, fi fs.FileIn
 		}
 	}
 	x.changed++
-	if err := x.write(r, e, perm); err != nil {
+	if data != nil {
+		err = putFile(r, e.Name, bytes.NewReader(data), perm, reclaim)
+	} else {
+		err = x.write(r, e, perm)
+	}
+	if err != nil {
 		return fmt.Errorf("%q: %w", rel, err)
 	}
 	return nil
@@ -202,15 +230,19 @@ func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error
 	return putFile(r, e.Name, src, perm, reclaim)
 }
 
-// keep reports whether the regular file e.Name, whose lstat result is fi,
-// holds the blob e.Hash, and then gives it the execute bits of perm if it
-// lacks them: through the file it read, which is the one lstat found.
-func (x *restorer) keep(r *os.Root, e object.TreeEntry, fi fs.FileInfo, perm fs.FileMode) (bool, error) {
-	size, err := x.s.EncodedObjectSize(e.Hash)
+// keep reports whether the regular file name, whose lstat result is fi,
+// holds the blob want (of size bytes; -1: the store says), and then gives
+// it the execute bits of perm if it lacks them: through the file it read,
+// which is the one lstat found.
+func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64, fi fs.FileInfo, perm fs.FileMode) (bool, error) {
+	var err error
+	if size < 0 {
+		size, err = x.s.EncodedObjectSize(want)
+	}
 	if err != nil || size != fi.Size() {
 		return false, err
 	}
-	f, now, err := openRegular(r, e.Name, fi)
+	f, now, err := openRegular(r, name, fi)
 	if errors.Is(err, errChanged) {
 		return false, nil // replaced since lstat: written over
 	}
@@ -222,7 +254,7 @@ func (x *restorer) keep(r *os.Root, e object.TreeEntry, fi fs.FileInfo, perm fs.
 	if err := pump(nil, f, h, size); err != nil {
 		return false, ignoreChanged(err)
 	}
-	if plumbing.Hash(h.Sum(nil)) != e.Hash {
+	if plumbing.Hash(h.Sum(nil)) != want {
 		return false, nil
 	}
 	if now.Mode()&0o100 == perm&0o100 {
@@ -264,7 +296,7 @@ func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[strin
 	slices.Sort(names)
 	child := append(slices.Clip(path), "")
 	for _, name := range names {
-		if keep[name] || name == ".git" || (len(path) == 0 && name == ".loop") {
+		if keep[name] || name == ".git" || (len(path) == 0 && IsLoop(name)) {
 			continue
 		}
 		child[len(path)] = name

@@ -106,7 +106,7 @@ func TestRestoreOverWork(t *testing.T) {
 // TestRestoreRefusesEscapes: a tree naming .git, .loop or a path with a
 // slash is refused before anything is written under its name.
 func TestRestoreRefusesEscapes(t *testing.T) {
-	for _, name := range []string{".git", ".GIT", ".loop", "..", "a/b"} {
+	for _, name := range []string{".git", ".GIT", ".loop", ".LOOP", ".Loop.", "LOOP~1", "..", "a/b"} {
 		t.Run(name, func(t *testing.T) {
 			s := memory.NewStorage()
 			blob := storeObject(t, s, plumbing.BlobObject, []byte("x\n"))

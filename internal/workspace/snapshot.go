@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +27,7 @@ func (s Snapshot) Short() string { return phrase.Short(string(s)) }
 // snapshot. A Hasher is safe for concurrent use.
 type Hasher struct {
 	root string
+	k    Checkout
 	now  func() time.Time // replaced in tests
 
 	mu    sync.Mutex
@@ -33,51 +36,108 @@ type Hasher struct {
 	reads atomic.Int64 // files read so far, for tests
 }
 
-// NewHasher returns a Hasher for the directory root. Nothing is read until
-// the first call to Snapshot or Files.
+// NewHasher returns a Hasher for the directory root, converting files as
+// a checkout with git's default settings does, from the root's HEAD
+// commit (see [Checkout]). Nothing is read until the first call to
+// Snapshot or Files.
 func NewHasher(root string) *Hasher {
-	return &Hasher{root: root, now: time.Now}
+	return NewHasherWith(root, Checkout{})
 }
 
-// Snapshot returns the git tree id of the loop root's current content.
+// NewHasherWith is NewHasher with the settings and base of k.
+func NewHasherWith(root string, k Checkout) *Hasher {
+	if k.Base == nil {
+		k.Base = CommitBase(root, "HEAD")
+	}
+	return &Hasher{root: root, k: k, now: time.Now}
+}
+
+// Snapshot returns the git tree id of the loop root's current content:
+// what `git add -A && git write-tree` records in a checkout of the base.
 func (h *Hasher) Snapshot() (Snapshot, error) {
-	id, err := h.walk(nil)
+	id, _, err := h.walk(nil)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %q: %w", h.root, err)
 	}
 	return Snapshot(id.String()), nil
 }
 
+// UnreproducibleError is the error of [Hasher.Certify] for a loop root
+// holding files that no checkout of its snapshot reproduces (see
+// [Problem]): the snapshot is taken, but what was measured in the root is
+// not what it holds.
+type UnreproducibleError struct {
+	Snapshot Snapshot
+	Problems []Problem // by path
+}
+
+// maxProblems is how many problems an UnreproducibleError names.
+const maxProblems = 5
+
+func (e *UnreproducibleError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems[:min(len(e.Problems), maxProblems)] {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	if n := len(e.Problems) - maxProblems; n > 0 {
+		fmt.Fprintf(&b, "; and %d more files", n)
+	}
+	b.WriteString(": the checks measured bytes no checkout reproduces")
+	return b.String()
+}
+
+// Certify is Snapshot for a snapshot the gate may certify: when a file
+// of the root is not what a checkout of the snapshot writes (its
+// attributes convert it, and the conversion does not give its bytes
+// back), the error is an *UnreproducibleError holding the snapshot and
+// the files.
+func (h *Hasher) Certify() (Snapshot, error) {
+	id, problems, err := h.walk(nil)
+	if err != nil {
+		return "", fmt.Errorf("snapshot %q: %w", h.root, err)
+	}
+	snap := Snapshot(id.String())
+	if len(problems) > 0 {
+		slices.SortFunc(problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+		return snap, &UnreproducibleError{Snapshot: snap, Problems: problems}
+	}
+	return snap, nil
+}
+
 // walk computes the top tree of the loop root (storing its objects, when
 // store is not nil) with the cache of the previous walk, and keeps the
 // cache of this one.
-func (h *Hasher) walk(store *objectStore) (ObjectID, error) {
+func (h *Hasher) walk(store *objectStore) (ObjectID, []Problem, error) {
 	h.mu.Lock()
-	w := &walker{mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads}
+	w := &walker{mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
 	h.mu.Unlock()
 	w.start = h.now()
 	r, err := OpenRoot(h.root)
 	if err != nil {
-		return ObjectID{}, err
+		return ObjectID{}, nil, err
 	}
 	defer r.Close()
 	if store != nil {
 		w.mode, w.store, store.root, store.reads = storing, store, r, &h.reads
+		store.k, store.base = h.k, h.k.Base
 	}
 	es, err := w.walk(r)
 	if err != nil {
-		return ObjectID{}, err
+		return ObjectID{}, nil, err
 	}
 	id := treeID(es)
 	if store != nil {
 		if id, err = store.tree(es); err != nil {
-			return ObjectID{}, err
+			return ObjectID{}, nil, err
 		}
 	}
 	h.mu.Lock()
 	h.cache = w.next
 	h.mu.Unlock()
-	return id, nil
+	return id, w.problems, nil
 }
 
 // Files returns the sorted slash-separated relative paths of the files and

@@ -71,7 +71,7 @@ func (t *TreeHasher) dir(id plumbing.Hash, path []string, rules []rule) ([]entry
 	var es []entry
 	child := append(slices.Clip(path), "")
 	for _, te := range tr.Entries {
-		if te.Name == ".git" || (len(path) == 0 && te.Name == ".loop") {
+		if te.Name == ".git" || (len(path) == 0 && IsLoop(te.Name)) {
 			continue
 		}
 		child[len(path)] = te.Name

@@ -11,8 +11,9 @@ import (
 // Uncarried is what a snapshot leaves out of the loop root although it is
 // on disk, so that no commit of the snapshot carries it: every entry that
 // the ignore rules exclude and everything below an excluded directory;
-// and every entry named .git below the root (a nested repository's) and
-// everything in it. Each is recorded by
+// every entry named .git below the root (a nested repository's) and
+// everything in it; and a top-level entry a case-folding disk takes for
+// .loop (see [IsLoop]) that is not .loop itself. Each is recorded by
 // lstat only, keyed by its slash-separated path. The root's own .git and
 // .loop are not part of it, nor are sockets, fifos and devices elsewhere
 // (a snapshot skips them too, but they hold no content a check could use).
@@ -58,7 +59,7 @@ func ScanUncarried(root string) (Uncarried, error) {
 // include: what they exclude is recorded, what they include is entered.
 func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(l, path, rules, skip, func(child []string, typ fs.FileMode, rules []rule) error {
+	return eachEntry(l, path, rules, skip, nil, func(child []string, typ fs.FileMode, rules []rule) error {
 		return u.child(l, child, typ, rules)
 	})
 }
@@ -70,7 +71,11 @@ func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 // checkout). Every other entry is looked at with lstat.
 func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
 	name := path[len(path)-1]
-	if name != ".git" && !typ.IsDir() && !ignored(rules, path, false) {
+	// A top-level .LOOP (or ".loop."): a snapshot leaves it out as if it
+	// were .loop, which it is on a case-folding disk; where it is not,
+	// nothing carries it, and it is recorded like an ignored entry.
+	aliased := len(path) == 1 && IsLoop(name)
+	if name != ".git" && !aliased && !typ.IsDir() && !ignored(rules, path, false) {
 		return nil
 	}
 	s, err := l.lstat(name)
@@ -81,7 +86,7 @@ func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rul
 		return err
 	}
 	rel := strings.Join(path, "/")
-	if name == ".git" || ignored(rules, path, s.key.mode.IsDir()) {
+	if name == ".git" || aliased || ignored(rules, path, s.key.mode.IsDir()) {
 		return u.all(l, name, rel, s)
 	}
 	if !s.key.mode.IsDir() {

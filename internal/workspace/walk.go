@@ -30,6 +30,12 @@ type walker struct {
 	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
 	store *objectStore // where files read go, when storing
+
+	k        Checkout  // how files convert (convert.go)
+	base     Base      // the tree the root was checked out from
+	in, out  attrStack // the attributes files above the directory at hand, as `git add` and a checkout read them
+	problems []Problem // the files no checkout of the snapshot reproduces
+	abuf     attrList  // reused by convs
 }
 
 // walk returns the entries of the loop root r, in git's order; when
@@ -47,6 +53,12 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	return w.dir(l, nil, rules)
 }
 
+// converting reports whether files may convert: there are attributes,
+// or the settings convert files without any.
+func (w *walker) converting() bool {
+	return w.mode != listing && (len(w.in) > 0 || len(w.out) > 0 || w.k.autocrlf() != "false")
+}
+
 // readInfoExclude returns the rules of .git/info/exclude, if .git is a directory.
 func readInfoExclude(r *os.Root) ([]rule, error) {
 	fi, err := r.Lstat(".git")
@@ -61,8 +73,10 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 
 // dir returns the sorted tree entries of directory l, found at path.
 func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
+	in, out := w.in, w.out
+	defer func() { w.in, w.out = in, out }()
 	var es []entry
-	err := eachChild(l, path, rules, func(child []string, rules []rule) error {
+	err := eachChild(l, path, rules, w.attributes, func(child []string, rules []rule) error {
 		e, ok, err := w.entry(l, child, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
@@ -80,11 +94,13 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 }
 
 // eachChild reads directory l's .gitignore on top of rules and calls visit
-// for each child a snapshot may hold — never .git, nor .loop at the root —
-// with path extended by the child's name. visit must not keep child.
-func eachChild(l *dirList, path []string, rules []rule, visit func(child []string, rules []rule) error) error {
-	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && name == ".loop") }
-	return eachEntry(l, path, rules, skip, func(child []string, _ fs.FileMode, rules []rule) error {
+// for each child a snapshot may hold — never .git, nor .loop at the root
+// (in any case: see IsLoop) — with path extended by the child's name.
+// visit must not keep child. found, when not nil, is given the listing
+// and the rules first.
+func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, rules []rule) error) error {
+	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
+	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
 		return visit(child, rules)
 	})
 }
@@ -92,7 +108,7 @@ func eachChild(l *dirList, path []string, rules []rule, visit func(child []strin
 // eachEntry is eachChild for every child whose name skip does not refuse,
 // also passing visit the child's type as the directory listing gave it
 // (dirList.entries).
-func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
@@ -103,6 +119,11 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 			return err
 		}
 		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+			return err
+		}
+	}
+	if found != nil {
+		if err := found(l, path, entries, rules); err != nil {
 			return err
 		}
 	}
@@ -225,15 +246,24 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) {
+	var cv *convs // nil: nothing converts the file, the common case, which costs nothing
+	if w.converting() {
+		if c := w.convs(string(w.rel)); c.converts() {
+			cv = &c
+		}
+	}
+	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) && c.same(cv) {
 		w.next[c.rel] = c // the path string the entry keeps: none is made
 		e.id = c.id
+		if why := c.why(); why != "" {
+			w.problems = append(w.problems, Problem{Path: c.rel, Why: why})
+		}
 		if w.mode == storing {
-			e.obj = &toStore{unverified: true, rel: c.rel}
+			e.obj = &toStore{unverified: true, rel: c.rel, conv: c.conv}
 		}
 		return e, true, nil
 	}
-	id, err := w.read(l, name, string(w.rel), s)
+	id, err := w.read(l, name, string(w.rel), s, cv)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -243,25 +273,35 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 
 // read reads the regular file name of directory l (at rel), whose lstat
 // found s, and records its blob id in the next cache.
-func (w *walker) read(l *dirList, name, rel string, s fileStat) (ObjectID, error) {
+func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
+	var why string
 	r, err := l.root()
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = l.info(name, s)
 	}
-	if err == nil && w.mode == storing {
-		id, now, err = w.store.file(r, name, fi)
-	} else if err == nil {
+	switch {
+	case err != nil:
+	case w.mode == storing:
+		id, now, why, err = w.store.file(r, name, fi, rel, cv)
+	case cv != nil:
+		id, now, why, err = convertRead(r, name, fi, func(b []byte) ([]byte, string, error) {
+			return w.k.convertFile(rel, b, *cv, w.base)
+		})
+	default:
 		id, now, err = HashFile(r, name, fi)
 	}
 	if err != nil {
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]
 		return ObjectID{}, fmt.Errorf("%s %q: %w", op, rel, err)
 	}
-	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel}
+	if why != "" {
+		w.problems = append(w.problems, Problem{Path: rel, Why: why})
+	}
+	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel, conv: convertedAs(cv, why)}
 	return id, nil
 }
 

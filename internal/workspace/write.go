@@ -23,7 +23,8 @@ var ErrParent = errors.New("not a real directory")
 // [Restore] go through it.
 //
 // Paths are slash-separated and relative to the root, with no empty, "."
-// or ".." component. Every operation resolves a path one component at a
+// or ".." component; nothing is written below the root's .loop, in any
+// spelling a case-folding disk takes for it ([ErrLoopPath]). Every operation resolves a path one component at a
 // time through an [os.Root] opened on the loop root, checking with lstat
 // that each parent is a real directory and that the directory it opens is
 // the one it checked, so nothing is ever written through a symbolic link
@@ -223,6 +224,22 @@ func checkRel(rel string) error {
 		if c == "" || c == "." || c == ".." {
 			return fmt.Errorf("%q is not a path inside the loop root", rel)
 		}
+	}
+	return nil
+}
+
+// ErrLoopPath is wrapped by the error of a [Writer] asked to write below
+// the root's .loop, in any spelling a case-folding disk takes for it
+// (see [IsLoop]): loop-action's own state is never written from a tree.
+var ErrLoopPath = errors.New("loop-action's own .loop")
+
+// checkWrite is checkRel for a path to write: never below .loop.
+func checkWrite(rel string) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	if top, _, _ := strings.Cut(rel, "/"); IsLoop(top) {
+		return fmt.Errorf("write %q: it is in %w", rel, ErrLoopPath)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func recordedWhy(e Entry) string {
 // put writes e at rel; how says what happens to parents that are missing
 // or not real directories.
 func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
-	if err := checkRel(rel); err != nil {
+	if err := checkWrite(rel); err != nil {
 		return nil, err
 	}
 	d, name, replaced, err := w.parent(rel, how)

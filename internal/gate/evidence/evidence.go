@@ -1,6 +1,9 @@
 // Package evidence collects what the gate rules on: it runs the command
 // checks and the metrics command in the loop root, looks at the files that
-// file_exists and regex checks name, and takes the workspace snapshot.
+// file_exists and regex checks name, and takes the workspace snapshot,
+// saying in gate.Evidence.Void when what was measured cannot be certified:
+// no snapshot could be taken, or files of the workspace are not what a
+// checkout of the snapshot writes (their .gitattributes convert them).
 //
 // It is the gate's only I/O. It measures and records; it never decides
 // whether a check passes (package gate does), never reads anything outside
@@ -92,30 +95,30 @@ func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept er
 		r, void = c.command(ctx, m.Command, m.Argv, m.Timeout.Duration)
 		ev.Metrics = &gate.MetricsResult{Command: r}
 	}
-	ev.Snapshot = c.snapshotBeside(void == nil)
+	ev.Snapshot, ev.Void = c.snapshotBeside(void == nil)
 	return ev
 }
 
 // snapshotBeside takes the snapshot if due, with c.Beside running beside
-// it, and returns it ("" when not due or when it failed).
-func (c *Collector) snapshotBeside(due bool) string {
+// it, and returns it ("" when not due or when it failed) with why it
+// cannot be certified (see snapshot).
+func (c *Collector) snapshotBeside(due bool) (snap, void string) {
 	if c.Beside == nil {
 		if due {
 			return c.snapshot()
 		}
-		return ""
+		return "", ""
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		c.Beside()
 	}()
-	var s string
 	if due {
-		s = c.snapshot()
+		snap, void = c.snapshot()
 	}
 	<-done
-	return s
+	return snap, void
 }
 
 // check measures one check into ev, unless void says why nothing may be
@@ -146,16 +149,25 @@ func voidCommand(run string, argv []string, why error) gate.CommandResult {
 	return gate.CommandResult{Command: shown, ExitCode: -1, StartErr: why.Error()}
 }
 
-func (c *Collector) snapshot() string {
+// snapshot takes the workspace snapshot the gate may certify, and says
+// why it may not: it could not be taken, or files of the root are not
+// what a checkout of it writes (workspace.Hasher.Certify: their
+// .gitattributes convert them), so the checks measured bytes no checkout
+// of the snapshot reproduces.
+func (c *Collector) snapshot() (snap, void string) {
 	h := c.Hasher
 	if h == nil {
 		h = workspace.NewHasher(c.Root)
 	}
-	s, err := h.Snapshot()
-	if err != nil {
-		return ""
+	s, err := h.Certify()
+	var ue *workspace.UnreproducibleError
+	switch {
+	case errors.As(err, &ue):
+		return string(s), err.Error()
+	case err != nil:
+		return "", fmt.Sprintf("the workspace snapshot could not be taken, so nothing it holds can be certified: %v", err)
 	}
-	return string(s)
+	return string(s), ""
 }
 
 // command runs a shell command (run) or an argv in the loop root. The

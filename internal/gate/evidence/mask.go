@@ -43,6 +43,7 @@ func Masked(ev gate.Evidence, mask func(string) string) gate.Evidence {
 		judges[name] = j
 	}
 	ev.Judges = judges
+	ev.Void = mask(ev.Void) // it names files of the workspace
 	return ev
 }
 

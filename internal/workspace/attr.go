@@ -1,0 +1,277 @@
+package workspace
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// Git attributes (.gitattributes), read and matched as git 2.39 does
+// (attr.c, dir.c and wildmatch.c), for the attributes that decide what a
+// blob holds and what a checkout writes (convert.go).
+//
+// go-git has plumbing/format/gitattributes, but it does not match git:
+// its Match lets earlier lines (and lower files) override later ones and
+// macros override what a line sets, it knows no built-in "binary" macro,
+// it accepts "!" patterns, lets "dir/" match the files below, matches with
+// filepath.Match (no "**" inside a component, no POSIX classes, no
+// escapes as wildmatch has them), and neither unquotes C-style patterns
+// nor drops a line with an invalid attribute name. What decides the bytes
+// the gate certifies cannot be approximate, so this follows git's code.
+//
+// What is read: the .gitattributes of every directory of the tree (deeper
+// files and later lines take precedence), with macros ("[attr]name ...")
+// from the top-level file only, and git's built-in macro
+// "[attr]binary -diff -merge -text". Not read: $GIT_DIR/info/attributes,
+// core.attributesFile ($XDG_CONFIG_HOME/git/attributes) and the system's
+// attributes file: none of them travels with a commit, and what is
+// certified is what a fresh clone's checkout writes. A symbolic link named
+// .gitattributes is read as its target text, which is what a checkout
+// parses: git reads the attributes a checkout applies from the index,
+// where a link's blob is its target, and `git add` falls back to the
+// index when the file is a link. Anything else that is not a regular file
+// (a directory, a FIFO) holds no attributes.
+
+// Attribute values, as git's ATTR__TRUE, ATTR__FALSE and ATTR__UNSET:
+// set ("text"), unset ("-text"), unspecified ("!text"). Any other string is
+// a value ("eol=crlf").
+const (
+	attrSet         = "\x00set"
+	attrUnset       = "\x00unset"
+	attrUnspecified = "\x00unspecified"
+)
+
+// Limits git applies: longer lines and larger files are ignored.
+const (
+	attrMaxLine = 2048
+	attrMaxFile = 100 << 20
+)
+
+// attrAssign is one attribute a line assigns.
+type attrAssign struct {
+	name, value string
+}
+
+// attrLine is one line of an attributes file: a pattern, or a macro, and
+// what it assigns.
+type attrLine struct {
+	macro   string // the macro it defines; "" for a pattern line
+	pattern string // as parse_path_pattern leaves it: no "!", no trailing "/"
+	noDir   bool   // the pattern has no slash: it matches a base name
+	mustDir bool   // the pattern ended with "/": it matches directories only
+	prefix  int    // the length of its literal prefix (nowildcardlen)
+	endsAt  bool   // "*literal": PATTERN_FLAG_ENDSWITH
+	assigns []attrAssign
+	lineno  int
+}
+
+// attrFile is the content of one attributes file: its directory (slash
+// separated, "" for the top) and its lines.
+type attrFile struct {
+	dir    string
+	lines  []attrLine
+	macros []macroDef // at the top: the macros in force (macrosOf)
+}
+
+// builtinAttrs is git's built-in macro.
+var builtinAttrs = &attrFile{lines: []attrLine{{macro: "binary", lineno: 0,
+	assigns: []attrAssign{{"diff", attrUnset}, {"merge", attrUnset}, {"text", attrUnset}}}}}
+
+// parseAttrs parses an attributes file of directory dir. fromFile says the
+// content was read from the working tree, where git strips a UTF-8 byte
+// order mark and a CR before each LF and reads every line; otherwise it
+// was read from a blob (what a checkout does), where it reads up to the
+// first NUL and splits at LF alone. Macros are kept only at the top.
+func parseAttrs(data []byte, dir string, fromFile bool) *attrFile {
+	f := &attrFile{dir: dir}
+	if dir == "" {
+		defer func() { f.macros = macrosOf(f) }()
+	}
+	if len(data) >= attrMaxFile {
+		return f
+	}
+	if fromFile {
+		data = bytes.TrimPrefix(data, utf8BOM)
+	} else if i := bytes.IndexByte(data, 0); i >= 0 {
+		data = data[:i]
+	}
+	lineno := 0
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		lineno++
+		if fromFile {
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+			if i := bytes.IndexByte(line, 0); i >= 0 {
+				line = line[:i]
+			}
+		}
+		if l, ok := parseAttrLine(string(line), dir == ""); ok {
+			l.lineno = lineno
+			f.lines = append(f.lines, l)
+		}
+	}
+	return f
+}
+
+const attrBlank = " \t\r\n"
+
+// parseAttrLine is attr.c's parse_attr_line: ok is false for a blank
+// line, a comment, and a line git ignores (too long, a macro where none
+// is allowed, an invalid attribute name, a negative pattern).
+func parseAttrLine(line string, macroOK bool) (attrLine, bool) {
+	cp := strings.TrimLeft(line, attrBlank)
+	if cp == "" || cp[0] == '#' || len(line) >= attrMaxLine {
+		return attrLine{}, false
+	}
+	var name, states string
+	if u, rest, ok := unquoteC(cp); ok {
+		name, states = u, rest
+	} else {
+		n := strings.IndexAny(cp, attrBlank)
+		if n < 0 {
+			n = len(cp)
+		}
+		name, states = cp[:n], cp[n:]
+	}
+	var l attrLine
+	if len(name) > len("[attr]") && strings.HasPrefix(name, "[attr]") {
+		if !macroOK {
+			return attrLine{}, false
+		}
+		m := strings.TrimLeft(name[len("[attr]"):], attrBlank)
+		if n := strings.IndexAny(m, attrBlank); n >= 0 {
+			m = m[:n]
+		}
+		if !validAttrName(m) {
+			return attrLine{}, false
+		}
+		l.macro = m
+	}
+	var ok bool
+	if l.assigns, ok = parseAssigns(strings.TrimLeft(states, attrBlank)); !ok {
+		return attrLine{}, false
+	}
+	if l.macro != "" {
+		return l, true
+	}
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i] // git copies the pattern into a C string
+	}
+	if strings.HasPrefix(name, "!") {
+		return attrLine{}, false // "Negative patterns are ignored in git attributes"
+	}
+	l.pattern, l.mustDir = strings.CutSuffix(name, "/")
+	l.noDir = !strings.Contains(l.pattern, "/")
+	l.prefix = min(simpleLength(name), len(l.pattern))
+	l.endsAt = strings.HasPrefix(l.pattern, "*") && noWildcard(l.pattern[1:])
+	return l, true
+}
+
+// parseAssigns parses the attribute states of a line ("a -b !c d=v"); ok is
+// false when one has an invalid name, which drops the whole line.
+func parseAssigns(states string) ([]attrAssign, bool) {
+	var out []attrAssign
+	for cp := states; cp != ""; {
+		ep := strings.IndexAny(cp, attrBlank)
+		if ep < 0 {
+			ep = len(cp)
+		}
+		eq := strings.IndexByte(cp, '=')
+		if eq > ep {
+			eq = -1
+		}
+		n := ep
+		if eq >= 0 {
+			n = eq
+		}
+		a := attrAssign{name: cp[:n], value: attrSet}
+		switch {
+		case strings.HasPrefix(a.name, "-"):
+			a.name, a.value = a.name[1:], attrUnset
+		case strings.HasPrefix(a.name, "!"):
+			a.name, a.value = a.name[1:], attrUnspecified
+		case eq >= 0:
+			a.value = cp[eq+1 : ep]
+		}
+		if !validAttrName(a.name) {
+			return nil, false
+		}
+		out = append(out, a)
+		cp = strings.TrimLeft(cp[ep:], attrBlank)
+	}
+	return out, true
+}
+
+// validAttrName is attr.c's attr_name_valid.
+func validAttrName(name string) bool {
+	if name == "" || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '-' || c == '.' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleLength is dir.c's simple_length: the length of s before its first
+// glob special.
+func simpleLength(s string) int {
+	for i := 0; i < len(s); i++ {
+		if globSpecial(s[i]) || s[i] == 0 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// noWildcard reports whether s holds no glob special.
+func noWildcard(s string) bool { return simpleLength(s) == len(s) }
+
+// unquoteC is quote.c's unquote_c_style for a string starting with a
+// double quote: the unquoted text and what follows the closing quote.
+// ok is false when s is not such a string, or a malformed one.
+func unquoteC(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); {
+		c := s[i]
+		i++
+		switch c {
+		case '"':
+			return b.String(), s[i:], true
+		case '\\':
+		default:
+			b.WriteByte(c)
+			continue
+		}
+		if i >= len(s) {
+			return "", "", false
+		}
+		c = s[i]
+		i++
+		if esc := strings.IndexByte("abfnrtv", c); esc >= 0 {
+			b.WriteByte("\a\b\f\n\r\t\v"[esc])
+			continue
+		}
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte(c)
+		case c >= '0' && c <= '3' && i+1 < len(s):
+			v, err := strconv.ParseUint(s[i-1:i+2], 8, 8)
+			if err != nil {
+				return "", "", false
+			}
+			b.WriteByte(byte(v))
+			i += 2
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,191 @@
+package workspace
+
+import "strings"
+
+// attrStack is the attributes files that apply below a directory, from
+// the top-level one down (nil holds none): what git's attribute stack
+// holds for a path, without the files that never travel with a commit.
+type attrStack []*attrFile
+
+// push returns the stack with f on top, sharing nothing with s that a
+// later push could change.
+func (s attrStack) push(f *attrFile) attrStack {
+	out := make(attrStack, len(s), len(s)+1)
+	copy(out, s)
+	return append(out, f)
+}
+
+// attrValue is an attribute's value for a path and the line that gave it:
+// comparable, and made of the parsed files' own strings.
+type attrValue struct {
+	value  string // attrSet, attrUnset, attrUnspecified or a value
+	dir    string // the directory of the attributes file that set it
+	lineno int
+	from   bool // a line set it: the attribute is assigned
+}
+
+// origin names the line that set the value (or the macro that did):
+// ".gitattributes:3".
+func (v attrValue) origin() string {
+	return join(v.dir, ".gitattributes") + ":" + itoa(v.lineno)
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
+
+// namedValue is an attribute and its value.
+type namedValue struct {
+	name string
+	attrValue
+}
+
+// attrList is the attributes assigned to a path, in no order.
+type attrList []namedValue
+
+// get returns the value of the attribute name; not from a line when it
+// is unassigned.
+func (l attrList) get(name string) attrValue {
+	for _, a := range l {
+		if a.name == name {
+			return a.attrValue
+		}
+	}
+	return attrValue{}
+}
+
+func (l attrList) has(name string) bool {
+	for _, a := range l {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// attrs is what the stack assigns to the file at path (slash-separated,
+// relative to the top), appended to buf[:0]: attr.c's collect_some_attrs
+// for every attribute. Unassigned attributes are absent; attrUnspecified
+// ones are present.
+func (s attrStack) attrs(path string, buf attrList) attrList {
+	out := buf[:0]
+	if len(s) == 0 {
+		return out
+	}
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	macros := builtinMacros
+	if s[0].dir == "" {
+		macros = s[0].macros
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		f := s[i]
+		for j := len(f.lines) - 1; j >= 0; j-- {
+			l := &f.lines[j]
+			if l.macro == "" && l.matches(path, base, f.dir) {
+				out = fill(out, macros, attrValue{dir: f.dir, lineno: l.lineno, from: true}, l.assigns)
+			}
+		}
+	}
+	return out
+}
+
+// builtinMacros is git's built-in macro, in force everywhere.
+var builtinMacros = []macroDef{{"binary", builtinAttrs.lines[0].assigns}}
+
+// macrosOf returns the macros in force below the top-level attributes
+// file f, those that take precedence first: its own (its last definition
+// of a name first), then git's built-in one.
+func macrosOf(f *attrFile) []macroDef {
+	var m []macroDef
+	for j := len(f.lines) - 1; j >= 0; j-- {
+		if l := &f.lines[j]; l.macro != "" {
+			m = append(m, macroDef{l.macro, l.assigns})
+		}
+	}
+	return append(m, builtinMacros...)
+}
+
+// macroDef is a macro and what it assigns.
+type macroDef struct {
+	name    string
+	assigns []attrAssign
+}
+
+// macro returns what the macro name assigns, and whether it is one.
+func macro(macros []macroDef, name string) ([]attrAssign, bool) {
+	for _, m := range macros {
+		if m.name == name {
+			return m.assigns, true
+		}
+	}
+	return nil, false
+}
+
+// fill is attr.c's fill_one: the assignments, the last first, to the
+// attributes not assigned yet, as set by the line at; a macro that is
+// set is expanded the same way.
+func fill(out attrList, macros []macroDef, at attrValue, assigns []attrAssign) attrList {
+	for k := len(assigns) - 1; k >= 0; k-- {
+		a := assigns[k]
+		if out.has(a.name) {
+			continue
+		}
+		v := at
+		v.value = a.value
+		out = append(out, namedValue{a.name, v})
+		if m, ok := macro(macros, a.name); ok && a.value == attrSet {
+			out = fill(out, macros, at, m)
+		}
+	}
+	return out
+}
+
+// matches is attr.c's path_matches for a file (never a directory) at
+// path, whose base name is base, against a line of the file in dir.
+func (l *attrLine) matches(path, base, dir string) bool {
+	if l.mustDir {
+		return false
+	}
+	if l.noDir {
+		if l.prefix == len(l.pattern) {
+			return l.pattern == base
+		}
+		return wildmatch(l.pattern, base, false)
+	}
+	return matchPathname(path, dir, l.pattern, l.prefix)
+}
+
+// matchPathname is dir.c's match_pathname: pattern (with its literal
+// prefix of length prefix) anchored at the directory base.
+func matchPathname(path, base, pattern string, prefix int) bool {
+	if strings.HasPrefix(pattern, "/") {
+		pattern, prefix = pattern[1:], prefix-1
+	}
+	name := path
+	if base != "" {
+		rest, ok := strings.CutPrefix(path, base+"/")
+		if !ok {
+			return false
+		}
+		name = rest
+	}
+	if prefix > 0 {
+		if prefix > len(name) || name[:prefix] != pattern[:prefix] {
+			return false
+		}
+		pattern, name = pattern[prefix:], name[prefix:]
+		if pattern == "" && name == "" {
+			return true
+		}
+	}
+	return wildmatch(pattern, name, true)
+}

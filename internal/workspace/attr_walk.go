@@ -1,0 +1,176 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// IsLoop reports whether a top-level entry named name is loop-action's
+// own .loop directory to a file system that folds case (macOS's default,
+// Windows') or ignores trailing dots and spaces (Windows'), as [never]
+// in package delivery judges .git: such a name is never part of a
+// snapshot, never restored, never written by a [Writer], never delivered.
+func IsLoop(name string) bool {
+	return strings.EqualFold(strings.TrimRight(name, ". "), ".loop") || strings.EqualFold(name, "loop~1")
+}
+
+// convs is how one file converts: as `git add` reads its attributes
+// (in: clean) and as a checkout does (out: smudge). The two differ only
+// when an attributes file holds what git reads differently from the
+// working tree and from a blob (a byte order mark, a NUL, a CR).
+type convs struct{ in, out conv }
+
+func (c convs) converts() bool { return c.in.converts() || c.out.converts() }
+
+// convs returns how the file at rel, in the directory at hand, converts.
+func (w *walker) convs(rel string) convs {
+	w.abuf = w.in.attrs(rel, w.abuf)
+	in := convOf(w.abuf, w.k)
+	if sameStacks(w.in, w.out) {
+		return convs{in, in}
+	}
+	w.abuf = w.out.attrs(rel, w.abuf)
+	return convs{in, convOf(w.abuf, w.k)}
+}
+
+func sameStacks(a, b attrStack) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+}
+
+// convertFile is Checkout.convertFile for a file whose clean and smudge
+// attributes may differ.
+func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) ([]byte, string, error) {
+	blob, why, err := k.convertOne(rel, b, cv.in, base)
+	if err != nil || why != "" || cv.in == cv.out {
+		return blob, why, err
+	}
+	if written := k.smudge(blob, cv.out); !bytes.Equal(written, b) {
+		out := cv.out
+		if out.eolFrom == (setBy{}) && cv.in.eolFrom != (setBy{}) {
+			out.eolFrom = cv.in.eolFrom
+			out.eolFrom.ckin = true
+		}
+		return blob, checkoutDiffers(b, written, out), nil
+	}
+	return blob, "", nil
+}
+
+// attributes reads the .gitattributes of directory l, at path, if its
+// listing has one, on top of the walk's stacks: git add's, and, unless the
+// ignore rules leave it out of the snapshot (then no commit of it carries
+// the file), the checkout's.
+func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules []rule) error {
+	if w.mode == listing {
+		return nil
+	}
+	i := slices.IndexFunc(entries, func(e dirEntry) bool { return e.name == ".gitattributes" })
+	if i < 0 || (entries[i].typ != 0 && entries[i].typ != fs.ModeSymlink) {
+		return nil
+	}
+	r, err := l.root()
+	if err != nil {
+		return err
+	}
+	dir := strings.Join(path, "/")
+	in, out, err := w.readAttrs(r, dir)
+	if err != nil {
+		return err
+	}
+	if in == nil {
+		return nil
+	}
+	w.in = w.in.push(in)
+	if !ignored(rules, append(slices.Clip(path), ".gitattributes"), false) {
+		w.out = w.out.push(out)
+	}
+	return nil
+}
+
+// readAttrs reads the .gitattributes of directory r, at dir: as `git add`
+// reads it (the file, or a link's target) and as a checkout does (its
+// blob). None is there when it is neither a file nor a link.
+func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error) {
+	fi, err := r.Lstat(".gitattributes")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rel := join(dir, ".gitattributes")
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := r.Readlink(".gitattributes")
+		if err != nil {
+			return nil, nil, err
+		}
+		f := parseAttrs([]byte(target), dir, false)
+		return f, f, nil
+	case !fi.Mode().IsRegular():
+		return nil, nil, nil
+	case fi.Size() >= attrMaxFile:
+		f := parseAttrs(nil, dir, true) // ignored, as git does
+		return f, f, nil
+	}
+	data, err := ReadFile(r, ".gitattributes", attrMaxFile)
+	if errors.Is(err, ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil // replaced since lstat
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	in = parseAttrs(data, dir, true)
+	stack := w.in.push(in)
+	blob := data
+	if c := convOf(stack.attrs(rel, nil), w.k); c.converts() {
+		if blob, err = w.k.clean(data, c, func() (bool, error) {
+			b, ok, err := w.base.Blob(rel)
+			return ok && hasCRLF(b), err
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if bytes.Equal(blob, data) && !bytes.HasPrefix(data, utf8BOM) && !bytes.ContainsAny(data, "\r\x00") {
+		return in, in, nil
+	}
+	return in, parseAttrs(blob, dir, false), nil
+}
+
+// convertRead reads the regular file name of r, whose lstat result is fi,
+// as readStable does, and returns the id of the blob convert makes of
+// its bytes, with why a checkout would not reproduce them.
+func convertRead(r *os.Root, name string, fi fs.FileInfo, convert func(b []byte) ([]byte, string, error)) (ObjectID, fs.FileInfo, string, error) {
+	var id ObjectID
+	var why string
+	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
+		data, err := readAll(f, now.Size())
+		if err != nil {
+			return err
+		}
+		blob, w, err := convert(data)
+		if err != nil {
+			return err
+		}
+		id, why = hashObject("blob", blob), w
+		return nil
+	})
+	return id, now, why, err
+}
+
+// readAll reads exactly size bytes from f, failing with errChanged if it
+// holds another number.
+func readAll(f io.Reader, size int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, errChanged
+	}
+	return data, nil
+}

@@ -1,0 +1,246 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Base is the tree a loop root was checked out from, as the index of a
+// fresh checkout of it holds it. Two conversions ask it about a file
+// (convert.go): git's "safer autocrlf" rule (a text=auto file whose blob
+// there has CRLF line endings keeps them), and a file under a filter
+// driver or a working-tree-encoding, which is accepted only as this tree
+// holds it. It is asked nothing for a root without attributes. A Base is
+// safe for concurrent use.
+type Base interface {
+	// Blob returns the content of the regular file at rel (slash
+	// separated) in the tree, and false when the tree holds none there.
+	Blob(rel string) ([]byte, bool, error)
+}
+
+// NoBase is the Base of a loop root checked out from nothing: an empty
+// index, as `git add -A` into a new repository has.
+var NoBase Base = noBase{}
+
+type noBase struct{}
+
+func (noBase) Blob(string) ([]byte, bool, error) { return nil, false, nil }
+
+// TreeBase is the Base of tree, whose objects s holds. Every object it
+// reads is checked to be the one its id names.
+func TreeBase(s storer.EncodedObjectStorer, tree plumbing.Hash) Base {
+	return &treeBase{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}
+}
+
+// CommitBase is the Base of the commit sha in the repository of the loop
+// root root: opened, and the commit read, when first asked. A root that
+// is no repository, or whose HEAD (sha "HEAD") names no commit yet, has
+// an empty base.
+func CommitBase(root, sha string) Base {
+	return &lazyBase{root: root, sha: sha}
+}
+
+type treeBase struct {
+	s    storer.EncodedObjectStorer
+	root plumbing.Hash
+	mu   sync.Mutex
+	dirs map[string][]object.TreeEntry // read trees, by directory ("" for the top)
+}
+
+func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	b.mu.Lock()
+	es, err := b.dir(dir)
+	b.mu.Unlock()
+	if err != nil || es == nil {
+		return nil, false, err
+	}
+	for _, e := range es {
+		if e.Name == name && (e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated) {
+			data, err := readObject(b.s, plumbing.BlobObject, e.Hash)
+			return data, err == nil, err
+		}
+	}
+	return nil, false, nil
+}
+
+// dir returns the entries of the directory dir of the tree, nil when the
+// tree has no directory there.
+func (b *treeBase) dir(dir string) ([]object.TreeEntry, error) {
+	if es, ok := b.dirs[dir]; ok {
+		return es, nil
+	}
+	var es []object.TreeEntry
+	if dir == "" {
+		t, err := readTree(b.s, b.root)
+		if err != nil {
+			return nil, err
+		}
+		es = t
+	} else {
+		up, name := "", dir
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			up, name = dir[:i], dir[i+1:]
+		}
+		ups, err := b.dir(up)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ups {
+			if e.Name == name && e.Mode == filemode.Dir {
+				if es, err = readTree(b.s, e.Hash); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+	}
+	b.dirs[dir] = es
+	return es, nil
+}
+
+// readTree reads the entries of tree id, checking its id.
+func readTree(s storer.EncodedObjectStorer, id plumbing.Hash) ([]object.TreeEntry, error) {
+	if _, err := readObject(s, plumbing.TreeObject, id); err != nil {
+		return nil, err
+	}
+	t, err := object.GetTree(s, id)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", id, err)
+	}
+	return t.Entries, nil
+}
+
+// readObject reads the object id of kind from s and checks that its
+// content hashes to id: the loop root's object store is writable by the
+// agents, and the tree a checkout started from must be that tree.
+func readObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
+	obj, err := s.EncodedObject(kind, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, id, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if hashObject(kind.String(), data) != ObjectID(id) {
+		return nil, fmt.Errorf("%s %s: the object store holds other content under its id", kind, id)
+	}
+	return data, nil
+}
+
+type lazyBase struct {
+	root, sha string
+	once      sync.Once
+	base      Base
+	err       error
+}
+
+func (b *lazyBase) Blob(rel string) ([]byte, bool, error) {
+	b.once.Do(b.open)
+	if b.err != nil {
+		return nil, false, b.err
+	}
+	if b.base == nil {
+		return nil, false, nil
+	}
+	return b.base.Blob(rel)
+}
+
+func (b *lazyBase) open() {
+	repo, err := openRepo(b.root)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return
+	}
+	if err != nil {
+		b.err = fmt.Errorf("open the repository of %q: %w", b.root, err)
+		return
+	}
+	h, err := repo.ResolveRevision(plumbing.Revision(b.sha))
+	if err != nil {
+		if b.sha == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return // no commit yet
+		}
+		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
+		return
+	}
+	c, err := object.GetCommit(repo.Storer, *h)
+	if err != nil {
+		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
+		return
+	}
+	b.base = TreeBase(repo.Storer, c.TreeHash)
+}
+
+// openRepo opens the repository of the loop root root for reading. The
+// base is read during a measurement, after agents ran, and agents can put
+// a named pipe where git keeps an object or a ref, which go-git's plain
+// open would wait on forever: a root whose .git is a directory is read
+// through a file system that opens every file non-blocking (a pipe then
+// reads as empty, and the object as corrupt), alternates included. A .git
+// that is a file (a linked worktree, a submodule) is opened as go-git
+// opens it.
+func openRepo(root string) (*git.Repository, error) {
+	gitdir := filepath.Join(root, ".git")
+	fi, err := os.Lstat(gitdir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, git.ErrRepositoryNotExists
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		return git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	}
+	st := filesystem.NewStorageWithOptions(nonBlocking{osfs.New(gitdir)}, cache.NewObjectLRUDefault(),
+		filesystem.Options{AlternatesFS: nonBlocking{osfs.New(string(filepath.Separator))}})
+	return git.Open(st, nil)
+}
+
+// nonBlocking is a file system whose files are opened with O_NONBLOCK
+// when they are opened for reading only: a named pipe in their place is
+// never waited on.
+type nonBlocking struct{ billy.Filesystem }
+
+func (n nonBlocking) Open(name string) (billy.File, error) {
+	return n.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (n nonBlocking) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		flag |= syscall.O_NONBLOCK
+	}
+	return n.Filesystem.OpenFile(name, flag, perm)
+}
+
+func (n nonBlocking) Chroot(path string) (billy.Filesystem, error) {
+	sub, err := n.Filesystem.Chroot(path)
+	if err != nil {
+		return nil, err
+	}
+	return nonBlocking{sub}, nil
+}
