@@ -72,9 +72,12 @@ var presets = map[string]preset{
 	// gemini runs headless when stdin is not a terminal and prints one JSON
 	// object with --output-format json (response, stats.models.*.tokens);
 	// see https://geminicli.com/docs/cli/headless. auto_edit approves edits
-	// only: without a terminal its shell tool is left out.
+	// only: without a terminal its shell tool is left out. --skip-trust:
+	// Gemini CLI trusts no folder by default and, headless, exits 55 in one
+	// it does not trust (every fresh checkout); the loop root is the
+	// repository the user runs the loop on.
 	"gemini": {
-		command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "{tier}"},
+		command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "{tier}"},
 		prompt:  "stdin", usage: "gemini-json",
 		env:   []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		tiers: map[string][]string{TierCheap: {"--model", "flash"}, TierStrong: {"--model", "pro"}},

@@ -88,12 +88,12 @@ func TestPresetExpands(t *testing.T) {
 				Env: env, Optional: env, Cheap: argv, Strong: argv, StandardArgv: argv}
 		}()},
 		{"gemini", providerView{
-			Command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "{tier}"},
+			Command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "{tier}"},
 			Prompt:  "stdin", Usage: "gemini-json",
 			Env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Optional: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-			Cheap:        []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--model", "flash"},
-			Strong:       []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--model", "pro"},
-			StandardArgv: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit"},
+			Cheap:        []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "--model", "flash"},
+			Strong:       []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "--model", "pro"},
+			StandardArgv: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust"},
 		}},
 		{"opencode", func() providerView {
 			argv := []string{"opencode", "run", "--format", "json"}
