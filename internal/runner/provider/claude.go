@@ -19,6 +19,19 @@ type claudeResult struct {
 	TotalCostUSD *float64     `json:"total_cost_usd"`
 	CostUSD      *float64     `json:"cost_usd"` // versions before total_cost_usd
 	Usage        *claudeUsage `json:"usage"`
+	// ModelUsage is the session's usage per model: every request, the
+	// title request, small-model and subagent calls too, where usage
+	// holds the main conversation's only.
+	ModelUsage map[string]claudeModelUsage `json:"modelUsage"`
+}
+
+// claudeModelUsage is one model's entry in modelUsage.
+type claudeModelUsage struct {
+	InputTokens              *float64 `json:"inputTokens"`
+	CacheCreationInputTokens *float64 `json:"cacheCreationInputTokens"`
+	CacheReadInputTokens     *float64 `json:"cacheReadInputTokens"`
+	OutputTokens             *float64 `json:"outputTokens"`
+	CostUSD                  *float64 `json:"costUSD"`
 }
 
 // claudeUsage is the token usage of a Claude Code result. Numbers are read as
@@ -44,9 +57,41 @@ func (u claudeUsage) counts() (in, out int64, ok bool) {
 	return in, out, ok
 }
 
+// claudeModelCounts sums the input tokens (uncached, cache-writing and
+// cache-reading) and output tokens of every model; ok reports that any
+// entry carries a count.
+func claudeModelCounts(models map[string]claudeModelUsage) (in, out int64, ok bool) {
+	for _, m := range models {
+		u := claudeUsage{InputTokens: m.InputTokens, CacheCreationInputTokens: m.CacheCreationInputTokens,
+			CacheReadInputTokens: m.CacheReadInputTokens, OutputTokens: m.OutputTokens}
+		i, o, has := u.counts()
+		in, out, ok = addTokens(in, i), addTokens(out, o), ok || has
+	}
+	return in, out, ok
+}
+
+// claudeModelCost sums the models' costs, for a result without
+// total_cost_usd; ok reports that every model has a valid one.
+func claudeModelCost(models map[string]claudeModelUsage) (float64, bool) {
+	sum := 0.0
+	for _, m := range models {
+		if m.CostUSD == nil {
+			return 0, false
+		}
+		c, ok := costUSD(*m.CostUSD)
+		if !ok {
+			return 0, false
+		}
+		sum = addCost(sum, c)
+	}
+	return sum, true
+}
+
 // parseClaudeJSON reads the usage, cost and answer from the stdout of
-// `claude -p --output-format json` (or stream-json, or --verbose). Input
-// tokens are the uncached, cache-writing and cache-reading ones together.
+// `claude -p --output-format json` (or stream-json, or --verbose). Tokens
+// are summed over modelUsage, every model the session used, when it has
+// any (total_cost_usd covers them all), else read from usage; input tokens
+// are the uncached, cache-writing and cache-reading ones together.
 // A result with is_error, or with an error_* subtype (such as
 // error_max_turns, which Claude Code does not flag with is_error), is a
 // failure.
@@ -56,8 +101,13 @@ func parseClaudeJSON(stdout []byte) report {
 		return report{}
 	}
 	var rep report
-	if res.Usage != nil {
+	switch {
+	case len(res.ModelUsage) > 0:
+		rep.Input, rep.Output, rep.Tokens = claudeModelCounts(res.ModelUsage)
+	case res.Usage != nil:
 		rep.Input, rep.Output, rep.Tokens = res.Usage.counts()
+	}
+	if rep.Tokens {
 		rep.Total = addTokens(rep.Input, rep.Output)
 	}
 	switch {
@@ -65,6 +115,8 @@ func parseClaudeJSON(stdout []byte) report {
 		rep.CostUSD, rep.Cost = costUSD(*res.TotalCostUSD)
 	case res.CostUSD != nil:
 		rep.CostUSD, rep.Cost = costUSD(*res.CostUSD)
+	case len(res.ModelUsage) > 0:
+		rep.CostUSD, rep.Cost = claudeModelCost(res.ModelUsage)
 	}
 	if res.Result != nil {
 		rep.Answer, rep.HasAnswer = *res.Result, true

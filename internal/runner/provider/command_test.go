@@ -185,7 +185,7 @@ func TestDispatchUsage(t *testing.T) {
 	}{
 		{"claude-json", "claude/success.json", "claude-json", nil,
 			"Fixed the failing test in parser_test.go: the tokenizer dropped a trailing newline.\n\nAll tests in ./parser pass now.",
-			Usage{Input: 161151, Output: 2417, Total: 163568, CostUSD: 0.1873412, CostKnown: true}},
+			Usage{Input: 163736, Output: 2545, Total: 166281, CostUSD: 0.1873412, CostKnown: true}},
 		{"codex-jsonl priced", "codex/exec.jsonl", "codex-jsonl", &loop.Price{Input: 2, Output: 8},
 			"Fixed `Tokenize` to keep the final token when the input ends in a newline; `go test ./parser/...` passes.",
 			Usage{Input: 24763, Output: 1122, Total: 25885, CostUSD: (24763*2.0 + 1122*8.0) / 1e6, CostKnown: true}},

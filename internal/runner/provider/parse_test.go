@@ -29,8 +29,10 @@ func TestParseClaudeJSON(t *testing.T) {
 		in   string
 		want report
 	}{
+		// modelUsage counts the haiku requests too, which usage leaves
+		// out; total_cost_usd is the sum of both models' costUSD.
 		{name: "success", file: "claude/success.json", want: report{
-			Input: 31 + 18244 + 142876, Output: 2417, Total: 31 + 18244 + 142876 + 2417, Tokens: true,
+			Input: 31 + 18244 + 142876 + 2585, Output: 2417 + 128, Total: 31 + 18244 + 142876 + 2585 + 2417 + 128, Tokens: true,
 			CostUSD: 0.1873412, Cost: true, HasAnswer: true,
 			Answer: "Fixed the failing test in parser_test.go: the tokenizer dropped a trailing newline.\n\nAll tests in ./parser pass now.",
 		}},
@@ -54,6 +56,21 @@ func TestParseClaudeJSON(t *testing.T) {
 			Input: 5 + 7924 + 26736, Output: 48, Total: 5 + 7924 + 26736 + 48, Tokens: true,
 			CostUSD: 0.10457895, Cost: true, HasAnswer: true, Answer: "The tests pass.",
 		}},
+		{name: "real capture (Claude Code 2.1.197)", file: "real/claude-code/success.out", want: report{
+			// What modelfake served: a title request and three turns.
+			Input: 1000 + 1100 + 1200 + 1300, Output: 20 + 23 + 26 + 29, Total: 4698, Tokens: true,
+			CostUSD: 0.02518, Cost: true, HasAnswer: true, Answer: "Fixed add in calc.sh.",
+		}},
+		{name: "modelUsage without total_cost_usd", in: `{"type":"result","result":"ok","modelUsage":{` +
+			`"a":{"inputTokens":10,"cacheReadInputTokens":5,"outputTokens":2,"costUSD":0.25},` +
+			`"b":{"inputTokens":1,"outputTokens":1,"costUSD":0.5}}}`,
+			want: report{Input: 16, Output: 3, Total: 19, Tokens: true, CostUSD: 0.75, Cost: true, Answer: "ok", HasAnswer: true}},
+		{name: "a model without costUSD: no cost", in: `{"type":"result","result":"ok","modelUsage":{` +
+			`"a":{"inputTokens":10,"outputTokens":2,"costUSD":0.25},"b":{"inputTokens":1,"outputTokens":1}}}`,
+			want: report{Input: 11, Output: 3, Total: 14, Tokens: true, Answer: "ok", HasAnswer: true}},
+		{name: "empty modelUsage: usage", in: `{"type":"result","result":"ok","total_cost_usd":0,` +
+			`"usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}`,
+			want: report{Tokens: true, Cost: true, Answer: "ok", HasAnswer: true}},
 		{name: "plain text", file: "claude/not-json.txt", want: report{}},
 		{name: "empty", in: "", want: report{}},
 		{name: "noise before the result", in: "warning: config migrated\n" + `{"type":"result","result":"ok","total_cost_usd":0.5}` + "\n",
@@ -210,5 +227,33 @@ func TestParseAmount(t *testing.T) {
 		if ok != tt.ok || (ok && math.Abs(got-tt.want) > 1e-9*tt.want) {
 			t.Errorf("parseAmount(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestClaudeModelUsageAgreesWithCost: in every recording of a Claude Code
+// result that has both, total_cost_usd is the sum of modelUsage's costUSD,
+// so the tokens summed from modelUsage are the ones its cost is for.
+func TestClaudeModelUsageAgreesWithCost(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/claude/*.json")
+	real, _ := filepath.Glob("testdata/real/claude-code/*.out")
+	checked := 0
+	for _, f := range append(files, real...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, ok := findClaudeResult(b)
+		if !ok || res.TotalCostUSD == nil || len(res.ModelUsage) == 0 {
+			continue
+		}
+		sum, ok := claudeModelCost(res.ModelUsage)
+		if !ok || math.Abs(sum-*res.TotalCostUSD) > 1e-9 {
+			t.Errorf("%s: modelUsage costs sum to %v, total_cost_usd is %v", f, sum, *res.TotalCostUSD)
+		}
+		checked++
+	}
+	if checked < 2 {
+		t.Fatalf("only %d recordings with modelUsage and total_cost_usd", checked)
 	}
 }
