@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +60,8 @@ type realCLI struct {
 	// the environment that points it at the server at url with key.
 	configure func(t *testing.T, home, url, key string) []string
 	// fix is the script of a model that fixes calc.sh in root with the
-	// CLI's own tools.
+	// CLI's own tools: it reads the file, then edits it (step 1), then
+	// ends.
 	fix func(root string) []modelfake.Step
 	// mainOnly: the CLI reports the tokens of its main conversation only
 	// (opencode leaves its title request out).
@@ -117,6 +119,7 @@ enabled = false
 		},
 		fix: func(string) []modelfake.Step {
 			return []modelfake.Step{
+				{Tool: "exec_command", Input: map[string]any{"cmd": "cat calc.sh"}},
 				{Tool: "apply_patch", Raw: "*** Begin Patch\n*** Update File: calc.sh\n@@\n-\t" + calcBug + "\n+\t" + calcFixed + "\n*** End Patch\n"},
 				{Text: "Fixed add in calc.sh."},
 			}
@@ -136,6 +139,7 @@ enabled = false
 		},
 		fix: func(root string) []modelfake.Step {
 			return []modelfake.Step{
+				{Tool: "read_file", Input: map[string]any{"file_path": filepath.Join(root, "calc.sh")}},
 				{Tool: "replace", Input: map[string]any{"file_path": filepath.Join(root, "calc.sh"),
 					"instruction": "Make add add.", "old_string": calcBug, "new_string": calcFixed}},
 				{Text: "Fixed add in calc.sh."},
@@ -447,10 +451,11 @@ var scrubbers = []struct {
 	{regexp.MustCompile(`127\.0\.0\.1:[0-9]+`), "127.0.0.1:PORT"},
 }
 
-func scrub(b []byte, root string) []byte {
+func scrub(b []byte, root, bin string) []byte {
 	b = bytes.ReplaceAll(b, []byte(root), []byte("$ROOT"))
+	b = bytes.ReplaceAll(b, []byte(filepath.Dir(filepath.Dir(bin))), []byte("$CLIS"))
 	for _, s := range scrubbers {
-		b = s.re.ReplaceAll(b, []byte(s.with))
+		b = s.re.ReplaceAllLiteral(b, []byte(s.with))
 	}
 	return b
 }
@@ -463,7 +468,8 @@ func scrub(b []byte, root string) []byte {
 func golden(t *testing.T, preset, name string, stdout, stderr []byte, root string) {
 	t.Helper()
 	dir := filepath.Join(realGoldens, preset)
-	files := map[string][]byte{name + ".out": scrub(stdout, root), name + ".err": scrub(stderr, root)}
+	bin := realBin(t)
+	files := map[string][]byte{name + ".out": scrub(stdout, root, bin), name + ".err": scrub(stderr, root, bin)}
 	for file, got := range files {
 		path := filepath.Join(dir, file)
 		if *update {
@@ -481,6 +487,93 @@ func golden(t *testing.T, preset, name string, stdout, stderr []byte, root strin
 		}
 		if d := cmp.Diff(modelfake.Shape(want), modelfake.Shape(got)); d != "" {
 			t.Errorf("%s prints another shape than %s (-golden +now); review, then scripts/realcli.sh -update:\n%s", preset, path, d)
+		}
+	}
+}
+
+// realFailure is a model server failing mid-session (or, at step 0, on
+// every request: a wrong key) and what each CLI's own report of it says.
+type realFailure struct {
+	name string
+	fail modelfake.Failure
+	// want is what the node's failure must say, per preset: the CLI's own
+	// message (for Codex's 500, its own words, not the server's).
+	want map[string]string
+	// reported: presets whose report of the failed call carries the
+	// tokens of the requests that went well; the others' are estimated.
+	reported []string
+}
+
+var realFailures = []realFailure{
+	{
+		name: "401", fail: modelfake.Failure{At: 0, Status: 401, Message: "invalid x-api-key (scripted)"},
+		want: map[string]string{"claude-code": "401", "codex": "invalid x-api-key (scripted)",
+			"gemini": "401 UNAUTHENTICATED: invalid x-api-key (scripted)", "opencode": "invalid x-api-key (scripted)"},
+	},
+	{
+		name: "400", fail: modelfake.Failure{At: 1, Status: 400, Message: "bad request (scripted)"},
+		want: map[string]string{"claude-code": "API Error: 400 bad request (scripted)", "codex": "bad request (scripted)",
+			"gemini": "400 INVALID_ARGUMENT: bad request (scripted)", "opencode": "bad request (scripted)"},
+		reported: []string{"claude-code", "opencode"},
+	},
+	{
+		name: "500", fail: modelfake.Failure{At: 1, Status: 500, Message: "overloaded (scripted)"},
+		want: map[string]string{"claude-code": "API Error: 500 overloaded (scripted)", "codex": "high demand",
+			"gemini": "500 INTERNAL: overloaded (scripted)", "opencode": "overloaded (scripted)"},
+		reported: []string{"claude-code", "opencode"},
+	},
+}
+
+// TestRealCLIFailures: a wrong key (401 on every request), and a 400 and a
+// 500 after the first turn went well, end the call with the CLI's own
+// message in the node's failure, in seconds (a wrong key never waits out
+// the provider's timeout); a call that failed before any model answered is
+// charged no tokens, and one that failed later is charged what the CLI
+// reported, or an estimate where its report of a failure carries no usage
+// (Codex, Gemini CLI). Each failure's output is captured as a golden file.
+func TestRealCLIFailures(t *testing.T) {
+	checkTmp(t)
+	for _, f := range realFailures {
+		for _, c := range realCLIs {
+			t.Run(f.name+"/"+c.preset, func(t *testing.T) {
+				t.Parallel()
+				realBin(t)
+				key := secretValue(t, "sk-")
+				capture := project(t, realLoop(c.preset, ""))
+				csrv := modelfake.New(t, modelfake.Script{Steps: c.fix(capture), Fail: &f.fail})
+				stdout, stderr := callReal(t, c, csrv, key, capture)
+				golden(t, c.preset, f.name, stdout, stderr, capture)
+
+				dir := project(t, realLoop(c.preset, ""))
+				srv := modelfake.New(t, modelfake.Script{Steps: c.fix(dir), Fail: &f.fail})
+				r := runReal(t, c, srv, key, dir)
+				if r.code != exitUnsuccessful {
+					t.Fatalf("exit code %d, want %d\n%s", r.code, exitUnsuccessful, r.out)
+				}
+				ev := r.node(t)
+				if ev.str("type") != "node_failed" || !strings.Contains(ev.str("reason"), f.want[c.preset]) {
+					t.Errorf("the node's failure does not say %q: %v", f.want[c.preset], ev)
+				}
+				in, out := srv.Total(c.mainOnly)
+				switch {
+				case f.fail.At == 0:
+					if ev.str("tokens") != "" || ev.str("estimated") != "" {
+						t.Errorf("a call no model answered was charged tokens: %v", ev)
+					}
+				case slices.Contains(f.reported, c.preset):
+					if got, want := ev.str("tokens"), strconv.FormatInt(in+out, 10); got != want || ev.str("estimated") != "" {
+						t.Errorf("tokens recorded %s (estimated %q), want %s as served: %+v", got, ev.str("estimated"), want, srv.Served())
+					}
+				default:
+					if ev.str("estimated") != "true" {
+						t.Errorf("tokens not estimated, though %s's report of a failure has none: %v", c.preset, ev)
+					}
+				}
+				if r.took > time.Minute && f.fail.At == 0 {
+					t.Errorf("a wrong key took %v to fail", r.took)
+				}
+				noSecretIn(t, dir, r.out, key)
+			})
 		}
 	}
 }

@@ -76,19 +76,34 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// lastLine is the last non-blank line of out, without control characters,
-// cut to maxDetail bytes.
+// lastLine is the last line of out that has a letter or a digit (a line
+// of only "}" or ")" says nothing; the last non-blank line when none has),
+// without control characters, cut to maxDetail bytes.
 func lastLine(out []byte) string {
-	text := strings.TrimRightFunc(strings.ToValidUTF8(string(out), "\uFFFD"), unicode.IsSpace)
-	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-		text = text[i+1:]
+	text := strings.ToValidUTF8(string(out), "\uFFFD")
+	line := ""
+	for rest := strings.TrimRightFunc(text, unicode.IsSpace); rest != ""; {
+		i := strings.LastIndexByte(rest, '\n')
+		if line == "" || strings.IndexFunc(rest[i+1:], isAlnum) >= 0 {
+			line = rest[i+1:]
+		}
+		if i < 0 || strings.IndexFunc(line, isAlnum) >= 0 {
+			break
+		}
+		rest = strings.TrimRightFunc(rest[:i], unicode.IsSpace)
 	}
-	text = strings.Map(func(r rune) rune {
+	return oneLine(line)
+}
+
+// oneLine is line without control characters and surrounding space, cut to
+// maxDetail bytes.
+func oneLine(line string) string {
+	text := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, text)
+	}, line)
 	text = strings.TrimSpace(text)
 	if len(text) <= maxDetail {
 		return text
@@ -99,6 +114,8 @@ func lastLine(out []byte) string {
 	}
 	return text[:cut] + "…"
 }
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // writePromptFile writes prompt to a new file (mode 0600) in dir and returns
 // its absolute path, so that it names the file from the agent's working

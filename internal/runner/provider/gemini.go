@@ -3,6 +3,8 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // geminiOutput is what `gemini --output-format json` prints: one JSON object
@@ -65,8 +67,41 @@ func parseGeminiJSON(stdout []byte) report {
 		rep.Answer, rep.HasAnswer = *out.Response, true
 	}
 	if out.Error != nil {
-		rep.Failure = failureLine(out.Error.Type, out.Error.Message)
+		rep.Failure = geminiFailure(out.Error.Type, out.Error.Message)
 	}
+	return rep
+}
+
+// geminiFailure describes Gemini CLI's error report in one line. Its
+// message is often the API's error body, as JSON: that becomes
+// "400 INVALID_ARGUMENT: the API's message".
+func geminiFailure(typ, msg string) string {
+	var api struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(msg)), &api) == nil && api.Error != nil && api.Error.Message != "" {
+		head := strings.TrimSpace(fmt.Sprintf("%d %s", api.Error.Code, api.Error.Status))
+		if api.Error.Code == 0 {
+			head = api.Error.Status
+		}
+		return failureLine(head, api.Error.Message)
+	}
+	return failureLine(typ, msg)
+}
+
+// parseGeminiOutput is parseGeminiJSON of stdout, or, when stdout holds no
+// output object, of the tail of everything printed: Gemini CLI prints its
+// JSON error report on stderr and nothing on stdout.
+func parseGeminiOutput(stdout, tail []byte) report {
+	if rep := parseGeminiJSON(stdout); rep.found() || rep.HasAnswer || rep.Failure != "" {
+		return rep
+	}
+	rep := parseGeminiJSON(tail)
+	rep.Answer, rep.HasAnswer = "", false // stderr is no answer
 	return rep
 }
 

@@ -124,7 +124,7 @@ func (c Command) response(ctx context.Context, req Request, res process.Result, 
 		out.Err = c.failure(ctx, res, report{})
 		return out
 	}
-	rep := read(res.Stdout)
+	rep := read(res.Stdout, res.Tail)
 	if rep.HasAnswer {
 		out.Answer = rep.Answer
 	} else {

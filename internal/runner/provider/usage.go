@@ -32,31 +32,38 @@ type report struct {
 // found reports whether the parser read any usage at all.
 func (r report) found() bool { return r.Tokens || r.Cost }
 
-// usageReader reads a report from an agent's stdout.
-type usageReader func(stdout []byte) report
+// usageReader reads a report from an agent's stdout, or from the tail of
+// all it printed (stdout and stderr), where a CLI reports its errors on
+// stderr.
+type usageReader func(stdout, tail []byte) report
+
+// stdoutOnly is a usageReader of a parser that reads stdout alone.
+func stdoutOnly(parse func([]byte) report) usageReader {
+	return func(stdout, _ []byte) report { return parse(stdout) }
+}
 
 // usageReader returns the parser the provider's usage setting names.
 func (c Command) usageReader() (usageReader, error) {
 	u := c.Spec.Usage
 	switch {
 	case u == "" || u == "none":
-		return func([]byte) report { return report{} }, nil
+		return func(_, _ []byte) report { return report{} }, nil
 	case u == "claude-json":
-		return parseClaudeJSON, nil
+		return stdoutOnly(parseClaudeJSON), nil
 	case u == "codex-jsonl":
-		return parseCodexJSONL, nil
+		return stdoutOnly(parseCodexJSONL), nil
 	case u == "aider-text":
-		return parseAiderText, nil
+		return stdoutOnly(parseAiderText), nil
 	case u == "gemini-json":
-		return parseGeminiJSON, nil
+		return parseGeminiOutput, nil
 	case u == "opencode-jsonl":
-		return parseOpencodeJSONL, nil
+		return stdoutOnly(parseOpencodeJSONL), nil
 	case strings.HasPrefix(u, "regex:"):
 		re, err := regexp.Compile(strings.TrimPrefix(u, "regex:"))
 		if err != nil {
 			return nil, fmt.Errorf("usage regex: %w", err)
 		}
-		return func(out []byte) report { return parseUsageRegex(re, out) }, nil
+		return stdoutOnly(func(out []byte) report { return parseUsageRegex(re, out) }), nil
 	}
 	return nil, fmt.Errorf("usage must be none, claude-json, codex-jsonl, aider-text, gemini-json, opencode-jsonl or regex:<re>, not %q", u)
 }

@@ -37,9 +37,9 @@ type Step struct {
 	Text  string
 }
 
-// Failure makes the server answer a main-conversation request with an
-// error: from step At on (0 is the first request), Status with Message in
-// the protocol's error body.
+// Failure makes the server answer with an error, Status with Message in
+// the protocol's error body: from the main conversation's step At on, and
+// when At is 0 (a wrong key, say) every request, side requests too.
 type Failure struct {
 	At      int
 	Status  int
@@ -182,6 +182,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.served = append(s.served, rec)
 	s.mu.Unlock()
 	if a.fail != nil {
+		if a.fail.Status == http.StatusTooManyRequests || a.fail.Status >= 500 {
+			// As busy servers do: a client that retries need not wait long.
+			w.Header().Set("Retry-After-Ms", "50")
+			w.Header().Set("Retry-After", "0")
+		}
 		p.fail(w, a.fail.Status, a.fail.Message)
 		return
 	}
@@ -193,6 +198,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // missing one, shows.
 func (s *Server) decide(t turn, n int) answer {
 	a := answer{in: int64(1000 + 100*n), cached: int64(10 * n), out: int64(20 + 3*n)}
+	if f := s.script.Fail; f != nil && f.At == 0 {
+		a.fail, a.side = f, !t.tools
+		return a
+	}
 	if !t.tools {
 		a.side = true
 		a.step = Step{Text: s.side(t)}
