@@ -189,6 +189,10 @@ func TestDispatchUsage(t *testing.T) {
 		{"codex-jsonl priced", "codex/exec.jsonl", "codex-jsonl", &loop.Price{Input: 2, Output: 8},
 			"Fixed `Tokenize` to keep the final token when the input ends in a newline; `go test ./parser/...` passes.",
 			Usage{Input: 24763, Output: 1122, Total: 25885, CostUSD: (24763*2.0 + 1122*8.0) / 1e6, CostKnown: true}},
+		// Captured from opencode 1.18.33 on a custom provider: cost 0.
+		{"opencode-jsonl cost 0 priced", "real/opencode/success.out", "opencode-jsonl", &loop.Price{Input: 2, Output: 8},
+			"Fixed add in calc.sh.",
+			Usage{Input: 3600, Output: 78, Total: 3678, CostUSD: (3600*2.0 + 78*8.0) / 1e6, CostKnown: true}},
 		{"aider regex", "regex/aider.txt", aider, nil, "<stdout>",
 			Usage{Input: 12000, Output: 1200, Total: 13200, CostUSD: 0.05, CostKnown: true}},
 	}

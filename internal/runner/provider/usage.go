@@ -72,7 +72,9 @@ func (c Command) usageReader() (usageReader, error) {
 func (c Command) parses() bool { return c.Spec.Usage != "" && c.Spec.Usage != "none" }
 
 // usageOf turns a report into the Usage of a call: tokens are estimated when
-// the agent reported none, and priced when it reported no cost.
+// the agent reported none, and priced when it reported no cost — or a cost
+// of 0 for tokens > 0, which is what opencode reports for a model it has no
+// price for (a custom or local provider: just where a user writes price).
 func usageOf(prompt string, outputBytes int64, rep report, price *loop.Price) Usage {
 	u := Usage{Input: rep.Input, Output: rep.Output, Total: rep.Total}
 	split := !rep.TotalOnly
@@ -80,7 +82,7 @@ func usageOf(prompt string, outputBytes int64, rep report, price *loop.Price) Us
 		u, split = estimate(int64(len(prompt)), outputBytes), true
 	}
 	switch {
-	case rep.Cost:
+	case rep.Cost && !(rep.CostUSD == 0 && u.Total > 0 && price != nil):
 		u.CostUSD, u.CostKnown = rep.CostUSD, true
 	case price != nil:
 		u.CostUSD, u.CostKnown = priced(u, split, *price), true
