@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -95,15 +96,19 @@ func lastLine(out []byte) string {
 	return oneLine(line)
 }
 
-// oneLine is line without control characters and surrounding space, cut to
-// maxDetail bytes.
+// ansi matches terminal escape sequences: CSI (colours, cursor moves) and
+// OSC (titles, links), and any other escape with the character after it.
+var ansi = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)?|[@-_])")
+
+// oneLine is line without terminal escape sequences, control characters
+// and surrounding space, cut to maxDetail bytes.
 func oneLine(line string) string {
 	text := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, line)
+	}, ansi.ReplaceAllString(line, ""))
 	text = strings.TrimSpace(text)
 	if len(text) <= maxDetail {
 		return text

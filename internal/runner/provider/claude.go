@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -12,13 +13,16 @@ import (
 // last element of an array of messages, and with --output-format
 // stream-json it is the last line.
 type claudeResult struct {
-	Type         string       `json:"type"`
-	Subtype      string       `json:"subtype"`
-	IsError      bool         `json:"is_error"`
-	Result       *string      `json:"result"`
-	TotalCostUSD *float64     `json:"total_cost_usd"`
-	CostUSD      *float64     `json:"cost_usd"` // versions before total_cost_usd
-	Usage        *claudeUsage `json:"usage"`
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	IsError bool   `json:"is_error"`
+	// APIErrorStatus is the HTTP status of the API error that ended the
+	// session, when one did.
+	APIErrorStatus *int         `json:"api_error_status"`
+	Result         *string      `json:"result"`
+	TotalCostUSD   *float64     `json:"total_cost_usd"`
+	CostUSD        *float64     `json:"cost_usd"` // versions before total_cost_usd
+	Usage          *claudeUsage `json:"usage"`
 	// ModelUsage is the session's usage per model: every request, the
 	// title request, small-model and subagent calls too, where usage
 	// holds the main conversation's only.
@@ -127,18 +131,32 @@ func parseClaudeJSON(stdout []byte) report {
 	return rep
 }
 
-// claudeFailure describes a failed result in one line.
+// claudeFailure describes a failed result in one line: its result text,
+// after the subtype when that says what failed (error_max_turns). An API
+// error comes with subtype "success" and is_error, which say nothing: its
+// text already reads "API Error: 400 …", or else is prefixed with the
+// status ("API error 401: Invalid API key · …").
 func claudeFailure(res claudeResult) string {
-	what := "is_error"
-	if res.Subtype != "" {
-		what = res.Subtype
-	}
-	if res.Result != nil {
-		if line := lastLine([]byte(*res.Result)); line != "" {
-			return what + ": " + line
+	what := res.Subtype
+	if what == "success" || what == "" {
+		what = ""
+		if res.APIErrorStatus != nil {
+			what = fmt.Sprintf("API error %d", *res.APIErrorStatus)
 		}
 	}
-	return what
+	line := ""
+	if res.Result != nil {
+		line = lastLine([]byte(*res.Result))
+	}
+	switch {
+	case line != "" && (what == "" || strings.HasPrefix(strings.ToLower(line), "api error")):
+		return line
+	case line != "":
+		return what + ": " + line
+	case what != "":
+		return what
+	}
+	return "is_error"
 }
 
 // findClaudeResult finds the result object in stdout: the whole of it, the

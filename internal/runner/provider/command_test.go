@@ -270,7 +270,7 @@ func TestDispatchFailures(t *testing.T) {
 			}},
 		{name: "agent reports an error",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "replay.sh"), "claude/is-error.json"}, Usage: "claude-json"},
-			wantErr: `^agent "agent" reported an error after .*: success: Invalid API key · Please run /login$`},
+			wantErr: `^agent "agent" reported an error after .*: API error 401: Invalid API key · Please run /login$`},
 		{name: "codex turn failed",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "replay.sh"), "codex/failed.jsonl"}, Usage: "codex-jsonl"},
 			wantErr: `^agent "agent" reported an error after .*: unexpected status 401 Unauthorized`},

@@ -42,8 +42,14 @@ func TestParseClaudeJSON(t *testing.T) {
 		}},
 		{name: "is_error", file: "claude/is-error.json", want: report{
 			Tokens: true, Cost: true, HasAnswer: true, Answer: "Invalid API key · Please run /login",
-			Failure: "success: Invalid API key · Please run /login",
+			Failure: "API error 401: Invalid API key · Please run /login",
 		}},
+		{name: "an API error's own wording", in: `{"type":"result","subtype":"success","is_error":true,"api_error_status":400,` +
+			`"result":"API Error: 400 {\"type\":\"error\"}","usage":{"input_tokens":3,"output_tokens":1}}`,
+			want: report{Input: 3, Output: 1, Total: 4, Tokens: true, HasAnswer: true, Answer: `API Error: 400 {"type":"error"}`,
+				Failure: `API Error: 400 {"type":"error"}`}},
+		{name: "is_error without a result", in: `{"type":"result","subtype":"success","is_error":true}`,
+			want: report{Failure: "is_error"}},
 		{name: "error_max_turns without is_error", file: "claude/max-turns.json", want: report{
 			Input: 212 + 40318 + 611204, Output: 9876, Total: 212 + 40318 + 611204 + 9876, Tokens: true,
 			CostUSD: 0.84127, Cost: true, Failure: "error_max_turns",

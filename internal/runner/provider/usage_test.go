@@ -107,7 +107,12 @@ func TestLastLine(t *testing.T) {
 		{"", ""},
 		{"one", "one"},
 		{"first\nsecond\n\n  \n", "second"},
-		{"a\r\nerror: \x1b[31mred\x1b[0m\r\n", "error: [31mred[0m"},
+		{"a\r\nerror: \x1b[31mred\x1b[0m\r\n", "error: red"},
+		// Gemini CLI's refusal of an untrusted folder, in colour.
+		{"\x1b[31mGemini CLI is not running in a trusted directory.\x1b[0m\n", "Gemini CLI is not running in a trusted directory."},
+		{"\x1b]8;;https://example.com\x07link\x1b]8;;\x07 and \x1b[1;2Hmore", "link and more"},
+		{"}\n", "}"},
+		{"status: 500\n}\n)\n", "status: 500"},
 		{"bad \xff byte", "bad \uFFFD byte"},
 		{strings.Repeat("é", 200), strings.Repeat("é", maxDetail/2) + "…"},
 	}
