@@ -68,6 +68,14 @@ type realCLI struct {
 	mainOnly bool
 	// cost: the CLI reports a cost of its own (Claude Code).
 	cost bool
+	// retries are the env table's values (NAME = "value") that bound the
+	// CLI's retries of a failed request in the failure cases: Claude Code
+	// retries a 500 ten times over minutes.
+	retries []string
+	// gateway is the variable that points the CLI at the server, when it
+	// has one: runs of loop-action set it in the provider's env table,
+	// not in the runner's environment.
+	gateway string
 }
 
 const (
@@ -86,7 +94,7 @@ var quiet = []string{
 
 var realCLIs = []realCLI{
 	{
-		preset: "claude-code", cost: true,
+		preset: "claude-code", cost: true, gateway: "ANTHROPIC_BASE_URL", retries: []string{`CLAUDE_CODE_MAX_RETRIES = "1"`},
 		configure: func(t *testing.T, home, url, key string) []string {
 			return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=" + key}
 		},
@@ -126,7 +134,7 @@ enabled = false
 		},
 	},
 	{
-		preset: "gemini",
+		preset: "gemini", gateway: "GOOGLE_GEMINI_BASE_URL",
 		configure: func(t *testing.T, home, url, key string) []string {
 			writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"), `{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
@@ -197,13 +205,30 @@ name = "tests"
 
 // realEnv is the environment of loop-action (or of a direct call) on c's
 // CLI: PATH with the CLIs first, a private HOME and TMPDIR, the quiet
-// variables, and what c's configure returns.
-func realEnv(t *testing.T, c realCLI, srv *modelfake.Server, key, home, tmp string) []string {
+// variables, and what c's configure returns but the variables in skip.
+func realEnv(t *testing.T, c realCLI, srv *modelfake.Server, key, home, tmp string, skip ...string) []string {
 	env := append([]string{
 		"PATH=" + realBin(t) + string(filepath.ListSeparator) + os.Getenv("PATH"),
 		"HOME=" + home, "TMPDIR=" + tmp, "NO_COLOR=1",
 	}, quiet...)
-	return append(env, c.configure(t, home, srv.URL, key)...)
+	for _, kv := range c.configure(t, home, srv.URL, key) {
+		if name, _, _ := strings.Cut(kv, "="); !slices.Contains(skip, name) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// realTable is the provider table's part of a loop on c's CLI: its
+// gateway variable in the env table, with more values in values.
+func realTable(c realCLI, srv *modelfake.Server, values ...string) string {
+	if c.gateway != "" {
+		values = append(values, c.gateway+" = "+strconv.Quote(srv.URL))
+	}
+	if len(values) == 0 {
+		return ""
+	}
+	return "env = { " + strings.Join(values, ", ") + " }\n"
 }
 
 // realRun is one run of loop-action on a real CLI.
@@ -216,13 +241,14 @@ type realRun struct {
 }
 
 // runReal runs `loop-action run` in dir (a project with loop.toml) on c's
-// CLI, with the model server srv.
+// CLI, with the model server srv; c's gateway variable must be in the
+// loop's env table (realTable).
 func runReal(t *testing.T, c realCLI, srv *modelfake.Server, key, dir string) realRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), realBound)
 	defer cancel()
 	r := realRun{dir: dir, home: t.TempDir(), tmp: t.TempDir()}
-	env := realEnv(t, c, srv, key, r.home, r.tmp)
+	env := realEnv(t, c, srv, key, r.home, r.tmp, c.gateway)
 	before := snapshotTree(t, dir)
 	start := time.Now()
 	out, err := loopAction(ctx, t, dir, env, "run").CombinedOutput()
@@ -312,6 +338,11 @@ func names(entries []fs.DirEntry) []string {
 	return out
 }
 
+// knownStray are what a CLI writes in /tmp whatever TMPDIR says, as
+// observed (docs/config.md, "Real CLIs"): Codex 0.171.0 makes an empty
+// directory codex-daemon-<uid> (mode 0700) there.
+var knownStray = map[string]bool{fmt.Sprintf("codex-daemon-%d", os.Getuid()): true}
+
 // checkTmp, registered by each top-level test, runs after its subtests
 // have removed their directories: inside the walls of scripts/realcli.sh
 // /tmp is a fresh file system, so anything left there was written outside
@@ -328,7 +359,7 @@ func checkTmp(t *testing.T) {
 		}
 		var stray []string
 		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), "Test") {
+			if !strings.HasPrefix(e.Name(), "Test") && !strings.HasPrefix(e.Name(), "testscript-main") && !knownStray[e.Name()] {
 				stray = append(stray, e.Name())
 			}
 		}
@@ -341,7 +372,7 @@ func checkTmp(t *testing.T) {
 // callReal runs c's CLI once in dir as the preset's provider runs it (its
 // argv, the prompt on stdin) and returns what it printed on stdout and on
 // stderr.
-func callReal(t *testing.T, c realCLI, srv *modelfake.Server, key, dir string) (stdout, stderr []byte) {
+func callReal(t *testing.T, c realCLI, srv *modelfake.Server, key, dir string, table ...string) (stdout, stderr []byte) {
 	t.Helper()
 	cfg, err := loop.Parse("loop.toml", []byte(realLoop(c.preset, "")))
 	if err != nil {
@@ -353,6 +384,14 @@ func callReal(t *testing.T, c realCLI, srv *modelfake.Server, key, dir string) (
 	cmd := exec.CommandContext(ctx, filepath.Join(realBin(t), argv[0]), argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = realEnv(t, c, srv, key, t.TempDir(), t.TempDir())
+	for _, kv := range table { // NAME = "value"
+		name, value, _ := strings.Cut(kv, " = ")
+		unquoted, err := strconv.Unquote(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, name+"="+unquoted)
+	}
 	cmd.Stdin = strings.NewReader("Fix the failing test in test.sh.\n")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = &o, &e, 5*time.Second
@@ -383,12 +422,13 @@ func TestRealCLIFixesTheBug(t *testing.T) {
 			stdout, stderr := callReal(t, c, csrv, key, capture)
 			golden(t, c.preset, "success", stdout, stderr, capture)
 
-			extra := ""
-			if c.preset == "opencode" {
-				extra = "price = { input = 2.0, output = 8.0 }"
-			}
-			dir := project(t, realLoop(c.preset, extra))
+			dir := t.TempDir()
 			srv := modelfake.New(t, modelfake.Script{Steps: c.fix(dir)})
+			extra := realTable(c, srv)
+			if c.preset == "opencode" {
+				extra += "price = { input = 2.0, output = 8.0 }"
+			}
+			seed(t, dir, realLoop(c.preset, extra))
 			r := runReal(t, c, srv, key, dir)
 			if r.code != exitSuccess {
 				t.Fatalf("exit code %d, want %d\n%s\nserved: %+v", r.code, exitSuccess, r.out, srv.Served())
@@ -418,6 +458,16 @@ func TestRealCLIFixesTheBug(t *testing.T) {
 			}
 			noSecretIn(t, dir, r.out, key)
 		})
+	}
+}
+
+// seed writes the quickstart project and loopToml into dir, as project does
+// into a directory of its own.
+func seed(t *testing.T, dir, loopToml string) {
+	t.Helper()
+	src := project(t, loopToml)
+	if err := copyDir(src, dir); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -541,11 +591,12 @@ func TestRealCLIFailures(t *testing.T) {
 				key := secretValue(t, "sk-")
 				capture := project(t, realLoop(c.preset, ""))
 				csrv := modelfake.New(t, modelfake.Script{Steps: c.fix(capture), Fail: &f.fail})
-				stdout, stderr := callReal(t, c, csrv, key, capture)
+				stdout, stderr := callReal(t, c, csrv, key, capture, c.retries...)
 				golden(t, c.preset, f.name, stdout, stderr, capture)
 
-				dir := project(t, realLoop(c.preset, ""))
+				dir := t.TempDir()
 				srv := modelfake.New(t, modelfake.Script{Steps: c.fix(dir), Fail: &f.fail})
+				seed(t, dir, realLoop(c.preset, realTable(c, srv, c.retries...)))
 				r := runReal(t, c, srv, key, dir)
 				if r.code != exitUnsuccessful {
 					t.Fatalf("exit code %d, want %d\n%s", r.code, exitUnsuccessful, r.out)
@@ -575,5 +626,80 @@ func TestRealCLIFailures(t *testing.T) {
 				noSecretIn(t, dir, r.out, key)
 			})
 		}
+	}
+}
+
+// judgeLoop has a scripted builder fix calc.sh and a judge on preset rule
+// on the fix; extra is more of the judge's provider table.
+func judgeLoop(preset, extra string) string {
+	return `name = "judge-` + preset + `"
+objective = "Make the quickstart's tests pass."
+[stop]
+max_iterations = 1
+[providers.fixer]
+command = ["sh", "-c", "cat >/dev/null; sed 's/[$]1 - [$]2/$1 + $2/' calc.sh >calc.new && mv calc.new calc.sh"]
+[providers.judge]
+preset = "` + preset + `"
+timeout = "3m"
+` + extra + `
+[[node]]
+name = "fixer"
+provider = "fixer"
+goals = ["tests"]
+[[node]]
+name = "review"
+role = "judge"
+provider = "judge"
+after = ["fixer"]
+instruction = "Check that add adds."
+[[goal]]
+name = "tests"
+  [[goal.check]]
+  type = "test"
+  run = "sh test.sh"
+  [[goal.check]]
+  type = "judge"
+  node = "review"
+  min_score = 7
+`
+}
+
+// verdict is what the judge's model answers.
+const verdict = "The change is right: add adds now.\n\n```json\n" +
+	`{"verdict":"pass","reason":"add adds its operands","evidence":"calc.sh: echo $(($1 + $2))","score":9}` + "\n```\n"
+
+// TestRealCLIJudges: a judge on each preset's CLI answers with a verdict
+// (its model's final text, read back through the CLI's own output format)
+// and the gate counts it: the run reaches success on the test and the
+// judge's check, and the judge's tokens are those served.
+func TestRealCLIJudges(t *testing.T) {
+	checkTmp(t)
+	for _, c := range realCLIs {
+		t.Run(c.preset, func(t *testing.T) {
+			t.Parallel()
+			realBin(t)
+			key := secretValue(t, "sk-")
+			dir := t.TempDir()
+			srv := modelfake.New(t, modelfake.Script{Steps: []modelfake.Step{{Text: verdict}}})
+			seed(t, dir, judgeLoop(c.preset, realTable(c, srv)))
+			r := runReal(t, c, srv, key, dir)
+			if r.code != exitSuccess {
+				t.Fatalf("exit code %d, want %d\n%s\nserved: %+v", r.code, exitSuccess, r.out, srv.Served())
+			}
+			if want := `judge "review" ruled pass (score 9/10): calc.sh: echo $(($1 + $2))`; !strings.Contains(string(r.out), want) {
+				t.Errorf("the gate's evidence does not say %q:\n%s", want, r.out)
+			}
+			var judged ledgerEvent
+			for _, e := range r.events {
+				if e.str("type") == "node_succeeded" && e.str("node") == "review" {
+					judged = e
+				}
+			}
+			in, out := srv.Total(c.mainOnly)
+			if judged == nil || judged.str("tokens") != strconv.FormatInt(in+out, 10) {
+				t.Errorf("the judge's call: %v, want %d tokens as served", judged, in+out)
+			}
+			noSecretIn(t, dir, r.out, key)
+		})
 	}
 }

@@ -150,3 +150,27 @@ func writePromptFile(dir, prompt string) (string, error) {
 func removeQuietly(path string) {
 	_ = os.Remove(path)
 }
+
+// privateTemp makes the temporary directory of one call, in dir (the
+// system's temporary directory when ""), as an absolute path: the agent's
+// TMPDIR, so that what it leaves there is removed with it after the call.
+func privateTemp(dir string) (string, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", fmt.Errorf("make the agent's TMPDIR in %q: %w", dir, err)
+		}
+		dir = abs
+	}
+	tmp, err := os.MkdirTemp(dir, "agent-*")
+	if err != nil {
+		return "", fmt.Errorf("make the agent's TMPDIR: %w", err)
+	}
+	return tmp, nil
+}
+
+// removeAllQuietly removes a call's temporary directory; the caller
+// removes the run's scratch area later, so a failure here changes nothing.
+func removeAllQuietly(dir string) {
+	_ = os.RemoveAll(dir)
+}

@@ -102,7 +102,7 @@ func claudeModelCost(models map[string]claudeModelUsage) (float64, bool) {
 func parseClaudeJSON(stdout []byte) report {
 	res, ok := findClaudeResult(stdout)
 	if !ok {
-		return report{}
+		return claudeStream(stdout)
 	}
 	var rep report
 	switch {
@@ -215,4 +215,54 @@ func decodeClaudeResult(b []byte) (claudeResult, bool) {
 func isTypeError(err error) bool {
 	var te *json.UnmarshalTypeError
 	return errors.As(err, &te)
+}
+
+// claudeEvent is a line of stream-json that is not the result: an
+// assistant message, or a system event such as api_retry, which Claude
+// Code prints before each retry of a failed request.
+type claudeEvent struct {
+	Type        string   `json:"type"`
+	Subtype     string   `json:"subtype"`
+	Attempt     *float64 `json:"attempt"`
+	MaxRetries  *float64 `json:"max_retries"`
+	ErrorStatus *float64 `json:"error_status"`
+	Error       string   `json:"error"`
+}
+
+// claudeStream reads a stream-json output that has no result, as when the
+// call was ended early: the last api_retry event is its failure, and with
+// no assistant message before it no model answered (Unstarted).
+func claudeStream(stdout []byte) report {
+	var rep report
+	var retry *claudeEvent
+	answered := false
+	eachJSONLine(stdout, func(ev claudeEvent) {
+		switch {
+		case ev.Type == "assistant":
+			answered = true
+		case ev.Type == "system" && ev.Subtype == "api_retry":
+			retry = &ev
+		}
+	})
+	if retry != nil {
+		rep.Failure = retryLine(*retry)
+		rep.Unstarted = !answered
+	}
+	return rep
+}
+
+// retryLine describes an api_retry event: "API error 401
+// (authentication_failed), retry 1 of 10".
+func retryLine(ev claudeEvent) string {
+	line := "API error"
+	if ev.ErrorStatus != nil {
+		line += fmt.Sprintf(" %.0f", *ev.ErrorStatus)
+	}
+	if e := lastLine([]byte(ev.Error)); e != "" {
+		line += " (" + e + ")"
+	}
+	if ev.Attempt != nil && ev.MaxRetries != nil {
+		line += fmt.Sprintf(", retry %.0f of %.0f", *ev.Attempt, *ev.MaxRetries)
+	}
+	return line
 }

@@ -91,14 +91,15 @@ func TestDispatchEnvironmentAndStdin(t *testing.T) {
 	}
 }
 
-func TestLoopEnvReplacesLoopVariables(t *testing.T) {
+func TestAgentEnvReplacesItsVariables(t *testing.T) {
 	t.Parallel()
 	req := Request{RunID: "r", Iteration: 1, Node: "n", Root: "/w", HistoryFile: "/h",
-		Env: []string{"LOOP_NODE=old", "HOME=/home/u", "LOOP_ROOT", "LOOP_NODES=kept"}}
-	want := []string{"HOME=/home/u", "LOOP_NODES=kept",
+		Env: []string{"LOOP_NODE=old", "HOME=/home/u", "LOOP_ROOT", "LOOP_NODES=kept", "TMPDIR=/tmp", "BASE_URL=https://api", "TEMP=/t"}}
+	want := []string{"HOME=/home/u", "LOOP_NODES=kept", "BASE_URL=http://gateway",
+		"TMPDIR=/w/.loop/tmp/agent-1", "TMP=/w/.loop/tmp/agent-1", "TEMP=/w/.loop/tmp/agent-1",
 		"LOOP_RUN_ID=r", "LOOP_ITERATION=1", "LOOP_NODE=n", "LOOP_ROOT=/w", "LOOP_HISTORY_FILE=/h"}
-	if diff := cmp.Diff(want, loopEnv(req)); diff != "" {
-		t.Errorf("loopEnv (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, agentEnv(req, []string{"BASE_URL=http://gateway"}, "/w/.loop/tmp/agent-1")); diff != "" {
+		t.Errorf("agentEnv (-want +got):\n%s", diff)
 	}
 }
 
@@ -289,7 +290,7 @@ func TestDispatchFailures(t *testing.T) {
 		{name: "prompt file directory missing",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "argv.sh"), "{prompt_file}"}, Prompt: promptFile},
 			prepare: func(r *Request) { r.TempDir = filepath.Join(r.TempDir, "gone") },
-			wantErr: `^agent "agent" could not start: write prompt file: `},
+			wantErr: `^agent "agent" could not start: make the agent's TMPDIR: `},
 		{name: "output beyond what is kept",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "big.sh")}, Usage: "claude-json"},
 			wantErr: `^agent "agent" printed more than 8 MiB; usage = "claude-json" found nothing in the last 8 MiB kept$`,

@@ -20,8 +20,9 @@ type geminiOutput struct {
 		} `json:"models"`
 	} `json:"stats"`
 	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
+		Type    string  `json:"type"`
+		Message string  `json:"message"`
+		Code    float64 `json:"code"`
 	} `json:"error"`
 }
 
@@ -68,6 +69,8 @@ func parseGeminiJSON(stdout []byte) report {
 	}
 	if out.Error != nil {
 		rep.Failure = geminiFailure(out.Error.Type, out.Error.Message)
+		// The key was refused: no request went through.
+		rep.Unstarted = !rep.Tokens && (out.Error.Code == 401 || out.Error.Code == 403)
 	}
 	return rep
 }
@@ -102,8 +105,15 @@ func parseGeminiOutput(stdout, tail []byte) report {
 	}
 	rep := parseGeminiJSON(tail)
 	rep.Answer, rep.HasAnswer = "", false // stderr is no answer
+	if bytes.Contains(tail, []byte(geminiUntrusted)) {
+		rep.Unstarted = true
+	}
 	return rep
 }
+
+// geminiUntrusted is how Gemini CLI refuses a folder it does not trust,
+// before any request.
+const geminiUntrusted = "Gemini CLI is not running in a trusted directory"
 
 // counts are t's input and output tokens; ok reports that t carries any.
 func (t geminiTokens) counts() (in, out int64, ok bool) {

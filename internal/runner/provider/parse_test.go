@@ -120,7 +120,15 @@ func TestParseCodexJSONL(t *testing.T) {
 			HasAnswer: true, Answer: "Coverage is 81.4% now.",
 		}},
 		{name: "turn failed", file: "codex/failed.jsonl", want: report{
-			Failure: "unexpected status 401 Unauthorized: Missing bearer authentication in header",
+			Failure: "unexpected status 401 Unauthorized: Missing bearer authentication in header", Unstarted: true,
+		}},
+		// Codex 0.171.0: a refused key before any item, and a 400 after a
+		// command ran.
+		{name: "real 401", file: "real/codex/401.out", want: report{
+			Failure: "unexpected status 401 Unauthorized: invalid x-api-key (scripted), url: http://127.0.0.1:PORT/v1/responses", Unstarted: true,
+		}},
+		{name: "real 400 after a turn", file: "real/codex/400.out", want: report{
+			Failure: `{"error":{"code":"invalid_request_error","message":"bad request (scripted)","param":null,"type":"invalid_request_error"}}`,
 		}},
 		{name: "older envelope, per-request counts", file: "codex/legacy.jsonl", want: report{
 			Input: 8021 + 8655, Output: 317 + 204, Total: 8021 + 8655 + 317 + 204, Tokens: true,

@@ -100,11 +100,11 @@ func TestParseGeminiOutput(t *testing.T) {
 		want               report
 	}{
 		{name: "400 on stderr", tail: "real/gemini/400.err", want: report{Failure: "400 INVALID_ARGUMENT: bad request (scripted)"}},
-		{name: "401 on stderr", tail: "real/gemini/401.err", want: report{Failure: "401 UNAUTHENTICATED: invalid x-api-key (scripted)"}},
+		{name: "401 on stderr", tail: "real/gemini/401.err", want: report{Failure: "401 UNAUTHENTICATED: invalid x-api-key (scripted)", Unstarted: true}},
 		{name: "500 on stderr", tail: "real/gemini/500.err", want: report{Failure: "500 INTERNAL: overloaded (scripted)"}},
 		{name: "stdout first", stdout: "real/gemini/success.out", tail: "real/gemini/400.err", want: report{
 			Input: 4600, Output: 98, Total: 4698, Tokens: true, HasAnswer: true, Answer: "Fixed add in calc.sh."}},
-		{name: "no report anywhere", tail: "real/gemini/untrusted.err", want: report{}},
+		{name: "an untrusted folder, before any request", tail: "real/gemini/untrusted.err", want: report{Unstarted: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +138,11 @@ func TestParseOpencodeJSONL(t *testing.T) {
 			`{"type":"step_start","part":{}}` + "\n" + `{"type":"step_finish","part":{"reason":"stop"}}`,
 			want: report{Answer: "VERDICT: pass\nSCORE: 8", HasAnswer: true}},
 		{name: "error with a name only", in: `{"type":"error","error":{"name":"MessageOutputLengthError"}}`,
-			want: report{Failure: "MessageOutputLengthError"}},
+			want: report{Failure: "MessageOutputLengthError", Unstarted: true}},
+		// opencode 1.18.33: a refused key before any step, and a 400 after one.
+		{name: "real 401", file: "real/opencode/401.out", want: report{Failure: "invalid x-api-key (scripted)", Unstarted: true}},
+		{name: "real 400 after a step", file: "real/opencode/400.out", want: report{
+			Input: 1100, Output: 23, Total: 1123, Tokens: true, CostUSD: 0, Cost: true, Failure: "bad request (scripted)"}},
 		{name: "odd numbers", in: `{"type":"step_finish","part":{"cost":-1,"tokens":{"input":-5,"output":"x","cache":{"read":1e300}}}}` + "\n" +
 			`{"type":"step_finish","part":{"cost":1e300,"tokens":{"reasoning":3}}}` + "\n" +
 			`{"type":"step_finish","part":{"cost":1e300}}`,

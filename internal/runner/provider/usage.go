@@ -27,6 +27,10 @@ type report struct {
 	// Failure is the agent's own report that the call failed, in one line;
 	// "" when it reported none.
 	Failure string
+	// Unstarted reports that, by the agent's own report, the call failed
+	// before any model answered (a refused key, an untrusted folder): it
+	// is charged no estimated tokens.
+	Unstarted bool
 }
 
 // found reports whether the parser read any usage at all.
@@ -78,7 +82,7 @@ func (c Command) parses() bool { return c.Spec.Usage != "" && c.Spec.Usage != "n
 func usageOf(prompt string, outputBytes int64, rep report, price *loop.Price) Usage {
 	u := Usage{Input: rep.Input, Output: rep.Output, Total: rep.Total}
 	split := !rep.TotalOnly
-	if !rep.Tokens {
+	if !rep.Tokens && !rep.Unstarted {
 		u, split = estimate(int64(len(prompt)), outputBytes), true
 	}
 	switch {

@@ -11,15 +11,24 @@ import (
 // stand-in to what the real CLI prints: one "path: kind" line for every
 // value in every JSON document of out — the whole of out when it is one
 // document, else each line that is a JSON object (JSON lines) — sorted and
-// without repeats. A line's paths start with its "type" (`step_finish:
-// part.tokens.input: number`); arrays are "[]"; the keys of maps whose keys
+// without repeats. The paths of an object with a "type" start with it
+// (`step_finish:part.tokens.input: number`), whether it is a line or the
+// whole; arrays are "[]"; the keys of maps whose keys
 // are names (models, tools, roles: mapKeys) are "*". Output that holds no
 // JSON has no shape.
 func Shape(out []byte) []string {
 	set := map[string]bool{}
 	var whole any
 	if err := json.Unmarshal(bytes.TrimSpace(out), &whole); err == nil {
-		walk(set, "", whole)
+		// One object with a type is an event like a line of JSON lines
+		// (Claude Code's result alone, or last in stream-json).
+		prefix := ""
+		if m, ok := whole.(map[string]any); ok {
+			if typ, ok := m["type"].(string); ok {
+				prefix = typ + ":"
+			}
+		}
+		walk(set, prefix, whole)
 	} else if v, ok := trailingObject(out); ok {
 		walk(set, "", v)
 	} else {
