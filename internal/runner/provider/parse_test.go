@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +68,22 @@ func TestParseClaudeJSON(t *testing.T) {
 			Input: 1000 + 1100 + 1200 + 1300, Output: 20 + 23 + 26 + 29, Total: 4698, Tokens: true,
 			CostUSD: 0.02518, Cost: true, HasAnswer: true, Answer: "Fixed add in calc.sh.",
 		}},
+		// Claude Code 2.1.197 with a refused key and one retry allowed:
+		// its result, and the stream up to the line auth_failure stops at.
+		{name: "real 401", file: "real/claude-code/401.out", want: report{
+			Tokens: true, Cost: true, HasAnswer: true, Answer: "Invalid API key · Fix external API key",
+			Failure: "API error 401: Invalid API key · Fix external API key",
+		}},
+		{name: "real 401 stopped at its first retry", in: firstLines(t, "real/claude-code/401.out", 2), want: report{
+			Failure: "API error 401 (authentication_failed), retry 1 of 1", Unstarted: true,
+		}},
+		{name: "real 400 after a turn", file: "real/claude-code/400.out", want: report{
+			Input: 1000 + 1100, Output: 20 + 23, Total: 2143, Tokens: true, CostUSD: 0.011529999999999999, Cost: true,
+			HasAnswer: true, Answer: "API Error: 400 bad request (scripted)", Failure: "API Error: 400 bad request (scripted)",
+		}},
+		{name: "retries after a reply: a model answered", in: `{"type":"assistant","message":{}}` + "\n" +
+			`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error_status":529,"error":"overloaded"}`,
+			want: report{Failure: "API error 529 (overloaded), retry 2 of 10"}},
 		{name: "modelUsage without total_cost_usd", in: `{"type":"result","result":"ok","modelUsage":{` +
 			`"a":{"inputTokens":10,"cacheReadInputTokens":5,"outputTokens":2,"costUSD":0.25},` +
 			`"b":{"inputTokens":1,"outputTokens":1,"costUSD":0.5}}}`,
@@ -242,6 +259,13 @@ func TestParseAmount(t *testing.T) {
 			t.Errorf("parseAmount(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// firstLines is the first n lines of a recording.
+func firstLines(t *testing.T, name string, n int) string {
+	t.Helper()
+	lines := strings.SplitAfter(string(recording(t, name)), "\n")
+	return strings.Join(lines[:n], "")
 }
 
 // TestClaudeModelUsageAgreesWithCost: in every recording of a Claude Code
