@@ -374,11 +374,17 @@ func checkTmp(t *testing.T) {
 // stderr.
 func callReal(t *testing.T, c realCLI, srv *modelfake.Server, key, dir string, table ...string) (stdout, stderr []byte) {
 	t.Helper()
+	return callRealTier(t, c, srv, key, dir, loop.TierStandard, table...)
+}
+
+// callRealTier is callReal with tier's arguments.
+func callRealTier(t *testing.T, c realCLI, srv *modelfake.Server, key, dir, tier string, table ...string) (stdout, stderr []byte) {
+	t.Helper()
 	cfg, err := loop.Parse("loop.toml", []byte(realLoop(c.preset, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := cfg.Providers["agent"].Argv(loop.TierStandard)
+	argv := cfg.Providers["agent"].Argv(tier)
 	ctx, cancel := context.WithTimeout(t.Context(), realBound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(realBin(t), argv[0]), argv[1:]...)
@@ -702,4 +708,129 @@ func TestRealCLIJudges(t *testing.T) {
 			noSecretIn(t, dir, r.out, key)
 		})
 	}
+}
+
+// TestRealCLIPermissions holds the permission model docs/config.md states
+// for the presets to what the CLIs do: the model asks the CLI's shell tool
+// for an edit-like command inside the root (sed -i on calc.sh) and for one
+// that is not (python3 writing a file), and the test looks at what ran.
+// Claude Code's acceptEdits runs the first and refuses the second;
+// opencode, with its default permissions, runs both without asking.
+func TestRealCLIPermissions(t *testing.T) {
+	checkTmp(t)
+	sed := `sed -i 's/[$]1 - [$]2/$1 + $2/' calc.sh`
+	other := `python3 -c "open('proof.txt', 'w').write('ran')"`
+	cases := []struct {
+		cli       realCLI
+		steps     []modelfake.Step
+		sed, more bool // whether each command ran
+	}{
+		{cli: realCLIs[0], sed: true, more: false, steps: []modelfake.Step{
+			{Tool: "Bash", Input: map[string]any{"command": sed, "description": "fix add"}},
+			{Tool: "Bash", Input: map[string]any{"command": other, "description": "write a file"}},
+			{Text: "Done."},
+		}},
+		{cli: realCLIs[3], sed: true, more: true, steps: []modelfake.Step{
+			{Tool: "bash", Input: map[string]any{"command": sed, "description": "fix add"}},
+			{Tool: "bash", Input: map[string]any{"command": other, "description": "write a file"}},
+			{Text: "Done."},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cli.preset, func(t *testing.T) {
+			t.Parallel()
+			realBin(t)
+			dir := project(t, realLoop(tc.cli.preset, ""))
+			srv := modelfake.New(t, modelfake.Script{Steps: tc.steps})
+			stdout, stderr := callReal(t, tc.cli, srv, "sk-test", dir)
+			b, _ := os.ReadFile(filepath.Join(dir, "calc.sh"))
+			_, err := os.Stat(filepath.Join(dir, "proof.txt"))
+			if got := strings.Contains(string(b), calcFixed); got != tc.sed {
+				t.Errorf("sed -i inside the root ran: %v, want %v", got, tc.sed)
+			}
+			if got := err == nil; got != tc.more {
+				t.Errorf("python3 writing a file ran: %v, want %v", got, tc.more)
+			}
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestRealCLIToolsAndTiers holds two more claims of docs/config.md to the
+// CLIs: Gemini CLI headless in auto_edit offers its model no shell tool;
+// and Codex with its default model already sends low reasoning effort, so
+// the preset's cheap tier (model_reasoning_effort="low") is the standard
+// tier there.
+func TestRealCLIToolsAndTiers(t *testing.T) {
+	checkTmp(t)
+	t.Run("gemini", func(t *testing.T) {
+		t.Parallel()
+		realBin(t)
+		dir := project(t, realLoop("gemini", ""))
+		srv := modelfake.New(t, modelfake.Script{Steps: []modelfake.Step{{Text: "Nothing to do."}}})
+		callReal(t, realCLIs[2], srv, "sk-test", dir)
+		offered := 0
+		for _, b := range srv.Bodies() {
+			var req struct {
+				Tools []struct {
+					FunctionDeclarations []struct {
+						Name string `json:"name"`
+					} `json:"functionDeclarations"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(b, &req); err != nil {
+				t.Fatal(err)
+			}
+			for _, tl := range req.Tools {
+				for _, f := range tl.FunctionDeclarations {
+					offered++
+					if strings.Contains(f.Name, "shell") || f.Name == "run_command" {
+						t.Errorf("Gemini CLI offers its model the shell tool %q", f.Name)
+					}
+				}
+			}
+		}
+		if offered == 0 {
+			t.Fatal("Gemini CLI offered no tool at all")
+		}
+	})
+	t.Run("codex", func(t *testing.T) {
+		t.Parallel()
+		realBin(t)
+		codex := realCLIs[1]
+		configure := codex.configure
+		codex.configure = func(t *testing.T, home, url, key string) []string {
+			env := configure(t, home, url, key)
+			path := filepath.Join(home, ".codex", "config.toml")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Codex's own default model: no model in its config.
+			writeTestFile(t, path, strings.Replace(string(b), "model = \"gpt-5.5\"\n", "", 1))
+			return env
+		}
+		effort := map[string]string{}
+		for _, tier := range []string{loop.TierStandard, loop.TierCheap} {
+			dir := project(t, realLoop("codex", ""))
+			srv := modelfake.New(t, modelfake.Script{Steps: []modelfake.Step{{Text: "Nothing to do."}}})
+			callRealTier(t, codex, srv, "sk-test", dir, tier)
+			var req struct {
+				Model     string `json:"model"`
+				Reasoning struct {
+					Effort string `json:"effort"`
+				} `json:"reasoning"`
+			}
+			if bodies := srv.Bodies(); len(bodies) == 0 || json.Unmarshal(bodies[0], &req) != nil {
+				t.Fatalf("no request from Codex on the %s tier", tier)
+			}
+			effort[tier] = req.Model + " " + req.Reasoning.Effort
+		}
+		if effort[loop.TierStandard] != effort[loop.TierCheap] || !strings.HasSuffix(effort[loop.TierCheap], " low") {
+			t.Errorf("reasoning effort by tier %v: want low on both", effort)
+		}
+		t.Logf("Codex's default model and effort: %s", effort[loop.TierStandard])
+	})
 }
