@@ -32,14 +32,20 @@ if ! command -v node >/dev/null 2>&1 || [ "$(node -p 'process.versions.node.spli
 	apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm
 fi
 
-# Install from our lockfile, again only when it changed: npm ci wipes and
-# refills node_modules, which costs a minute and about 1.1 GB.
+# Install the exact versions of package.json, with the integrity hashes of
+# our lockfile, again only when either changed (a minute and about 1.1 GB).
+# Not npm ci: npm 11 writes a lockfile with only this platform's builds of
+# opencode's optional per-platform packages, and npm ci then refuses it as
+# out of sync with package.json.
 mkdir -p "$cache"
 lock=scripts/realcli/package-lock.json
-if ! cmp -s "$lock" "$cache/package-lock.json" || [ ! -x "$cache/node_modules/.bin/claude" ]; then
+stamp="$cache/installed.lock"
+if ! cat scripts/realcli/package.json "$lock" | cmp -s - "$stamp" || [ ! -x "$cache/node_modules/.bin/claude" ]; then
 	echo "realcli: installing the pinned CLIs into $cache"
+	rm -rf "$cache/node_modules" "$stamp"
 	cp scripts/realcli/package.json "$lock" "$cache/"
-	(cd "$cache" && npm ci --no-audit --no-fund --loglevel=error)
+	(cd "$cache" && npm install --no-audit --no-fund --no-save --loglevel=error)
+	cat scripts/realcli/package.json "$lock" >"$stamp"
 fi
 bin="$cache/node_modules/.bin"
 for cli in claude codex gemini opencode; do
@@ -68,7 +74,7 @@ if [ -n "$walled" ]; then
 	LOOP_REALCLI_WALLED=1 unshare -n -m sh -c '
 		mount --make-rprivate / && mount -t tmpfs -o mode=1777 tmpfs /tmp &&
 		mount -o remount,bind,ro / && ip link set lo up || exit 99
-		cd "$0/cmd/loop-action" && exec env LOOP_REALCLI_BIN="$1" LOOP_REALCLI_REQUIRE=1 "$2" \
+		cd "$0/cmd/loop-action" && exec env TMPDIR=/tmp LOOP_REALCLI_BIN="$1" LOOP_REALCLI_REQUIRE=1 "$2" \
 			-test.run "^TestRealCLI" -test.count=1 -test.v -test.timeout 15m' \
 		"$repo" "$bin" "$test" >"$log" 2>&1
 	rc=$?
