@@ -97,9 +97,18 @@ type Provider struct {
 	Prompt  string              `toml:"prompt" json:"prompt,omitempty" jsonschema:"enum=stdin,enum=arg,enum=file,default=stdin" jsonschema_description:"How the prompt reaches the agent: on stdin, as the {prompt} argument, or in the file named by {prompt_file}."`
 	Usage   string              `toml:"usage" json:"usage,omitempty" jsonschema:"pattern=^(none|claude-json|codex-jsonl|aider-text|gemini-json|opencode-jsonl|regex:.+)$,default=none" jsonschema_description:"How tokens and cost are read from the agent's output: none | claude-json | codex-jsonl | aider-text | gemini-json | opencode-jsonl | regex:<re> with named groups input/output/total/cost."`
 	Timeout Duration            `toml:"timeout" json:"timeout,omitempty" jsonschema_description:"Limit on one call; the process group is killed after it. Default 30m."`
-	Env     []string            `toml:"env" json:"env,omitempty" jsonschema_description:"Environment variables the agent needs: checked before a run and masked in every output."`
+	EnvKey  EnvSetting          `toml:"env" json:"env,omitempty"`
 	Tiers   map[string][]string `toml:"tiers" json:"tiers,omitempty" jsonschema_description:"Extra arguments per tier (cheap, standard, strong), spliced at {tier} or appended."`
-	Price   *Price              `toml:"price" json:"price,omitempty" jsonschema_description:"USD per million tokens, for agents that report tokens but not cost."`
+	Args    []string            `toml:"args" json:"args,omitempty" jsonschema_description:"Extra arguments after the command's and the tier's (at {tier}, else at the end): a preset's command without rewriting it."`
+	Price   *Price              `toml:"price" json:"price,omitempty" jsonschema_description:"USD per million tokens, for agents that report tokens but not cost (or a cost of 0)."`
+
+	IdleTimeout Duration `toml:"idle_timeout" json:"idle_timeout,omitempty" jsonschema_description:"A call whose agent prints nothing on stdout for this long is ended (the process group is killed). Default: none."`
+	AuthFailure string   `toml:"auth_failure" json:"auth_failure,omitempty" jsonschema_description:"A regular expression: a line of the agent's stdout that matches it ends the call at once as an authentication failure, so that a wrong key fails in seconds. Presets set one where their CLI retries a refused key; \"\" turns it off."`
+
+	// Env are the names of the variables the agent needs (the env array,
+	// or a preset's), EnvValues the values an env table sets.
+	Env       []string          `toml:"-" json:"-"`
+	EnvValues map[string]string `toml:"-" json:"-"`
 
 	// OptionalEnv are the names in Env that a preset put there only to be
 	// masked: the CLI may read its key from them but need not (CheckEnv).

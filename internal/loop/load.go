@@ -129,6 +129,7 @@ func (c *Config) applyDefaults(md toml.MetaData) {
 		c.Metrics.Timeout = D(DefaultMetricsTimeout)
 	}
 	for name, p := range c.Providers {
+		p.Env, p.EnvValues = p.EnvKey.Names, p.EnvKey.Values
 		p = applyPreset(md, name, p)
 		p.Type = cmp.Or(p.Type, "command")
 		if p.Type == "openai" {

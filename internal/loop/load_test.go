@@ -205,6 +205,52 @@ tiers = { strong = ["a", "b"], cheap = [""], huge = ["m"] }
 			`loop.toml:24:32: provider "o": tier "cheap" of an openai provider names one model, e.g. ["gpt-4.1-mini"]`,
 			`loop.toml:24:46: provider "o": unknown tier "huge" (tiers are cheap, standard, strong)`,
 		}},
+		{"a provider's env table, args, idle_timeout and auth_failure", `
+[providers.c]
+command = ["x"]
+env = { ANTHROPIC_BASE_URL = "http://gateway:8080", CLAUDE_CODE_MAX_RETRIES = "0" }
+args = ["--max-turns", "30"]
+idle_timeout = "2m"
+auth_failure = "401"
+`, nil},
+		{"env table mistakes", `
+[providers.c]
+command = ["x"]
+env = { "not a name" = "v", TMPDIR = "/tmp/x", LOOP_NODE = "n", GATEWAY_TOKEN = "tok-1234", OK = "a\u0000b" }
+`, []string{
+			`loop.toml:20:9: provider "c": "not a name" is not an environment variable name`,
+			`loop.toml:20:29: provider "c": env cannot set TMPDIR: the runner sets it for every call`,
+			`loop.toml:20:48: provider "c": env cannot set LOOP_NODE: the runner sets it for every call`,
+			`loop.toml:20:65: warning: provider "c": the value of GATEWAY_TOKEN looks like a secret: it is masked in every output, but anyone who can read the config can read it; set it in the runner's environment instead`,
+			`loop.toml:20:93: provider "c": the value of OK holds a NUL byte`,
+		}},
+		{"env of neither form", `
+[providers.c]
+command = ["x"]
+env = { A = 1 }
+`, []string{`loop.toml:20:1: provider "c": the value of A must be a string, not 1`}},
+		{"args, idle_timeout and auth_failure mistakes", `
+[providers.c]
+command = ["x"]
+timeout = "1m"
+args = ["--ok", ""]
+idle_timeout = "5m"
+auth_failure = "(unclosed"
+`, []string{
+			`loop.toml:21:1: provider "c": args must not hold an empty argument or a NUL byte`,
+			`loop.toml:22:1: warning: provider "c": idle_timeout "5m" is not shorter than timeout "1m", so it never ends a call`,
+			`loop.toml:23:1: provider "c": auth_failure: error parsing regexp: missing closing ): ` + "`(unclosed`",
+		}},
+		{"openai with a command's env table and args", `
+[providers.o]
+type = "openai"
+model = "m"
+env = { A = "b" }
+args = ["x"]
+`, []string{
+			`loop.toml:21:1: provider "o": an env table sets an agent CLI's environment; type = "openai" runs none, so env lists variable names only`,
+			`loop.toml:22:1: provider "o": args is a key of type = "command"; type = "openai" sends the prompt to the API and reads usage from its reply`,
+		}},
 		{"openai valid", `
 [providers.o]
 type = "openai"

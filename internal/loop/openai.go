@@ -62,7 +62,8 @@ func (v *validator) notOpenAI(name string, p Provider) {
 // openAI checks a provider of type "openai".
 func (v *validator) openAI(name string, p Provider) {
 	at := func(key string) string { return providerPath(name, key) }
-	for key, set := range map[string]bool{"command": len(p.Command) > 0, "prompt": p.Prompt != "", "usage": p.Usage != ""} {
+	for key, set := range map[string]bool{"command": len(p.Command) > 0, "prompt": p.Prompt != "", "usage": p.Usage != "",
+		"args": len(p.Args) > 0, "idle_timeout": p.IdleTimeout.IsSet(), "auth_failure": p.AuthFailure != ""} {
 		if set {
 			v.errorf(at(key), "provider %q: %s is a key of type = \"command\"; type = \"openai\" sends the prompt to the API and reads usage from its reply", name, key)
 		}
@@ -76,11 +77,10 @@ func (v *validator) openAI(name string, p Provider) {
 	if p.APIKeyEnv != "" && !envRE.MatchString(p.APIKeyEnv) {
 		v.errorf(at("api_key_env"), "provider %q: %q is not an environment variable name", name, p.APIKeyEnv)
 	}
-	for _, e := range p.Env {
-		if !envRE.MatchString(e) {
-			v.errorf(at("env"), "provider %q: %q is not an environment variable name", name, e)
-		}
+	if p.EnvValues != nil {
+		v.errorf(at("env"), "provider %q: an env table sets an agent CLI's environment; type = \"openai\" runs none, so env lists variable names only", name)
 	}
+	v.providerEnv(name, p)
 	v.openAIHeaders(name, p.Headers)
 	v.openAITiers(name, p)
 	if pr := p.Timeout.problem(); pr != "" {

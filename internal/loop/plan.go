@@ -81,8 +81,9 @@ func (c *Config) StageGoals(stage string) []string {
 	return out
 }
 
-// Argv returns the provider's command for a tier: the tier's arguments
-// replace a {tier} element, or are appended when there is none. The
+// Argv returns the provider's command for a tier: the tier's arguments,
+// then the provider's args, replace a {tier} element, or are appended when
+// there is none. The
 // {prompt} and {prompt_file} placeholders are left for the caller. An
 // openai provider has no command: its Argv names what it calls instead,
 // "openai", the base URL and the tier's model.
@@ -90,7 +91,7 @@ func (p Provider) Argv(tier string) []string {
 	if p.Type == "openai" {
 		return []string{"openai", p.BaseURL, p.ModelFor(tier)}
 	}
-	extra := p.Tiers[tier]
+	extra := append(slices.Clone(p.Tiers[tier]), p.Args...)
 	out := make([]string, 0, len(p.Command)+len(extra))
 	spliced := false
 	for _, a := range p.Command {

@@ -24,22 +24,31 @@ type preset struct {
 	// only masks them (Provider.OptionalEnv).
 	env   []string
 	tiers map[string][]string
+	// authFailure is the CLI's own report of a refused key, where it
+	// retries one (Provider.AuthFailure).
+	authFailure string
 }
 
 // presets are the known presets by name. Prompts go on stdin wherever the
 // CLI reads them there (no argv length limit, nothing in `ps`); aider reads
 // them from a file.
 var presets = map[string]preset{
-	// claude -p (print mode) reads the prompt from stdin and prints one
-	// result object with --output-format json (total_cost_usd, usage); see
-	// https://docs.claude.com/en/docs/claude-code/headless. acceptEdits
-	// approves file edits without a prompt; shell commands stay unapproved
-	// (refused in print mode).
+	// claude -p (print mode) reads the prompt from stdin; with
+	// --output-format stream-json --verbose it prints one JSON line per
+	// event and last the result object (total_cost_usd, usage,
+	// modelUsage); see https://docs.claude.com/en/docs/claude-code/headless.
+	// The stream, unlike the one object of --output-format json, shows
+	// Claude Code's retries as they happen: a refused key is retried
+	// silently for minutes, and authFailure ends the call at the first
+	// retry of a 401 or 403. acceptEdits approves file edits without a
+	// prompt, and shell commands that only edit files in the working
+	// directory (sed -i); others stay unapproved (refused in print mode).
 	"claude-code": {
-		command: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits", "{tier}"},
+		command: []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "{tier}"},
 		prompt:  "stdin", usage: "claude-json",
-		env:   []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
-		tiers: map[string][]string{TierCheap: {"--model", "haiku"}, TierStrong: {"--model", "opus"}},
+		env:         []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
+		tiers:       map[string][]string{TierCheap: {"--model", "haiku"}, TierStrong: {"--model", "opus"}},
+		authFailure: `^\{"type":"system","subtype":"api_retry",.*"error_status":40[13][,}]`,
 	},
 	// codex exec reads the prompt from stdin when it is "-" and prints JSONL
 	// events with --json (turn.completed carries usage); see
@@ -72,9 +81,12 @@ var presets = map[string]preset{
 	// gemini runs headless when stdin is not a terminal and prints one JSON
 	// object with --output-format json (response, stats.models.*.tokens);
 	// see https://geminicli.com/docs/cli/headless. auto_edit approves edits
-	// only: without a terminal its shell tool is left out.
+	// only: without a terminal its shell tool is left out. --skip-trust:
+	// Gemini CLI trusts no folder by default and, headless, exits 55 in one
+	// it does not trust (every fresh checkout); the loop root is the
+	// repository the user runs the loop on.
 	"gemini": {
-		command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "{tier}"},
+		command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "{tier}"},
 		prompt:  "stdin", usage: "gemini-json",
 		env:   []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		tiers: map[string][]string{TierCheap: {"--model", "flash"}, TierStrong: {"--model", "pro"}},
@@ -118,8 +130,12 @@ func applyPreset(md toml.MetaData, name string, p Provider) Provider {
 	if !set("usage") {
 		p.Usage = ps.usage
 	}
-	if !set("env") {
+	if len(p.Env) == 0 && (!set("env") || p.EnvValues != nil) {
+		// An env table sets values; the preset's names stay, to be masked.
 		p.Env, p.OptionalEnv = slices.Clone(ps.env), slices.Clone(ps.env)
+	}
+	if !set("auth_failure") {
+		p.AuthFailure = ps.authFailure
 	}
 	for t, args := range ps.tiers {
 		if _, mine := p.Tiers[t]; !mine {

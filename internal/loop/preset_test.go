@@ -41,12 +41,15 @@ type providerView struct {
 	Timeout      time.Duration
 	HasPrice     bool
 	StandardArgv []string
+	AuthFailure  string
+	EnvValues    map[string]string
 }
 
 func viewProvider(p Provider) providerView {
 	return providerView{Command: p.Command, Prompt: p.Prompt, Usage: p.Usage, Env: p.Env, Optional: p.OptionalEnv,
 		Cheap: p.Argv(TierCheap), Standard: p.Tiers[TierStandard], Strong: p.Argv(TierStrong),
-		Timeout: p.Timeout.Duration, HasPrice: p.Price != nil, StandardArgv: p.Argv(TierStandard)}
+		Timeout: p.Timeout.Duration, HasPrice: p.Price != nil, StandardArgv: p.Argv(TierStandard),
+		AuthFailure: p.AuthFailure, EnvValues: p.EnvValues}
 }
 
 func parseProvider(t *testing.T, body string) Provider {
@@ -65,12 +68,13 @@ func TestPresetExpands(t *testing.T) {
 		want   providerView
 	}{
 		{"claude-code", providerView{
-			Command: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits", "{tier}"},
+			Command: []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "{tier}"},
 			Prompt:  "stdin", Usage: "claude-json",
 			Env: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, Optional: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
-			Cheap:        []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--model", "haiku"},
-			Strong:       []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--model", "opus"},
-			StandardArgv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"},
+			Cheap:        []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--model", "haiku"},
+			Strong:       []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--model", "opus"},
+			StandardArgv: []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"},
+			AuthFailure:  `^\{"type":"system","subtype":"api_retry",.*"error_status":40[13][,}]`,
 		}},
 		{"codex", providerView{
 			Command: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--skip-git-repo-check", "{tier}", "-"},
@@ -88,12 +92,12 @@ func TestPresetExpands(t *testing.T) {
 				Env: env, Optional: env, Cheap: argv, Strong: argv, StandardArgv: argv}
 		}()},
 		{"gemini", providerView{
-			Command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "{tier}"},
+			Command: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "{tier}"},
 			Prompt:  "stdin", Usage: "gemini-json",
 			Env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Optional: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-			Cheap:        []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--model", "flash"},
-			Strong:       []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--model", "pro"},
-			StandardArgv: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit"},
+			Cheap:        []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "--model", "flash"},
+			Strong:       []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust", "--model", "pro"},
+			StandardArgv: []string{"gemini", "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust"},
 		}},
 		{"opencode", func() providerView {
 			argv := []string{"opencode", "run", "--format", "json"}
@@ -142,6 +146,17 @@ func TestPresetKeysOverride(t *testing.T) {
 		{"usage", `usage = "none"`, func(v *providerView) { v.Usage = "none" }},
 		{"env", `env = ["MY_KEY"]`, func(v *providerView) { v.Env, v.Optional = []string{"MY_KEY"}, nil }},
 		{"empty env", `env = []`, func(v *providerView) { v.Env, v.Optional = []string{}, nil }},
+		// An env table sets values; the preset's names stay, masked.
+		{"env table", `env = { ANTHROPIC_BASE_URL = "http://gateway.internal:8080" }`, func(v *providerView) {
+			v.EnvValues = map[string]string{"ANTHROPIC_BASE_URL": "http://gateway.internal:8080"}
+		}},
+		{"args", `args = ["--max-turns", "30"]`, func(v *providerView) {
+			for _, argv := range []*[]string{&v.Cheap, &v.Strong, &v.StandardArgv} {
+				*argv = append((*argv)[:len(*argv):len(*argv)], "--max-turns", "30")
+			}
+		}},
+		{"auth_failure", `auth_failure = "refused"`, func(v *providerView) { v.AuthFailure = "refused" }},
+		{"auth_failure off", `auth_failure = ""`, func(v *providerView) { v.AuthFailure = "" }},
 		{"one tier", `tiers = { strong = ["--model", "sonnet"] }`, func(v *providerView) {
 			v.Strong = append(v.StandardArgv[:len(v.StandardArgv):len(v.StandardArgv)], "--model", "sonnet")
 		}},

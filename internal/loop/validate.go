@@ -218,11 +218,9 @@ func (v *validator) provider(name string, p Provider) {
 	if pr := p.Timeout.problem(); pr != "" {
 		v.errorf(at("timeout"), "provider %q: timeout %s %s", name, p.Timeout.shown(), pr)
 	}
-	for _, e := range p.Env {
-		if !envRE.MatchString(e) {
-			v.errorf(at("env"), "provider %q: %q is not an environment variable name", name, e)
-		}
-	}
+	v.providerEnv(name, p)
+	v.providerArgs(name, p)
+	v.providerWatch(name, p)
 	v.providerTiers(name, p)
 	if p.Price != nil && (p.Price.Input < 0 || p.Price.Output < 0) {
 		v.errorf(at("price"), "provider %q: prices must not be negative", name)

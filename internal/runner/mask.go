@@ -26,8 +26,9 @@ func Masker(cfg *loop.Config, env []string) func(string) string {
 }
 
 // Secrets returns the variables that providers declare in env and env
-// sets to a value of at least minSecret bytes, sorted by name, each with
-// the forms its value can take in text (secretForms).
+// sets to a value of at least minSecret bytes, and those of providers' env
+// tables whose values look like secrets, sorted by name, each with the
+// forms its value can take in text (secretForms).
 func Secrets(cfg *loop.Config, env []string) []export.Secret {
 	names := map[string]bool{}
 	for _, p := range cfg.Providers {
@@ -40,6 +41,14 @@ func Secrets(cfg *loop.Config, env []string) []export.Secret {
 		k, v, ok := strings.Cut(kv, "=")
 		if ok && names[k] && len(v) >= minSecret {
 			out = append(out, export.Secret{Name: k, Forms: secretForms(v)})
+		}
+	}
+	// Values of env tables that look like secrets (loop.LooksSecret).
+	for _, p := range cfg.Providers {
+		for k, v := range p.SecretEnvValues() {
+			if len(v) >= minSecret {
+				out = append(out, export.Secret{Name: k, Forms: secretForms(v)})
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b export.Secret) int { return strings.Compare(a.Name, b.Name) })

@@ -96,6 +96,23 @@ func TestMaskerMasksEveryForm(t *testing.T) {
 	}
 }
 
+// TestMaskerMasksSecretLookingEnvValues: a value written in a provider's
+// env table is masked when it looks like a secret (by its name or its
+// form), and left alone otherwise.
+func TestMaskerMasksSecretLookingEnvValues(t *testing.T) {
+	t.Parallel()
+	cfg := &loop.Config{Providers: map[string]loop.Provider{"p": {EnvValues: map[string]string{
+		"GATEWAY_TOKEN":      "tok-12345678",
+		"ANTHROPIC_BASE_URL": "https://user:hunter22@gateway.internal",
+		"EXTRA":              "sk-ant-abcdefgh",
+		"RETRIES":            "retries-0",
+	}}}}
+	in := "tok-12345678 https://user:hunter22@gateway.internal sk-ant-abcdefgh retries-0"
+	if got, want := Masker(cfg, nil)(in), "*** *** *** retries-0"; got != want {
+		t.Errorf("masked %q, want %q", got, want)
+	}
+}
+
 // recoverable says how secret can be read back from text: found raw, or
 // decoded from a run of base64, hex or URL-encoded characters at any
 // alignment; "" when it cannot. It shares no code with the masker.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -76,19 +77,38 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// lastLine is the last non-blank line of out, without control characters,
-// cut to maxDetail bytes.
+// lastLine is the last line of out that has a letter or a digit (a line
+// of only "}" or ")" says nothing; the last non-blank line when none has),
+// without control characters, cut to maxDetail bytes.
 func lastLine(out []byte) string {
-	text := strings.TrimRightFunc(strings.ToValidUTF8(string(out), "\uFFFD"), unicode.IsSpace)
-	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-		text = text[i+1:]
+	text := strings.ToValidUTF8(string(out), "\uFFFD")
+	line := ""
+	for rest := strings.TrimRightFunc(text, unicode.IsSpace); rest != ""; {
+		i := strings.LastIndexByte(rest, '\n')
+		if line == "" || strings.IndexFunc(rest[i+1:], isAlnum) >= 0 {
+			line = rest[i+1:]
+		}
+		if i < 0 || strings.IndexFunc(line, isAlnum) >= 0 {
+			break
+		}
+		rest = strings.TrimRightFunc(rest[:i], unicode.IsSpace)
 	}
-	text = strings.Map(func(r rune) rune {
+	return oneLine(line)
+}
+
+// ansi matches terminal escape sequences: CSI (colours, cursor moves) and
+// OSC (titles, links), and any other escape with the character after it.
+var ansi = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)?|[@-_])")
+
+// oneLine is line without terminal escape sequences, control characters
+// and surrounding space, cut to maxDetail bytes.
+func oneLine(line string) string {
+	text := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, text)
+	}, ansi.ReplaceAllString(line, ""))
 	text = strings.TrimSpace(text)
 	if len(text) <= maxDetail {
 		return text
@@ -99,6 +119,8 @@ func lastLine(out []byte) string {
 	}
 	return text[:cut] + "…"
 }
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // writePromptFile writes prompt to a new file (mode 0600) in dir and returns
 // its absolute path, so that it names the file from the agent's working
@@ -127,4 +149,28 @@ func writePromptFile(dir, prompt string) (string, error) {
 // directory later, so a failure here changes nothing.
 func removeQuietly(path string) {
 	_ = os.Remove(path)
+}
+
+// privateTemp makes the temporary directory of one call, in dir (the
+// system's temporary directory when ""), as an absolute path: the agent's
+// TMPDIR, so that what it leaves there is removed with it after the call.
+func privateTemp(dir string) (string, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", fmt.Errorf("make the agent's TMPDIR in %q: %w", dir, err)
+		}
+		dir = abs
+	}
+	tmp, err := os.MkdirTemp(dir, "agent-*")
+	if err != nil {
+		return "", fmt.Errorf("make the agent's TMPDIR: %w", err)
+	}
+	return tmp, nil
+}
+
+// removeAllQuietly removes a call's temporary directory; the caller
+// removes the run's scratch area later, so a failure here changes nothing.
+func removeAllQuietly(dir string) {
+	_ = os.RemoveAll(dir)
 }

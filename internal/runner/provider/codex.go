@@ -1,5 +1,7 @@
 package provider
 
+import "strings"
+
 // codexEvent is one line of `codex exec --json`, in either of its formats:
 // the current one ({"type":"turn.completed","usage":{…}},
 // {"type":"item.completed","item":{…}}) or the older envelope
@@ -45,6 +47,9 @@ type codexTally struct {
 	cumulative codexUsage // the last cumulative count, if any
 	tokens     bool
 	rep        report
+	// items counts item events and completed turns: any means a model
+	// answered.
+	items int
 }
 
 // parseCodexJSONL reads the usage and the answer from the stdout of
@@ -60,6 +65,9 @@ func parseCodexJSONL(stdout []byte) report {
 
 // add takes one event into the tally.
 func (t *codexTally) add(ev codexEvent) {
+	if strings.HasPrefix(ev.Type, "item.") || ev.Type == "turn.completed" {
+		t.items++
+	}
 	switch {
 	case ev.Type == "turn.completed" && ev.Usage != nil:
 		t.addUsage(*ev.Usage)
@@ -104,9 +112,11 @@ func (t *codexTally) addUsage(u codexUsage) {
 	t.in, t.out, t.tokens = addTokens(t.in, in), addTokens(t.out, out), true
 }
 
-// report is the tally's result.
+// report is the tally's result. A failed turn with no item and no
+// completed turn before it failed before any model answered.
 func (t *codexTally) report() report {
 	rep := t.rep
+	rep.Unstarted = rep.Failure != "" && t.items == 0 && !t.tokens
 	if t.tokens {
 		in, out := t.cumulative.counts()
 		rep.Input, rep.Output = addTokens(t.in, in), addTokens(t.out, out)

@@ -91,14 +91,15 @@ func TestDispatchEnvironmentAndStdin(t *testing.T) {
 	}
 }
 
-func TestLoopEnvReplacesLoopVariables(t *testing.T) {
+func TestAgentEnvReplacesItsVariables(t *testing.T) {
 	t.Parallel()
 	req := Request{RunID: "r", Iteration: 1, Node: "n", Root: "/w", HistoryFile: "/h",
-		Env: []string{"LOOP_NODE=old", "HOME=/home/u", "LOOP_ROOT", "LOOP_NODES=kept"}}
-	want := []string{"HOME=/home/u", "LOOP_NODES=kept",
+		Env: []string{"LOOP_NODE=old", "HOME=/home/u", "LOOP_ROOT", "LOOP_NODES=kept", "TMPDIR=/tmp", "BASE_URL=https://api", "TEMP=/t"}}
+	want := []string{"HOME=/home/u", "LOOP_NODES=kept", "BASE_URL=http://gateway",
+		"TMPDIR=/w/.loop/tmp/agent-1", "TMP=/w/.loop/tmp/agent-1", "TEMP=/w/.loop/tmp/agent-1",
 		"LOOP_RUN_ID=r", "LOOP_ITERATION=1", "LOOP_NODE=n", "LOOP_ROOT=/w", "LOOP_HISTORY_FILE=/h"}
-	if diff := cmp.Diff(want, loopEnv(req)); diff != "" {
-		t.Errorf("loopEnv (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, agentEnv(req, []string{"BASE_URL=http://gateway"}, "/w/.loop/tmp/agent-1")); diff != "" {
+		t.Errorf("agentEnv (-want +got):\n%s", diff)
 	}
 }
 
@@ -185,10 +186,14 @@ func TestDispatchUsage(t *testing.T) {
 	}{
 		{"claude-json", "claude/success.json", "claude-json", nil,
 			"Fixed the failing test in parser_test.go: the tokenizer dropped a trailing newline.\n\nAll tests in ./parser pass now.",
-			Usage{Input: 161151, Output: 2417, Total: 163568, CostUSD: 0.1873412, CostKnown: true}},
+			Usage{Input: 163736, Output: 2545, Total: 166281, CostUSD: 0.1873412, CostKnown: true}},
 		{"codex-jsonl priced", "codex/exec.jsonl", "codex-jsonl", &loop.Price{Input: 2, Output: 8},
 			"Fixed `Tokenize` to keep the final token when the input ends in a newline; `go test ./parser/...` passes.",
 			Usage{Input: 24763, Output: 1122, Total: 25885, CostUSD: (24763*2.0 + 1122*8.0) / 1e6, CostKnown: true}},
+		// Captured from opencode 1.18.33 on a custom provider: cost 0.
+		{"opencode-jsonl cost 0 priced", "real/opencode/success.out", "opencode-jsonl", &loop.Price{Input: 2, Output: 8},
+			"Fixed add in calc.sh.",
+			Usage{Input: 3600, Output: 78, Total: 3678, CostUSD: (3600*2.0 + 78*8.0) / 1e6, CostKnown: true}},
 		{"aider regex", "regex/aider.txt", aider, nil, "<stdout>",
 			Usage{Input: 12000, Output: 1200, Total: 13200, CostUSD: 0.05, CostKnown: true}},
 	}
@@ -266,10 +271,16 @@ func TestDispatchFailures(t *testing.T) {
 			}},
 		{name: "agent reports an error",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "replay.sh"), "claude/is-error.json"}, Usage: "claude-json"},
-			wantErr: `^agent "agent" reported an error after .*: success: Invalid API key · Please run /login$`},
+			wantErr: `^agent "agent" reported an error after .*: API error 401: Invalid API key · Please run /login$`},
 		{name: "codex turn failed",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "replay.sh"), "codex/failed.jsonl"}, Usage: "codex-jsonl"},
 			wantErr: `^agent "agent" reported an error after .*: unexpected status 401 Unauthorized`},
+		{name: "gemini's error report on stderr",
+			spec:    loop.Provider{Command: []string{"sh", script(t, "stderr.sh"), "real/gemini/400.err", "144"}, Usage: "gemini-json"},
+			wantErr: `^agent "agent" exited 144 after .*: 400 INVALID_ARGUMENT: bad request \(scripted\)$`},
+		{name: "a last line of punctuation is no detail",
+			spec:    loop.Provider{Command: []string{"sh", "-c", "cat >/dev/null; echo 'Error: status 500' >&2; echo '}' >&2; exit 3"}},
+			wantErr: `^agent "agent" exited 3 after .*: Error: status 500$`},
 		{name: "bad usage regex",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "fail.sh")}, Usage: "regex:(?P<total>"},
 			wantErr: `^agent "agent" could not start: usage regex: error parsing regexp`},
@@ -279,7 +290,7 @@ func TestDispatchFailures(t *testing.T) {
 		{name: "prompt file directory missing",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "argv.sh"), "{prompt_file}"}, Prompt: promptFile},
 			prepare: func(r *Request) { r.TempDir = filepath.Join(r.TempDir, "gone") },
-			wantErr: `^agent "agent" could not start: write prompt file: `},
+			wantErr: `^agent "agent" could not start: make the agent's TMPDIR: `},
 		{name: "output beyond what is kept",
 			spec:    loop.Provider{Command: []string{"sh", script(t, "big.sh")}, Usage: "claude-json"},
 			wantErr: `^agent "agent" printed more than 8 MiB; usage = "claude-json" found nothing in the last 8 MiB kept$`,

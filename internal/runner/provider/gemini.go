@@ -3,6 +3,8 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // geminiOutput is what `gemini --output-format json` prints: one JSON object
@@ -18,8 +20,9 @@ type geminiOutput struct {
 		} `json:"models"`
 	} `json:"stats"`
 	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
+		Type    string  `json:"type"`
+		Message string  `json:"message"`
+		Code    float64 `json:"code"`
 	} `json:"error"`
 }
 
@@ -65,10 +68,52 @@ func parseGeminiJSON(stdout []byte) report {
 		rep.Answer, rep.HasAnswer = *out.Response, true
 	}
 	if out.Error != nil {
-		rep.Failure = failureLine(out.Error.Type, out.Error.Message)
+		rep.Failure = geminiFailure(out.Error.Type, out.Error.Message)
+		// The key was refused: no request went through.
+		rep.Unstarted = !rep.Tokens && (out.Error.Code == 401 || out.Error.Code == 403)
 	}
 	return rep
 }
+
+// geminiFailure describes Gemini CLI's error report in one line. Its
+// message is often the API's error body, as JSON: that becomes
+// "400 INVALID_ARGUMENT: the API's message".
+func geminiFailure(typ, msg string) string {
+	var api struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(msg)), &api) == nil && api.Error != nil && api.Error.Message != "" {
+		head := strings.TrimSpace(fmt.Sprintf("%d %s", api.Error.Code, api.Error.Status))
+		if api.Error.Code == 0 {
+			head = api.Error.Status
+		}
+		return failureLine(head, api.Error.Message)
+	}
+	return failureLine(typ, msg)
+}
+
+// parseGeminiOutput is parseGeminiJSON of stdout, or, when stdout holds no
+// output object, of the tail of everything printed: Gemini CLI prints its
+// JSON error report on stderr and nothing on stdout.
+func parseGeminiOutput(stdout, tail []byte) report {
+	if rep := parseGeminiJSON(stdout); rep.found() || rep.HasAnswer || rep.Failure != "" {
+		return rep
+	}
+	rep := parseGeminiJSON(tail)
+	rep.Answer, rep.HasAnswer = "", false // stderr is no answer
+	if bytes.Contains(tail, []byte(geminiUntrusted)) {
+		rep.Unstarted = true
+	}
+	return rep
+}
+
+// geminiUntrusted is how Gemini CLI refuses a folder it does not trust,
+// before any request.
+const geminiUntrusted = "Gemini CLI is not running in a trusted directory"
 
 // counts are t's input and output tokens; ok reports that t carries any.
 func (t geminiTokens) counts() (in, out int64, ok bool) {

@@ -48,6 +48,8 @@ func parseOpencodeJSONL(stdout []byte) report {
 	if rep.Tokens {
 		rep.Total = addTokens(rep.Input, rep.Output)
 	}
+	// An error before any step: no model answered.
+	rep.Unstarted = rep.Failure != "" && !t.stepped
 	if t.answer != nil {
 		rep.Answer, rep.HasAnswer = strings.Join(t.answer, "\n"), true
 	}
@@ -56,16 +58,17 @@ func parseOpencodeJSONL(stdout []byte) report {
 
 // opencodeTally adds up an opencode stream.
 type opencodeTally struct {
-	rep    report
-	step   []string // the text parts of the current step
-	answer []string // those of the last step with any
+	rep     report
+	stepped bool     // a step started: a model answered
+	step    []string // the text parts of the current step
+	answer  []string // those of the last step with any
 }
 
 // add takes one event into the tally.
 func (t *opencodeTally) add(ev opencodeEvent) {
 	switch {
 	case ev.Type == "step_start":
-		t.step = nil
+		t.step, t.stepped = nil, true
 	case ev.Type == "step_finish" && ev.Part != nil:
 		t.addStep(ev)
 	case ev.Type == "text" && ev.Part != nil && ev.Part.Text != nil:

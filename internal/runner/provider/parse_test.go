@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,8 +30,10 @@ func TestParseClaudeJSON(t *testing.T) {
 		in   string
 		want report
 	}{
+		// modelUsage counts the haiku requests too, which usage leaves
+		// out; total_cost_usd is the sum of both models' costUSD.
 		{name: "success", file: "claude/success.json", want: report{
-			Input: 31 + 18244 + 142876, Output: 2417, Total: 31 + 18244 + 142876 + 2417, Tokens: true,
+			Input: 31 + 18244 + 142876 + 2585, Output: 2417 + 128, Total: 31 + 18244 + 142876 + 2585 + 2417 + 128, Tokens: true,
 			CostUSD: 0.1873412, Cost: true, HasAnswer: true,
 			Answer: "Fixed the failing test in parser_test.go: the tokenizer dropped a trailing newline.\n\nAll tests in ./parser pass now.",
 		}},
@@ -40,8 +43,14 @@ func TestParseClaudeJSON(t *testing.T) {
 		}},
 		{name: "is_error", file: "claude/is-error.json", want: report{
 			Tokens: true, Cost: true, HasAnswer: true, Answer: "Invalid API key · Please run /login",
-			Failure: "success: Invalid API key · Please run /login",
+			Failure: "API error 401: Invalid API key · Please run /login",
 		}},
+		{name: "an API error's own wording", in: `{"type":"result","subtype":"success","is_error":true,"api_error_status":400,` +
+			`"result":"API Error: 400 {\"type\":\"error\"}","usage":{"input_tokens":3,"output_tokens":1}}`,
+			want: report{Input: 3, Output: 1, Total: 4, Tokens: true, HasAnswer: true, Answer: `API Error: 400 {"type":"error"}`,
+				Failure: `API Error: 400 {"type":"error"}`}},
+		{name: "is_error without a result", in: `{"type":"result","subtype":"success","is_error":true}`,
+			want: report{Failure: "is_error"}},
 		{name: "error_max_turns without is_error", file: "claude/max-turns.json", want: report{
 			Input: 212 + 40318 + 611204, Output: 9876, Total: 212 + 40318 + 611204 + 9876, Tokens: true,
 			CostUSD: 0.84127, Cost: true, Failure: "error_max_turns",
@@ -54,6 +63,37 @@ func TestParseClaudeJSON(t *testing.T) {
 			Input: 5 + 7924 + 26736, Output: 48, Total: 5 + 7924 + 26736 + 48, Tokens: true,
 			CostUSD: 0.10457895, Cost: true, HasAnswer: true, Answer: "The tests pass.",
 		}},
+		{name: "real capture (Claude Code 2.1.197)", file: "real/claude-code/success.out", want: report{
+			// What modelfake served: a title request and three turns.
+			Input: 1000 + 1100 + 1200 + 1300, Output: 20 + 23 + 26 + 29, Total: 4698, Tokens: true,
+			CostUSD: 0.02518, Cost: true, HasAnswer: true, Answer: "Fixed add in calc.sh.",
+		}},
+		// Claude Code 2.1.197 with a refused key and one retry allowed:
+		// its result, and the stream up to the line auth_failure stops at.
+		{name: "real 401", file: "real/claude-code/401.out", want: report{
+			Tokens: true, Cost: true, HasAnswer: true, Answer: "Invalid API key · Fix external API key",
+			Failure: "API error 401: Invalid API key · Fix external API key",
+		}},
+		{name: "real 401 stopped at its first retry", in: firstLines(t, "real/claude-code/401.out", 2), want: report{
+			Failure: "API error 401 (authentication_failed), retry 1 of 1", Unstarted: true,
+		}},
+		{name: "real 400 after a turn", file: "real/claude-code/400.out", want: report{
+			Input: 1000 + 1100, Output: 20 + 23, Total: 2143, Tokens: true, CostUSD: 0.011529999999999999, Cost: true,
+			HasAnswer: true, Answer: "API Error: 400 bad request (scripted)", Failure: "API Error: 400 bad request (scripted)",
+		}},
+		{name: "retries after a reply: a model answered", in: `{"type":"assistant","message":{}}` + "\n" +
+			`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error_status":529,"error":"overloaded"}`,
+			want: report{Failure: "API error 529 (overloaded), retry 2 of 10"}},
+		{name: "modelUsage without total_cost_usd", in: `{"type":"result","result":"ok","modelUsage":{` +
+			`"a":{"inputTokens":10,"cacheReadInputTokens":5,"outputTokens":2,"costUSD":0.25},` +
+			`"b":{"inputTokens":1,"outputTokens":1,"costUSD":0.5}}}`,
+			want: report{Input: 16, Output: 3, Total: 19, Tokens: true, CostUSD: 0.75, Cost: true, Answer: "ok", HasAnswer: true}},
+		{name: "a model without costUSD: no cost", in: `{"type":"result","result":"ok","modelUsage":{` +
+			`"a":{"inputTokens":10,"outputTokens":2,"costUSD":0.25},"b":{"inputTokens":1,"outputTokens":1}}}`,
+			want: report{Input: 11, Output: 3, Total: 14, Tokens: true, Answer: "ok", HasAnswer: true}},
+		{name: "empty modelUsage: usage", in: `{"type":"result","result":"ok","total_cost_usd":0,` +
+			`"usage":{"input_tokens":0,"output_tokens":0},"modelUsage":{}}`,
+			want: report{Tokens: true, Cost: true, Answer: "ok", HasAnswer: true}},
 		{name: "plain text", file: "claude/not-json.txt", want: report{}},
 		{name: "empty", in: "", want: report{}},
 		{name: "noise before the result", in: "warning: config migrated\n" + `{"type":"result","result":"ok","total_cost_usd":0.5}` + "\n",
@@ -97,7 +137,15 @@ func TestParseCodexJSONL(t *testing.T) {
 			HasAnswer: true, Answer: "Coverage is 81.4% now.",
 		}},
 		{name: "turn failed", file: "codex/failed.jsonl", want: report{
-			Failure: "unexpected status 401 Unauthorized: Missing bearer authentication in header",
+			Failure: "unexpected status 401 Unauthorized: Missing bearer authentication in header", Unstarted: true,
+		}},
+		// Codex 0.171.0: a refused key before any item, and a 400 after a
+		// command ran.
+		{name: "real 401", file: "real/codex/401.out", want: report{
+			Failure: "unexpected status 401 Unauthorized: invalid x-api-key (scripted), url: http://127.0.0.1:PORT/v1/responses", Unstarted: true,
+		}},
+		{name: "real 400 after a turn", file: "real/codex/400.out", want: report{
+			Failure: `{"error":{"code":"invalid_request_error","message":"bad request (scripted)","param":null,"type":"invalid_request_error"}}`,
 		}},
 		{name: "older envelope, per-request counts", file: "codex/legacy.jsonl", want: report{
 			Input: 8021 + 8655, Output: 317 + 204, Total: 8021 + 8655 + 317 + 204, Tokens: true,
@@ -210,5 +258,40 @@ func TestParseAmount(t *testing.T) {
 		if ok != tt.ok || (ok && math.Abs(got-tt.want) > 1e-9*tt.want) {
 			t.Errorf("parseAmount(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// firstLines is the first n lines of a recording.
+func firstLines(t *testing.T, name string, n int) string {
+	t.Helper()
+	lines := strings.SplitAfter(string(recording(t, name)), "\n")
+	return strings.Join(lines[:n], "")
+}
+
+// TestClaudeModelUsageAgreesWithCost: in every recording of a Claude Code
+// result that has both, total_cost_usd is the sum of modelUsage's costUSD,
+// so the tokens summed from modelUsage are the ones its cost is for.
+func TestClaudeModelUsageAgreesWithCost(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/claude/*.json")
+	real, _ := filepath.Glob("testdata/real/claude-code/*.out")
+	checked := 0
+	for _, f := range append(files, real...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, ok := findClaudeResult(b)
+		if !ok || res.TotalCostUSD == nil || len(res.ModelUsage) == 0 {
+			continue
+		}
+		sum, ok := claudeModelCost(res.ModelUsage)
+		if !ok || math.Abs(sum-*res.TotalCostUSD) > 1e-9 {
+			t.Errorf("%s: modelUsage costs sum to %v, total_cost_usd is %v", f, sum, *res.TotalCostUSD)
+		}
+		checked++
+	}
+	if checked < 2 {
+		t.Fatalf("only %d recordings with modelUsage and total_cost_usd", checked)
 	}
 }

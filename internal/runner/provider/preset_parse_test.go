@@ -83,7 +83,42 @@ func TestParseGeminiJSON(t *testing.T) {
 		{name: "cut off", in: "{\n  \"response\": \"x\",\n  \"stats\": {\n", want: report{}},
 		{name: "plain text", in: "The capital of France is Paris.\n", want: report{}},
 		{name: "empty", in: "", want: report{}},
+		{name: "real capture (Gemini CLI 0.61.0)", file: "real/gemini/success.out", want: report{
+			// What modelfake served: the router's request and three turns.
+			Input: 1000 + 1100 + 1200 + 1300, Output: 20 + 23 + 26 + 29, Total: 4698, Tokens: true,
+			HasAnswer: true, Answer: "Fixed add in calc.sh.",
+		}},
 	})
+}
+
+// TestParseGeminiOutput: Gemini CLI prints its error report on stderr and
+// nothing on stdout; the report is read from the tail of all it printed.
+func TestParseGeminiOutput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, stdout, tail string
+		want               report
+	}{
+		{name: "400 on stderr", tail: "real/gemini/400.err", want: report{Failure: "400 INVALID_ARGUMENT: bad request (scripted)"}},
+		{name: "401 on stderr", tail: "real/gemini/401.err", want: report{Failure: "401 UNAUTHENTICATED: invalid x-api-key (scripted)", Unstarted: true}},
+		{name: "500 on stderr", tail: "real/gemini/500.err", want: report{Failure: "500 INTERNAL: overloaded (scripted)"}},
+		{name: "stdout first", stdout: "real/gemini/success.out", tail: "real/gemini/400.err", want: report{
+			Input: 4600, Output: 98, Total: 4698, Tokens: true, HasAnswer: true, Answer: "Fixed add in calc.sh."}},
+		{name: "an untrusted folder, before any request", tail: "real/gemini/untrusted.err", want: report{Unstarted: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, tail []byte
+			if tt.stdout != "" {
+				stdout = recording(t, tt.stdout)
+			}
+			tail = append(append(tail, stdout...), recording(t, tt.tail)...)
+			if diff := cmp.Diff(tt.want, parseGeminiOutput(stdout, tail)); diff != "" {
+				t.Errorf("parseGeminiOutput (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 func TestParseOpencodeJSONL(t *testing.T) {
@@ -103,7 +138,11 @@ func TestParseOpencodeJSONL(t *testing.T) {
 			`{"type":"step_start","part":{}}` + "\n" + `{"type":"step_finish","part":{"reason":"stop"}}`,
 			want: report{Answer: "VERDICT: pass\nSCORE: 8", HasAnswer: true}},
 		{name: "error with a name only", in: `{"type":"error","error":{"name":"MessageOutputLengthError"}}`,
-			want: report{Failure: "MessageOutputLengthError"}},
+			want: report{Failure: "MessageOutputLengthError", Unstarted: true}},
+		// opencode 1.18.33: a refused key before any step, and a 400 after one.
+		{name: "real 401", file: "real/opencode/401.out", want: report{Failure: "invalid x-api-key (scripted)", Unstarted: true}},
+		{name: "real 400 after a step", file: "real/opencode/400.out", want: report{
+			Input: 1100, Output: 23, Total: 1123, Tokens: true, CostUSD: 0, Cost: true, Failure: "bad request (scripted)"}},
 		{name: "odd numbers", in: `{"type":"step_finish","part":{"cost":-1,"tokens":{"input":-5,"output":"x","cache":{"read":1e300}}}}` + "\n" +
 			`{"type":"step_finish","part":{"cost":1e300,"tokens":{"reasoning":3}}}` + "\n" +
 			`{"type":"step_finish","part":{"cost":1e300}}`,

@@ -19,6 +19,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,13 +104,36 @@ func (c Command) Dispatch(ctx context.Context, req Request) Response {
 	if err != nil {
 		return notStarted(fmt.Errorf("agent %q could not start: %w", c.Name, err))
 	}
+	auth, err := c.authFailure()
+	if err != nil {
+		return notStarted(fmt.Errorf("agent %q could not start: %w", c.Name, err))
+	}
 	spec, cleanup, err := c.processSpec(req)
 	if err != nil {
 		return notStarted(fmt.Errorf("agent %q could not start: %w", c.Name, err))
 	}
 	defer cleanup()
-	res := process.Run(ctx, spec)
-	return c.response(ctx, req, res, read)
+	call, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w := newWatcher(cancel, auth, c.Spec.IdleTimeout.Duration)
+	if auth != nil || c.Spec.IdleTimeout.Duration > 0 {
+		spec.StdoutTee = w
+	}
+	res := process.Run(call, spec)
+	w.stop()
+	return c.response(ctx, watchCause(ctx, call, c.Spec.IdleTimeout.Duration), req, res, read)
+}
+
+// authFailure compiles the provider's auth_failure, nil when it has none.
+func (c Command) authFailure() (*regexp.Regexp, error) {
+	if c.Spec.AuthFailure == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(c.Spec.AuthFailure)
+	if err != nil {
+		return nil, fmt.Errorf("auth_failure: %w", err)
+	}
+	return re, nil
 }
 
 // notStarted is the Response of a call that never started a process.
@@ -117,14 +141,28 @@ func notStarted(err error) Response {
 	return Response{Result: process.Result{ExitCode: -1, StartErr: err}, Err: err}
 }
 
-// response reads the answer and the usage from a finished run.
-func (c Command) response(ctx context.Context, req Request, res process.Result, read usageReader) Response {
+// response reads the answer and the usage from a finished run; stopped
+// says why the watcher ended it, "" when it did not.
+func (c Command) response(ctx context.Context, stopped string, req Request, res process.Result, read usageReader) Response {
 	out := Response{Result: res}
 	if res.StartErr != nil {
 		out.Err = c.failure(ctx, res, report{})
 		return out
 	}
-	rep := read(res.Stdout)
+	rep := read(res.Stdout, res.Tail)
+	if stopped != "" {
+		// A refused key is the CLI's own report that no model answered,
+		// unless it reported tokens all the same.
+		rep.Unstarted = rep.Unstarted || strings.Contains(stopped, "auth_failure")
+		out.Answer = rep.Answer
+		out.Usage = usageOf(req.Prompt, res.OutputBytes, rep, c.Spec.Price)
+		detail := rep.Failure
+		if detail == "" {
+			detail = lastLine(res.Tail)
+		}
+		out.Err = fmt.Errorf("agent %q stopped after %s: it %s%s", c.Name, roundDuration(res.Duration), stopped, suffix(detail))
+		return out
+	}
 	if rep.HasAnswer {
 		out.Answer = rep.Answer
 	} else {
@@ -145,22 +183,27 @@ func (c Command) processSpec(req Request) (process.Spec, func(), error) {
 	if c.Spec.Type != "" && c.Spec.Type != "command" {
 		return process.Spec{}, func() {}, fmt.Errorf("provider type %q is not supported", c.Spec.Type)
 	}
+	tmp, err := privateTemp(req.TempDir)
+	if err != nil {
+		return process.Spec{}, func() {}, err
+	}
 	spec := process.Spec{
 		Dir:         req.Root,
-		Env:         loopEnv(req),
+		Env:         agentEnv(req, c.Spec.EnvList(), tmp),
 		Timeout:     c.timeout(),
 		StdoutBytes: StdoutBytes,
 	}
-	promptPath, cleanup := "", func() {}
+	promptPath, cleanup := "", func() { removeAllQuietly(tmp) }
 	switch c.promptMode() {
 	case promptStdin:
 		spec.Stdin = strings.NewReader(req.Prompt)
 	case promptFile:
 		path, err := writePromptFile(req.TempDir, req.Prompt)
 		if err != nil {
-			return process.Spec{}, cleanup, err
+			cleanup()
+			return process.Spec{}, func() {}, err
 		}
-		promptPath, cleanup = path, func() { removeQuietly(path) }
+		promptPath, cleanup = path, func() { removeQuietly(path); removeAllQuietly(tmp) }
 	}
 	spec.Argv = c.argv(req, promptPath)
 	return spec, cleanup, nil
@@ -202,19 +245,33 @@ func (c Command) timeout() time.Duration {
 	return loop.DefaultProviderTimeout
 }
 
-// loopVars are the variables Dispatch sets for every agent.
-var loopVars = []string{"LOOP_RUN_ID", "LOOP_ITERATION", "LOOP_NODE", "LOOP_ROOT", "LOOP_HISTORY_FILE"}
+// loopVars are the variables Dispatch sets for every agent, and tempVars
+// those that name its private temporary directory.
+var (
+	loopVars = []string{"LOOP_RUN_ID", "LOOP_ITERATION", "LOOP_NODE", "LOOP_ROOT", "LOOP_HISTORY_FILE"}
+	tempVars = []string{"TMPDIR", "TMP", "TEMP"}
+)
 
-// loopEnv is req.Env without any LOOP_* variable Dispatch sets, followed by
-// those variables.
-func loopEnv(req Request) []string {
+// agentEnv is req.Env without the variables set here, followed by the
+// provider's env table (set, NAME=value), the call's private temporary
+// directory tmp in TMPDIR, TMP and TEMP, and the LOOP_* variables.
+func agentEnv(req Request, set []string, tmp string) []string {
 	values := []string{req.RunID, strconv.Itoa(req.Iteration), req.Node, req.Root, req.HistoryFile}
-	env := make([]string, 0, len(req.Env)+len(loopVars))
+	mine := append(slices.Clone(loopVars), tempVars...)
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		mine = append(mine, name)
+	}
+	env := make([]string, 0, len(req.Env)+len(mine))
 	for _, kv := range req.Env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(loopVars, name) {
+		if !slices.Contains(mine, name) {
 			env = append(env, kv)
 		}
+	}
+	env = append(env, set...)
+	for _, name := range tempVars {
+		env = append(env, name+"="+tmp)
 	}
 	for i, name := range loopVars {
 		env = append(env, name+"="+values[i])

@@ -27,36 +27,47 @@ type report struct {
 	// Failure is the agent's own report that the call failed, in one line;
 	// "" when it reported none.
 	Failure string
+	// Unstarted reports that, by the agent's own report, the call failed
+	// before any model answered (a refused key, an untrusted folder): it
+	// is charged no estimated tokens.
+	Unstarted bool
 }
 
 // found reports whether the parser read any usage at all.
 func (r report) found() bool { return r.Tokens || r.Cost }
 
-// usageReader reads a report from an agent's stdout.
-type usageReader func(stdout []byte) report
+// usageReader reads a report from an agent's stdout, or from the tail of
+// all it printed (stdout and stderr), where a CLI reports its errors on
+// stderr.
+type usageReader func(stdout, tail []byte) report
+
+// stdoutOnly is a usageReader of a parser that reads stdout alone.
+func stdoutOnly(parse func([]byte) report) usageReader {
+	return func(stdout, _ []byte) report { return parse(stdout) }
+}
 
 // usageReader returns the parser the provider's usage setting names.
 func (c Command) usageReader() (usageReader, error) {
 	u := c.Spec.Usage
 	switch {
 	case u == "" || u == "none":
-		return func([]byte) report { return report{} }, nil
+		return func(_, _ []byte) report { return report{} }, nil
 	case u == "claude-json":
-		return parseClaudeJSON, nil
+		return stdoutOnly(parseClaudeJSON), nil
 	case u == "codex-jsonl":
-		return parseCodexJSONL, nil
+		return stdoutOnly(parseCodexJSONL), nil
 	case u == "aider-text":
-		return parseAiderText, nil
+		return stdoutOnly(parseAiderText), nil
 	case u == "gemini-json":
-		return parseGeminiJSON, nil
+		return parseGeminiOutput, nil
 	case u == "opencode-jsonl":
-		return parseOpencodeJSONL, nil
+		return stdoutOnly(parseOpencodeJSONL), nil
 	case strings.HasPrefix(u, "regex:"):
 		re, err := regexp.Compile(strings.TrimPrefix(u, "regex:"))
 		if err != nil {
 			return nil, fmt.Errorf("usage regex: %w", err)
 		}
-		return func(out []byte) report { return parseUsageRegex(re, out) }, nil
+		return stdoutOnly(func(out []byte) report { return parseUsageRegex(re, out) }), nil
 	}
 	return nil, fmt.Errorf("usage must be none, claude-json, codex-jsonl, aider-text, gemini-json, opencode-jsonl or regex:<re>, not %q", u)
 }
@@ -65,15 +76,17 @@ func (c Command) usageReader() (usageReader, error) {
 func (c Command) parses() bool { return c.Spec.Usage != "" && c.Spec.Usage != "none" }
 
 // usageOf turns a report into the Usage of a call: tokens are estimated when
-// the agent reported none, and priced when it reported no cost.
+// the agent reported none, and priced when it reported no cost — or a cost
+// of 0 for tokens > 0, which is what opencode reports for a model it has no
+// price for (a custom or local provider: just where a user writes price).
 func usageOf(prompt string, outputBytes int64, rep report, price *loop.Price) Usage {
 	u := Usage{Input: rep.Input, Output: rep.Output, Total: rep.Total}
 	split := !rep.TotalOnly
-	if !rep.Tokens {
+	if !rep.Tokens && !rep.Unstarted {
 		u, split = estimate(int64(len(prompt)), outputBytes), true
 	}
 	switch {
-	case rep.Cost:
+	case rep.Cost && !(rep.CostUSD == 0 && u.Total > 0 && price != nil):
 		u.CostUSD, u.CostKnown = rep.CostUSD, true
 	case price != nil:
 		u.CostUSD, u.CostKnown = priced(u, split, *price), true
