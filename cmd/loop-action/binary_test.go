@@ -20,30 +20,38 @@ import (
 // loop-action dozens of times, each about three times slower under the
 // detector, which made the package's tests outlast go test's default
 // timeout on 2 cores; every other test here still races main, in process
-// or as the test binary. The built binary is read once and removed: the
-// bytes are what is shipped (shippedPath writes them where a test needs a
-// file).
+// or as the test binary.
 var shippedBinary = sync.OnceValues(func() ([]byte, error) {
-	if !raceDetector {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		return os.ReadFile(exe)
-	}
-	dir, err := os.MkdirTemp("", "loop-action-bin-")
+	exe, err := shippedExe()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	return os.ReadFile(exe)
+})
+
+// shippedExe is the path of the file shippedBinary reads. It is written
+// by another process (go build), never by this one, and nothing here
+// opens it for writing: a file this process wrote is open for writing in
+// every child a parallel test forks until that child execs, and running
+// it then fails with "text file busy" (ETXTBSY) — which it did in CI,
+// when each test copied the binary into its own directory.
+var shippedExe = sync.OnceValues(func() (string, error) {
+	if !raceDetector {
+		return os.Executable()
+	}
+	dir, err := os.MkdirTemp("", "loop-action-bin-")
+	if err != nil {
+		return "", err
+	}
+	builtDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	out := filepath.Join(dir, "loop-action")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build loop-action (shipped by the tests' fake release): %v\n%s", err, b)
+		return "", fmt.Errorf("go build loop-action (shipped by the tests' fake release): %v\n%s", err, b)
 	}
-	return os.ReadFile(out)
+	return out, nil
 })
 
 // shippedCommand is shippedBinary run as loop-action in dir, with exactly
@@ -53,12 +61,8 @@ func shippedCommand(ctx context.Context, t *testing.T, dir string, env []string,
 	if !raceDetector {
 		return loopAction(ctx, t, dir, env, args...)
 	}
-	bin, err := shippedBinary()
+	exe, err := shippedExe()
 	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(t.TempDir(), "loop-action")
-	if err := os.WriteFile(exe, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)

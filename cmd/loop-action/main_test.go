@@ -16,10 +16,25 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files and scripts with the current output")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupM{m}, map[string]func(){
 		"loop-action": main,
 		"expect-exit": func() { os.Exit(expectExit()) },
 	})
+}
+
+// builtDir holds what the tests built (binary_test.go) until their run
+// ends.
+var builtDir string
+
+// cleanupM removes builtDir after the tests.
+type cleanupM struct{ m *testing.M }
+
+func (c cleanupM) Run() int {
+	code := c.m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	return code
 }
 
 // TestBadConfigs runs validate on every config in testdata/bad and compares
