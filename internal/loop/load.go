@@ -27,6 +27,9 @@ const (
 	DefaultProviderTimeout  = 30 * time.Minute
 	DefaultCheckTimeout     = 10 * time.Minute
 	DefaultMetricsTimeout   = 5 * time.Minute
+	// DefaultMaxFileSize is run.max_file_size's default, 100 MiB: GitHub
+	// refuses any pushed file larger, so no delivery could carry one.
+	DefaultMaxFileSize = 100 << 20
 )
 
 // DefaultPaths are where the CLI looks for a config, in order.
@@ -112,7 +115,7 @@ func defaults() *Config {
 			NoProgress:      DefaultNoProgress,
 			MaxNodeFailures: DefaultMaxNodeFailures,
 		},
-		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency},
+		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, text: "100MiB", quoted: true}},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
 		Success: Success{MinPassRate: 1},
 		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},

@@ -75,6 +75,9 @@ func (v *validator) top() {
 	if r := v.c.Run.CheckConcurrency; r < 0 {
 		v.errorf("run.check_concurrency", "run.check_concurrency must be 0 (every check at once) or more, not %d", r)
 	}
+	if m := v.c.Run.MaxFileSize; m.problem() != "" {
+		v.errorf("run.max_file_size", "run.max_file_size %s %s", m.shown(), m.problem())
+	}
 	if n := v.c.Context.CarrySummaries; n < 0 {
 		v.errorf("context.carry_summaries", "context.carry_summaries must be 0 or more, not %d", n)
 	}
