@@ -61,7 +61,11 @@ func (c *applyCmd) Run(cl *cli, d *deps) error {
 	if err := checkBase(root, cp); err != nil {
 		return err
 	}
-	changes, err := delivery.Apply(d.ctx, delivery.Local{Root: root, Base: cp.Commit, Snapshot: string(snap), Objects: objs})
+	k, err := cl.checkout(d)
+	if err != nil {
+		return err
+	}
+	changes, err := delivery.Apply(d.ctx, delivery.Local{Root: root, Base: cp.Commit, Snapshot: string(snap), Objects: objs, Checkout: k})
 	var edits *delivery.LocalEditsError
 	if errors.As(err, &edits) {
 		return &usageError{fmt.Errorf("apply run %q: %s the run changed %s local edits, so nothing was written:\n  %s\ncommit or stash them, then apply again",

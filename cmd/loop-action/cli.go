@@ -16,6 +16,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Exit codes (docs/cli.md). exitCode maps errors to them.
@@ -182,17 +183,35 @@ type storeFlags struct {
 	Token  string `placeholder:"TOKEN" help:"For --state branch:NAME over https: the token (default: $GITHUB_TOKEN)."`
 }
 
-// store opens the --state store.
-func (f *storeFlags) store(cl *cli, d *deps) (state.Store, error) {
+// store opens the --state store. A branch: store reads the workspace into
+// checkpoints (and restores it) as k says: the loop root's git settings
+// and the config's run.max_file_size (see checkoutOf); a command that
+// saves no workspace gives the zero value.
+func (f *storeFlags) store(cl *cli, d *deps, k workspace.Checkout) (state.Store, error) {
 	token := f.Token
 	if token == "" {
 		token, _ = d.env.lookup("GITHUB_TOKEN")
 	}
-	s, err := state.OpenStore(d.ctx, f.State, cl.root(d), state.RemoteOptions{Remote: f.Remote, Token: token})
+	s, err := state.OpenStore(d.ctx, f.State, cl.root(d), state.RemoteOptions{Remote: f.Remote, Token: token, Checkout: k})
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--state: %w", err)}
 	}
 	return s, nil
+}
+
+// checkout reads the loop root's git settings (core.autocrlf, core.eol)
+// once, for every snapshot and restore the command makes: a checkout on
+// Windows has core.autocrlf=true in the system's config, and its files
+// CRLF line endings.
+func (c *cli) checkout(d *deps) (workspace.Checkout, error) {
+	return runner.ReadCheckout(d.ctx, c.root(d), d.env.vars)
+}
+
+// checkoutOf is k with cfg's run.max_file_size: how a run of cfg reads the
+// loop root.
+func checkoutOf(k workspace.Checkout, cfg *loop.Config) workspace.Checkout {
+	k.MaxFileSize = cfg.Run.MaxFileSize.Bytes
+	return k
 }
 
 // openSession holds a run through a runner session: the CLI's one way to

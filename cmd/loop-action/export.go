@@ -40,7 +40,11 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 			dir = filepath.Join(d.env.wd, dir)
 		}
 	}
-	path, err := runner.WriteExport(d.ctx, store, cfg, cp, root, dir, buildVersion(), d.env.vars)
+	k, err := cl.checkout(d)
+	if err != nil {
+		return err
+	}
+	path, err := runner.WriteExport(d.ctx, store, cfg, cp, root, dir, buildVersion(), d.env.vars, checkoutOf(k, cfg))
 	if err != nil {
 		return &usageError{err}
 	}

@@ -36,7 +36,11 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
-	ev, verdicts, err := runner.Measure(d.ctx, cfg, c.root(d), d.env.vars)
+	k, err := c.checkout(d)
+	if err != nil {
+		return err
+	}
+	ev, verdicts, err := runner.Measure(d.ctx, cfg, c.root(d), d.env.vars, k)
 	if err != nil {
 		return err
 	}

@@ -428,3 +428,114 @@ func terminateQuietly(t *testing.T, bin, fixture string) {
 		t.Errorf("the success export: %v", err)
 	}
 }
+
+// hashLoop measures a workspace holding a sparse terabyte, with
+// run.max_file_size raised so that it is hashed, not refused: reading it
+// takes many minutes, so only the run's deadline or a signal can end
+// that walk.
+const hashLoop = `name = "hashing"
+
+[stop]
+max_iterations = 2
+max_wall_clock = "%s"
+
+[run]
+max_file_size = "2TiB"
+
+[providers.script]
+command = ["sh", "-c", "cat >/dev/null"]
+
+[[node]]
+name = "builder"
+provider = "script"
+goals = ["g"]
+
+[[goal]]
+name = "g"
+  [[goal.check]]
+  type = "file_exists"
+  path = "never.txt"
+`
+
+// TestStopWhileHashing: a run whose measurement is hashing a sparse
+// terabyte ends promptly after SIGTERM, or after its wall-clock deadline,
+// as a stopped run does (exit 1), with a checkpoint that loads — its save
+// reads nothing of the loop root. The waits are bounds only, so that the
+// test cannot hang: without the defences the run hashes for many minutes.
+func TestStopWhileHashing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("sparse files and /proc")
+	}
+	bin := buildLoopAction(t)
+	for _, tc := range []struct {
+		name, wall, status string
+		signal             bool
+	}{
+		{"sigterm", "1h", "cancelled", true},
+		{"deadline", "2s", "wall-clock", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "loop.toml"), []byte(fmt.Sprintf(hashLoop, tc.wall)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			big := filepath.Join(dir, "big.bin")
+			if err := os.WriteFile(big, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(big, 1<<40); err != nil {
+				t.Skipf("no sparse terabyte here: %v", err)
+			}
+			run := loopActionCmd(bin, dir, "run")
+			var out bytes.Buffer
+			run.Stdout, run.Stderr = &out, &out
+			if err := run.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- run.Wait() }()
+			if tc.signal {
+				waitReading(t, run.Process.Pid, big, exited)
+				_ = run.Process.Signal(syscall.SIGTERM)
+			}
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(2 * time.Minute):
+				_ = run.Process.Kill()
+				t.Fatalf("the run was still going 2 minutes on:\n%s", &out)
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitUnsuccessful {
+				t.Errorf("run: %v, want exit %d\n%s", err, exitUnsuccessful, &out)
+			}
+			status, err := loopActionCmd(bin, dir, "status", "--json").Output()
+			var f finished
+			if jerr := json.Unmarshal(status, &f); jerr != nil || f.Status != tc.status {
+				t.Errorf("status --json: %v, %v: %s, want %s", err, jerr, status, tc.status)
+			}
+		})
+	}
+}
+
+// waitReading waits until the process pid holds path open: the walk has
+// begun hashing it.
+func waitReading(t *testing.T, pid int, path string, exited <-chan error) {
+	t.Helper()
+	fds := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && target == path {
+				return
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended before hashing %s: %v", path, err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	t.Fatalf("the run did not open %s within a minute", path)
+}

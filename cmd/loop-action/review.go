@@ -63,7 +63,11 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err := hasManual(cfg, r.Goal); err != nil {
 		return &usageError{err}
 	}
-	store, err := r.store(cl, d)
+	k, err := cl.checkout(d)
+	if err != nil {
+		return err
+	}
+	store, err := r.store(cl, d, checkoutOf(k, cfg))
 	if err != nil {
 		return err
 	}
@@ -72,7 +76,7 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(d, runner.Options{Config: cfg, Root: cl.root(d), RunID: id, Store: store, Env: d.env.vars, Now: d.now})
+	s, err := openSession(d, runner.Options{Config: cfg, Root: cl.root(d), RunID: id, Store: store, Env: d.env.vars, Now: d.now, Checkout: k})
 	if err != nil {
 		return err
 	}
@@ -87,7 +91,7 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 	if err := s.Commit(d.ctx); err != nil {
 		return err
 	}
-	return r.report(cl, d, id, dec)
+	return r.report(cl, d, id, dec, checkoutOf(k, cfg))
 }
 
 func (r *reviewDecision) by(d *deps) string {
@@ -114,7 +118,7 @@ func hasManual(cfg *loop.Config, goal string) error {
 
 // report says what was recorded, and whether the workspace has moved on
 // from the snapshot the decision binds to.
-func (r *reviewDecision) report(cl *cli, d *deps, id string, dec gate.Decision) error {
+func (r *reviewDecision) report(cl *cli, d *deps, id string, dec gate.Decision, k workspace.Checkout) error {
 	verdict := "rejected"
 	if dec.Approved {
 		verdict = "approved"
@@ -123,7 +127,7 @@ func (r *reviewDecision) report(cl *cli, d *deps, id string, dec gate.Decision) 
 		dec.Goal, verdict, dec.By, phrase.Short(dec.Snapshot), id); err != nil {
 		return err
 	}
-	if now, err := workspace.NewHasher(cl.root(d)).Snapshot(); err == nil && string(now) != dec.Snapshot {
+	if now, err := workspace.NewHasherWith(cl.root(d), k).Snapshot(d.ctx); err == nil && string(now) != dec.Snapshot {
 		fmt.Fprintf(d.stderr, "note: the workspace has changed since snapshot %s was measured; resume will re-open the review for the new one\n", phrase.Short(dec.Snapshot))
 	}
 	return nil

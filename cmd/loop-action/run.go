@@ -69,7 +69,11 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 	if ds := cfg.CheckEnv(d.env.lookup, loop.Error); ds.HasErrors() {
 		return &loop.ConfigError{Diagnostics: ds}
 	}
-	store, err := sf.store(cl, d)
+	k, err := cl.checkout(d)
+	if err != nil {
+		return err
+	}
+	store, err := sf.store(cl, d, checkoutOf(k, cfg))
 	if err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 		return err
 	}
 	s, err := openSession(d, runner.Options{
-		Config: cfg, Root: root, RunID: id, Store: store, Env: d.env.vars, Commit: commit,
+		Config: cfg, Root: root, RunID: id, Store: store, Env: d.env.vars, Commit: commit, Checkout: k,
 		Progress: newProgress(d.stderr, d.color(), d.now), Version: buildVersion(),
 		MaxIterations: maxIter, Log: d.stderr,
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 type statusCmd struct {
@@ -48,7 +49,7 @@ func (c *statusCmd) Run(cl *cli, d *deps) error {
 // openRun opens the store and loads the run named, or the latest one, for
 // the commands that read a run without holding it (status, ledger, export).
 func (f *storeFlags) openRun(cl *cli, d *deps, id string) (state.Store, *state.Checkpoint, error) {
-	store, err := f.store(cl, d)
+	store, err := f.store(cl, d, workspace.Checkout{}) // it saves no workspace
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -28,7 +29,7 @@ const branchCheckoutFix = "check out the commit the workflow runs on (actions/ch
 // that an earlier step changed; the error names what differs (see
 // headMismatch). Without git nothing can be compared, and nothing is
 // certified on a commit later either.
-func (j *job) checkHead(head, what, fix string) error {
+func (j *job) checkHead(ctx context.Context, head, what, fix string) error {
 	if j.git == nil {
 		j.a.Warningf("this loop-action was built without git delivery: no commit can be certified, so loop/<name> is never success and nothing is delivered")
 		return nil
@@ -38,14 +39,14 @@ func (j *job) checkHead(head, what, fix string) error {
 		return badSetup(fmt.Errorf("the checkout does not hold %s %s, which the loop measures and delivers onto (%s); %s",
 			what, phrase.Short(head), j.mask(err.Error()), fix))
 	}
-	now, err := workspace.NewHasher(j.workspace).Snapshot()
+	now, err := workspace.NewHasherWith(j.workspace, j.checkout).Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("hash the workspace: %w", err)
 	}
 	if string(now) == tree {
 		return nil
 	}
-	co, err := j.git.CheckoutChanges(j.workspace, head)
+	co, err := j.git.CheckoutChanges(j.workspace, head, j.checkout)
 	if err != nil {
 		return badSetup(fmt.Errorf("the workspace is not the tree of %s %s (snapshot %s, not %s), and what differs could not be told (%s): "+
 			"the checkout is another commit, or a step before loop-action changed files that are not ignored; %s",

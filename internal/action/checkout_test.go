@@ -130,7 +130,7 @@ func TestCheckHeadNamesWhatAStepWrote(t *testing.T) {
 	j.workspace, j.git = dir, DeliveryGit{}
 	check := func() string {
 		t.Helper()
-		err := j.checkHead(head, "the pull request's head", checkoutFix)
+		err := j.checkHead(t.Context(), head, "the pull request's head", checkoutFix)
 		var usage *UsageError
 		if err != nil && !errors.As(err, &usage) {
 			t.Fatalf("checkHead: %v, want a usage error (exit 2)", err)

@@ -189,7 +189,7 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 func (j *job) measureNow(ctx context.Context, s *session, decisions []gate.Decision) ([]gate.Verdict, string, error) {
 	var ev gate.Evidence
 	var err error
-	j.untrusted(func() { ev, _, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ) })
+	j.untrusted(func() { ev, _, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ, j.checkout) })
 	if err != nil {
 		return nil, "", err
 	}

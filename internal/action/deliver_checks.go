@@ -22,7 +22,7 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 	d := s.cfg.Deliver
 	return CommitSpec{Root: j.workspace, Base: s.head, Snapshot: cp.Snapshot, Exclude: exclude,
 		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now(),
-		Secrets: j.scanner(s.cfg).secrets}
+		Secrets: j.scanner(s.cfg).secrets, Checkout: j.checkoutOf(s.cfg)}
 }
 
 // buildRefusal is why a commit that failed to build is not delivered. A

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,7 +285,7 @@ func (e *e2eWorld) applyPrinted(comment string) {
 	if err != nil {
 		e.t.Fatalf("%s: %v\n%s", line, err, out)
 	}
-	snap, err := workspace.NewHasher(clone).Snapshot()
+	snap, err := workspace.NewHasher(clone).Snapshot(context.Background())
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func (e *e2eWorld) checkoutSnapshot(ref string) string {
 	e.t.Helper()
 	dir := filepath.Join(e.t.TempDir(), "clone")
 	e.gitCmd(e.dir, "clone", "-q", "--branch", ref, "file://"+e.origin, dir)
-	snap, err := workspace.NewHasher(dir).Snapshot()
+	snap, err := workspace.NewHasher(dir).Snapshot(context.Background())
 	if err != nil {
 		e.t.Fatal(err)
 	}

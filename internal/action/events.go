@@ -91,7 +91,7 @@ func forkEvent(ev map[string]any) bool {
 // openPR checks that the checkout is the head of pull request n, on
 // branch, and opens the session on its run.
 func (j *job) openPR(ctx context.Context, cfg *loop.Config, n int, head, branch string) (*session, error) {
-	if err := j.checkHead(head, "the pull request's head", checkoutFix); err != nil {
+	if err := j.checkHead(ctx, head, "the pull request's head", checkoutFix); err != nil {
 		return nil, err
 	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, fmt.Sprintf("pr-%d", n)), n, head)
@@ -240,7 +240,7 @@ func (j *job) branch(ctx context.Context) error {
 		return badSetup(err)
 	}
 	ref := or(j.ctx.RefName, "main")
-	if err := j.checkHead(j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
+	if err := j.checkHead(ctx, j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
 		return err
 	}
 	s, err := j.open(ctx, cfg, j.runID(cfg, ref), 0, j.ctx.SHA)

@@ -19,7 +19,7 @@ const forkNotice = "This pull request comes from a fork: it runs with a read-onl
 // The checks run the fork's code: like the runner's, they never see the
 // job's file commands, which are put back before anything is reported.
 func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
-	_, verdicts, err := runner.Measure(ctx, cfg, j.workspace, j.env.Environ)
+	_, verdicts, err := runner.Measure(ctx, cfg, j.workspace, j.env.Environ, j.checkout)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Git is what the action asks of git to apply the status rule and deliver
@@ -28,9 +29,10 @@ type Git interface {
 	// compares with the snapshot the gate measured.
 	CommitSnapshot(root, sha string) (string, error)
 	// CheckoutChanges says how the loop root differs from a checkout of
-	// commit sha, both as package workspace snapshots them: the commit
-	// root's repository has checked out, and the paths that differ.
-	CheckoutChanges(root, sha string) (Checkout, error)
+	// commit sha, both as package workspace snapshots them (the root's
+	// files read with its git settings k): the commit root's repository
+	// has checked out, and the paths that differ.
+	CheckoutChanges(root, sha string, k workspace.Checkout) (Checkout, error)
 }
 
 // Checkout is how a loop root differs from a checkout of a commit: Head
@@ -58,6 +60,9 @@ type CommitSpec struct {
 	// change that holds one fails Build with an error wrapping ErrSecret,
 	// which names the file and the variable, never the value.
 	Secrets []export.Secret
+	// Checkout is how the root's files are read: its git settings and the
+	// largest file its snapshot holds.
+	Checkout workspace.Checkout
 }
 
 // Identity is a commit's author and committer.

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	gitdelivery "github.com/loop-action/loop-action/internal/delivery"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // DeliveryGit is the action's Git on package delivery: commits built in
@@ -23,6 +24,7 @@ func (DeliveryGit) Build(ctx context.Context, s CommitSpec) (*Built, error) {
 	d, err := gitdelivery.Build(ctx, gitdelivery.Spec{
 		Root: s.Root, Base: s.Base, Snapshot: s.Snapshot, Exclude: s.Exclude, Message: s.Message,
 		Author: gitdelivery.Identity{Name: s.Author.Name, Email: s.Author.Email}, When: s.When, Secrets: s.Secrets,
+		Checkout: s.Checkout,
 	})
 	var se *gitdelivery.SecretError
 	if errors.As(err, &se) {
@@ -52,8 +54,8 @@ func (DeliveryGit) CommitSnapshot(root, sha string) (string, error) {
 }
 
 // CheckoutChanges is how root differs from a checkout of sha.
-func (DeliveryGit) CheckoutChanges(root, sha string) (Checkout, error) {
-	co, err := gitdelivery.CheckoutChanges(root, sha)
+func (DeliveryGit) CheckoutChanges(root, sha string, k workspace.Checkout) (Checkout, error) {
+	co, err := gitdelivery.CheckoutChanges(context.Background(), root, sha, k) // Git.CheckoutChanges takes no context
 	if err != nil {
 		return Checkout{}, err
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Env is what the action takes from its process, read once by main.
@@ -42,6 +44,10 @@ type job struct {
 	client    githubAPI                                      // nil without a token
 	git       Git                                            // nil: nothing is certified on a commit, nothing delivered
 	stores    func(ctx context.Context) (state.Store, error) // nil: the state branch
+	// checkout is the workspace's git settings (core.autocrlf, core.eol),
+	// read once (runner.ReadCheckout) for every snapshot, restore and
+	// delivery of the job: a Windows runner checks files out with CRLF.
+	checkout workspace.Checkout
 
 	// The job log's fence and groups around a run (see log), and the least
 	// time between two progress edits (0 is progressInterval).
@@ -64,6 +70,8 @@ func Main(ctx context.Context, env Env) error {
 	}
 	if j.in.Mode == ModeAuthorize {
 		err = j.authorizeJob(ctx)
+	} else if j.checkout, err = runner.ReadCheckout(ctx, j.workspace, j.env.Environ); err != nil {
+		err = badSetup(err)
 	} else {
 		err = j.handle(ctx)
 	}

@@ -72,7 +72,7 @@ func (g *memGit) snapshot(files map[string]string) string {
 	g.t.Helper()
 	dir := g.t.TempDir()
 	writeTree(g.t, dir, files)
-	snap, err := workspace.NewHasher(dir).Snapshot()
+	snap, err := workspace.NewHasher(dir).Snapshot(context.Background())
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 
 // readTree reads what a snapshot of root includes.
 func readTree(root string) (map[string]string, error) {
-	names, err := workspace.NewHasher(root).Files()
+	names, err := workspace.NewHasher(root).Files(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (g *memGit) CommitSnapshot(_ string, sha string) (string, error) {
 	return c.Snapshot, nil
 }
 
-func (g *memGit) CheckoutChanges(root, sha string) (Checkout, error) {
+func (g *memGit) CheckoutChanges(root, sha string, _ workspace.Checkout) (Checkout, error) {
 	g.mu.Lock()
 	c, ok := g.commits[sha]
 	co := Checkout{Head: g.heads[root]}

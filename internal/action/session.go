@@ -11,6 +11,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // session is the run a job works on, held through a runner session from
@@ -51,7 +52,7 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	if err := state.ValidRunID(runID); err != nil {
 		return nil, err
 	}
-	store, err := j.openStore(ctx)
+	store, err := j.openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	maxIter, _ := maxIterations(j.in.MaxIterations, cfg)
 	s.run, err = runner.Open(ctx, runner.Options{
 		Config: cfg, Root: j.workspace, RunID: runID, Store: store, Env: j.env.Environ,
-		Progress: s.evs, Commit: head, Version: j.env.Version, MaxIterations: maxIter,
+		Progress: s.evs, Commit: head, Checkout: j.checkout, Version: j.env.Version, MaxIterations: maxIter,
 		Log: j.env.Stdout, Now: j.env.Now, VerifyDecisions: j.verifier(s),
 		Checkpointed: s.evs.progress.checkpointed,
 	})
@@ -73,16 +74,25 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	return s, nil
 }
 
-// openStore opens the state branch (or the store the tests give).
-func (j *job) openStore(ctx context.Context) (state.Store, error) {
+// openStore opens the state branch (or the store the tests give), which
+// reads the workspace into each checkpoint as cfg's runs do.
+func (j *job) openStore(ctx context.Context, cfg *loop.Config) (state.Store, error) {
 	if j.stores != nil {
 		return j.stores(ctx)
 	}
-	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.stateRemote(), Token: j.in.Token})
+	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.stateRemote(), Token: j.in.Token, Checkout: j.checkoutOf(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
 	}
 	return store, nil
+}
+
+// checkoutOf is how the workspace is read under cfg: with the job's git
+// settings, and cfg's run.max_file_size.
+func (j *job) checkoutOf(cfg *loop.Config) workspace.Checkout {
+	k := j.checkout
+	k.MaxFileSize = cfg.Run.MaxFileSize.Bytes
+	return k
 }
 
 // repoURL is the repository's git URL on the server: where delivered work

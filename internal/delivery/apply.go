@@ -23,6 +23,9 @@ type Local struct {
 	Base     string                     // the commit the run started from (full sha)
 	Snapshot string                     // the workspace to bring: a tree whose objects Objects holds
 	Objects  storer.EncodedObjectStorer // the store holding Snapshot (a state branch's)
+	// Checkout is the checkout's git settings (core.autocrlf, core.eol):
+	// files are written as a checkout with them writes them.
+	Checkout workspace.Checkout
 }
 
 // LocalEditsError is the error of an Apply that would overwrite local
@@ -58,7 +61,7 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 	if !fullSHA(l.Base) || !fullSHA(l.Snapshot) || l.Objects == nil {
 		return nil, fmt.Errorf("base %q and snapshot %q must be full ids, with a store", l.Base, l.Snapshot)
 	}
-	d, err := open(l.Root, l.Base, l.Objects)
+	d, err := open(ctx, l.Root, l.Base, l.Objects)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +79,14 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 	}
 	defer w.Close()
 	d.files = [2]*workspace.Smudger{
-		workspace.NewSmudger(d.st, d.baseTree, workspace.Checkout{}),
-		workspace.NewSmudger(d.st, plumbing.NewHash(l.Snapshot), workspace.Checkout{}),
+		workspace.NewSmudger(d.st, d.baseTree, l.Checkout),
+		workspace.NewSmudger(d.st, plumbing.NewHash(l.Snapshot), l.Checkout),
 	}
-	todo, err := d.plan(w, edits)
+	todo, err := d.plan(ctx, w, edits)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.write(w, todo); err != nil {
+	if err := d.write(ctx, w, todo); err != nil {
 		return nil, err
 	}
 	return d.describe(todo)
@@ -92,7 +95,7 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 // plan returns the edits to make: those whose path the checkout does not
 // hold as the workspace has it already. It fails when one would overwrite
 // a local edit.
-func (d *Delivery) plan(w *workspace.Writer, edits []edit) ([]edit, error) {
+func (d *Delivery) plan(ctx context.Context, w *workspace.Writer, edits []edit) ([]edit, error) {
 	deleted := map[string]bool{}
 	for _, e := range edits {
 		if e.to == nil {
@@ -102,7 +105,7 @@ func (d *Delivery) plan(w *workspace.Writer, edits []edit) ([]edit, error) {
 	var todo []edit
 	var edited []string
 	for _, e := range edits {
-		done, clean, err := d.state(w, e, deleted)
+		done, clean, err := d.state(ctx, w, e, deleted)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +126,10 @@ func (d *Delivery) plan(w *workspace.Writer, edits []edit) ([]edit, error) {
 // state reports whether the checkout holds e's path as the workspace has
 // it (done), or as the base has it with nothing in the way of the write
 // (clean).
-func (d *Delivery) state(w *workspace.Writer, e edit, deleted map[string]bool) (done, clean bool, err error) {
+func (d *Delivery) state(ctx context.Context, w *workspace.Writer, e edit, deleted map[string]bool) (done, clean bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, false, err
+	}
 	local, there, err := w.Lookup(e.path)
 	if err != nil {
 		return false, false, err
@@ -142,7 +148,7 @@ func (d *Delivery) state(w *workspace.Writer, e edit, deleted map[string]bool) (
 	case !inBase:
 		return false, !there, nil
 	case from.Mode == filemode.Dir:
-		return false, there && local.Mode.IsDir() && d.emptied(w, e.path, deleted), nil
+		return false, there && local.Mode.IsDir() && d.emptied(ctx, w, e.path, deleted), nil
 	}
 	base := leaf{mode: normal(from.Mode), hash: from.Hash}
 	return false, d.same(local, there, e.path, &base, baseSide), nil
@@ -165,9 +171,9 @@ func (d *Delivery) parentsClear(w *workspace.Writer, p string, deleted map[strin
 
 // emptied reports whether the edits delete everything the directory dir
 // holds but directories, so that a file can take its place.
-func (d *Delivery) emptied(w *workspace.Writer, dir string, deleted map[string]bool) bool {
+func (d *Delivery) emptied(ctx context.Context, w *workspace.Writer, dir string, deleted map[string]bool) bool {
 	all := func(string) bool { return true }
-	held, err := w.Scan(dir, all, all)
+	held, err := w.Scan(ctx, dir, all, all)
 	if err != nil {
 		return false
 	}
@@ -222,13 +228,13 @@ func (d *Delivery) same(local workspace.Entry, there bool, p string, l *leaf, si
 
 // write makes the edits: deletions first, the deepest first, then the
 // files and links in path order, each through w.
-func (d *Delivery) write(w *workspace.Writer, todo []edit) error {
+func (d *Delivery) write(ctx context.Context, w *workspace.Writer, todo []edit) error {
 	for i := len(todo) - 1; i >= 0; i-- {
 		if e := todo[i]; e.to == nil {
 			if err := w.Remove(e.path); err != nil {
 				return err
 			}
-			removeEmptyParents(w, e.path)
+			removeEmptyParents(ctx, w, e.path)
 		}
 	}
 	for _, e := range todo {
@@ -259,10 +265,10 @@ func (d *Delivery) write(w *workspace.Writer, todo []edit) error {
 
 // removeEmptyParents removes the directories above p that hold nothing
 // any more, as git does when it deletes a file.
-func removeEmptyParents(w *workspace.Writer, p string) {
+func removeEmptyParents(ctx context.Context, w *workspace.Writer, p string) {
 	none := func(string) bool { return true }
 	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
-		held, err := w.Scan(dir, none, none)
+		held, err := w.Scan(ctx, dir, none, none)
 		if err != nil || len(held) > 0 || w.Remove(dir) != nil {
 			return
 		}

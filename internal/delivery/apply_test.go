@@ -25,7 +25,7 @@ func runWorkspace(t *testing.T, bare string, change func(*testing.T, string)) (s
 	ws := clone(t, "file://"+bare)
 	change(t, ws)
 	st := memory.NewStorage()
-	snap, err := workspace.NewHasher(ws).WriteObjects(st)
+	snap, err := workspace.NewHasher(ws).WriteObjects(t.Context(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func mustBlob(t *testing.T, st *memory.Storage, data string) plumbing.Hash {
 // snapshot is the workspace snapshot of root.
 func snapshot(t *testing.T, root string) string {
 	t.Helper()
-	s, err := workspace.NewHasher(root).Snapshot()
+	s, err := workspace.NewHasher(root).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

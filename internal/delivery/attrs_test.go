@@ -37,7 +37,7 @@ func TestCRLFRepositoryRoundTrips(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(root, "run.bat")); string(data) != "@echo off\r\nexit /b 0\r\n" {
 		t.Fatalf("the checkout wrote run.bat as %q", data)
 	}
-	snap, err := workspace.NewHasher(root).Certify()
+	snap, err := workspace.NewHasher(root).Certify(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestCRLFRepositoryRoundTrips(t *testing.T) {
 
 	const measured = "@echo off\r\necho fixed\r\nexit /b 0\r\n"
 	edit1("run.bat", measured)(t, root)
-	certified, err := workspace.NewHasher(root).Certify()
+	certified, err := workspace.NewHasher(root).Certify(t.Context())
 	if err != nil {
 		t.Fatalf("Certify of a CRLF edit: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestCRLFRepositoryRoundTrips(t *testing.T) {
 	// The same workspace, stored as a state branch stores it, applied to a
 	// person's checkout and restored into an empty directory.
 	st := memory.NewStorage()
-	stored, err := workspace.NewHasher(root).WriteObjects(st)
+	stored, err := workspace.NewHasher(root).WriteObjects(t.Context(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestCRLFRepositoryRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := t.TempDir()
-	if _, err := workspace.Restore(empty, st, stored); err != nil {
+	if _, err := workspace.Restore(t.Context(), empty, st, stored); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{mine, empty} {
@@ -105,7 +105,7 @@ func TestUnreproducibleDelivery(t *testing.T) {
 	root := clone(t, "file://"+bare)
 	const measured = "echo $(($1 + $2))\n"
 	both(edit1("calc.sh", measured), edit1(".gitattributes", "calc.sh text eol=crlf\n"))(t, root)
-	_, err := workspace.NewHasher(root).Certify()
+	_, err := workspace.NewHasher(root).Certify(t.Context())
 	var ue *workspace.UnreproducibleError
 	if !errors.As(err, &ue) || len(ue.Problems) != 1 || ue.Problems[0].Path != "calc.sh" {
 		t.Fatalf("Certify: %v; want calc.sh named", err)

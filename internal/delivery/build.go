@@ -36,6 +36,11 @@ type Spec struct {
 	// error wrapping ErrSecret (naming the file and the variable, never
 	// the value) and nothing is delivered.
 	Secrets []export.Secret
+	// Checkout is the loop root's git settings (core.autocrlf, core.eol),
+	// with which its files are cleaned into the delivered blobs, and the
+	// largest file the root's snapshot holds; its Base is the base commit's
+	// tree, whatever it says.
+	Checkout workspace.Checkout
 }
 
 // Change is one path a delivery changes against its base.
@@ -113,11 +118,11 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err := checkSpec(s); err != nil {
 		return nil, err
 	}
-	d, err := open(s.Root, s.Base)
+	d, err := open(ctx, s.Root, s.Base)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := workspace.NewHasherWith(s.Root, d.checkout()).WriteObjects(d.st)
+	snap, err := workspace.NewHasherWith(s.Root, d.checkout(s.Checkout)).WriteObjects(ctx, d.st)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +138,7 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err := d.commitTo(s); err != nil {
 		return nil, err
 	}
-	got, err := d.th.Snapshot(d.tree)
+	got, err := d.th.Snapshot(ctx, d.tree)
 	d.Snapshot = string(got)
 	return d, err
 }
@@ -141,7 +146,7 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 // open reads the base commit from the repository of root (the
 // delivery's objects are read from there and then from more) and hashes
 // a checkout of it.
-func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, error) {
+func open(ctx context.Context, root, base string, more ...storer.EncodedObjectStorer) (*Delivery, error) {
 	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
@@ -155,16 +160,17 @@ func open(root, base string, more ...storer.EncodedObjectStorer) (*Delivery, err
 	if d.th, err = workspace.NewTreeHasher(root, d.st); err != nil {
 		return nil, err
 	}
-	view, err := d.th.Snapshot(c.TreeHash)
+	view, err := d.th.Snapshot(ctx, c.TreeHash)
 	d.view = hashOf(view)
 	return d, err
 }
 
 // checkout is how the root's files convert to the delivered blobs: as
 // `git add` in a checkout of the base converts them (its index is the
-// base's tree), with a Linux runner's settings.
-func (d *Delivery) checkout() workspace.Checkout {
-	return workspace.Checkout{Base: workspace.TreeBase(d.st, d.baseTree)}
+// base's tree), with the root's settings k.
+func (d *Delivery) checkout(k workspace.Checkout) workspace.Checkout {
+	k.Base = workspace.TreeBase(d.st, d.baseTree)
+	return k
 }
 
 // checkSpec refuses a spec that cannot make a commit.

@@ -108,7 +108,7 @@ func TestBuild(t *testing.T) {
 				t.Errorf("delivered tree %s, base tree %s: unchanged = %v, want %v", d.Tree, baseTree, got, tc.unchanged)
 			}
 			if len(tc.excluded) == 0 {
-				want, err := workspace.NewHasher(root).Snapshot()
+				want, err := workspace.NewHasher(root).Snapshot(t.Context())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,7 +138,7 @@ func checkPushed(t *testing.T, d *Delivery, bare, head string) {
 	}
 	co := filepath.Join(t.TempDir(), "co")
 	gitfake.Git(t, "", "clone", "-q", "--branch=pr", "file://"+bare, co)
-	snap, err := workspace.NewHasher(co).Snapshot()
+	snap, err := workspace.NewHasher(co).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestBuildRefuses(t *testing.T) {
 	bare, head := origin(t, project)
 	root := clone(t, "file://"+bare)
 	edit1("calc.sh", "echo $(($1 + $2))\n")(t, root)
-	certified, err := workspace.NewHasher(root).Snapshot()
+	certified, err := workspace.NewHasher(root).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,25 +25,26 @@ type Checkout struct {
 
 // CheckoutChanges compares the loop root with a checkout of commit sha
 // (in root's .git), both as package workspace snapshots them — without
-// .loop/ and ignored files — with go-git's tree diff. It writes nothing:
-// the root's objects are hashed into memory.
-func CheckoutChanges(root, sha string) (Checkout, error) {
-	co, err := checkoutChanges(root, sha)
+// .loop/ and ignored files, the root's files read with its git settings k
+// — with go-git's tree diff. It writes nothing: the root's objects are
+// hashed into memory. It stops when ctx is done.
+func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
+	co, err := checkoutChanges(ctx, root, sha, k)
 	if err != nil {
 		return Checkout{}, fmt.Errorf("compare %q with commit %q: %w", root, sha, err)
 	}
 	return co, nil
 }
 
-func checkoutChanges(root, sha string) (Checkout, error) {
+func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
 	if !fullSHA(sha) {
 		return Checkout{}, fmt.Errorf("%q is not a full commit id", sha)
 	}
-	d, err := open(root, sha)
+	d, err := open(ctx, root, sha)
 	if err != nil {
 		return Checkout{}, err
 	}
-	snap, err := workspace.NewHasher(root).WriteObjects(d.st)
+	snap, err := workspace.NewHasherWith(root, k).WriteObjects(ctx, d.st)
 	if err != nil {
 		return Checkout{}, err
 	}

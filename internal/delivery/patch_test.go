@@ -140,7 +140,7 @@ func applies(t *testing.T, bare, head, patch, want string) {
 		t.Fatal(err)
 	}
 	gitfake.Git(t, co, "apply", file)
-	got, err := workspace.NewHasher(co).Snapshot()
+	got, err := workspace.NewHasher(co).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

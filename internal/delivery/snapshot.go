@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -20,7 +21,7 @@ func commitSnapshot(root, sha string) (string, error) {
 	if !fullSHA(sha) {
 		return "", errors.New("not a full commit id")
 	}
-	d, err := open(root, sha)
+	d, err := open(context.Background(), root, sha) // reads the commit's trees only, which the depth limit bounds
 	if err != nil {
 		return "", err
 	}

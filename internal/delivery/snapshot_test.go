@@ -44,7 +44,7 @@ func TestCommitSnapshotMatchesCheckout(t *testing.T) {
 			co := filepath.Join(t.TempDir(), "co")
 			gitfake.Git(t, "", "clone", "-q", "file://"+bare, co)
 			writeExclude(t, co, tc.exclude)
-			want, err := workspace.NewHasher(co).Snapshot()
+			want, err := workspace.NewHasher(co).Snapshot(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

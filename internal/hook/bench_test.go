@@ -12,6 +12,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // BenchmarkCheck compares, on a repository of 2,000 files with one cheap
@@ -47,7 +48,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			if _, _, err := runner.Measure(ctx, cfg, r.Top, os.Environ()); err != nil {
+			if _, _, err := runner.Measure(ctx, cfg, r.Top, os.Environ(), workspace.Checkout{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -212,27 +212,6 @@ func prune(root, rel string, allowed map[string]bool) error {
 	return nil
 }
 
-// seedTrees copies commit and its trees, not its blobs, into the
-// checkout's own object store, for the loop's isolated nodes: the runner
-// reads the checkout's repository with go-git (internal/runner/isolate),
-// which does not follow an absolute alternates path as git does. The
-// blobs stay in the user's store, where git finds them through the
-// alternates. The next resetGit removes the copy.
-func (r *Repo) seedTrees(ctx context.Context, dir, commit string) error {
-	list, err := r.git(ctx, "rev-list", "--objects", "--no-object-names", "--no-walk", "--filter=blob:none", commit)
-	if err != nil {
-		return fmt.Errorf("isolated checkout: %w", err)
-	}
-	gitDir := filepath.Join(dir, ".git")
-	if err := os.MkdirAll(filepath.Join(gitDir, "objects", "pack"), 0o755); err != nil {
-		return fmt.Errorf("isolated checkout: %w", err)
-	}
-	if _, err := git(ctx, dir, r.env, strings.NewReader(list), "--git-dir="+gitDir, "pack-objects", "-q", filepath.Join(gitDir, "objects", "pack", "pack")); err != nil {
-		return fmt.Errorf("isolated checkout: %w", err)
-	}
-	return nil
-}
-
 // checkoutGitDir returns the checkout's git directory, dir/.git, once
 // sure that it is a real directory, reached through no symbolic link, and
 // not the user's: resetGit removes what is in it.

@@ -63,7 +63,11 @@ func (g *Gate) Check(ctx context.Context, t Target) (Result, error) {
 	if res.Checkout, err = g.Repo.checkout(ctx, t.Commit, cfg.Hook.CleanIgnored); err != nil {
 		return Result{}, err
 	}
-	_, res.Verdicts, err = runner.Measure(ctx, cfg, res.Checkout, CleanEnv(g.Env))
+	k, err := runner.ReadCheckout(ctx, res.Checkout, CleanEnv(g.Env))
+	if err != nil {
+		return Result{}, fmt.Errorf("isolated checkout: %w", err)
+	}
+	_, res.Verdicts, err = runner.Measure(ctx, cfg, res.Checkout, CleanEnv(g.Env), k)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -27,10 +28,16 @@ import (
 // the reflogs, the shallow list: repoGuarded); the hook's own files under
 // .loop/hook (the verdict cache above all); and the hooks directory when
 // core.hooksPath puts it elsewhere. The check it returns puts back
-// whatever changed and fails, naming it.
-func (r *Repo) guardOutside() (check func() error, err error) {
+// whatever changed and fails, naming it. The working tree is read with
+// its git settings (core.autocrlf, core.eol: runner.ReadCheckout under
+// env), and every walk stops when ctx is done.
+func (r *Repo) guardOutside(ctx context.Context, env []string) (check func() error, err error) {
+	k, err := runner.ReadCheckout(ctx, r.Top, env)
+	if err != nil {
+		return nil, fmt.Errorf("record the working tree before the loop: %w", err)
+	}
 	mem := memory.NewStorage()
-	tree, err := workspace.NewHasher(r.Top).WriteObjects(mem)
+	tree, err := workspace.NewHasherWith(r.Top, k).WriteObjects(ctx, mem)
 	if err != nil {
 		return nil, fmt.Errorf("store the working tree before the loop: %w", err)
 	}
@@ -49,14 +56,14 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 		dirs = append(dirs, gitFiles{root: r.hooks, descend: all, keep: all})
 	}
 	for i := range dirs {
-		if err := dirs[i].scan(); err != nil {
+		if err := dirs[i].scan(ctx); err != nil {
 			return nil, fmt.Errorf("record %s before the loop: %w", dirs[i].root, err)
 		}
 	}
 	return func() error {
 		var changed []string
 		for _, d := range dirs {
-			paths, err := d.putBack()
+			paths, err := d.putBack(ctx)
 			if err != nil {
 				return fmt.Errorf("an agent of the loop changed %s, and putting it back failed: %w", d.root, err)
 			}
@@ -64,8 +71,8 @@ func (r *Repo) guardOutside() (check func() error, err error) {
 				changed = append(changed, r.shown(p))
 			}
 		}
-		if after, err := workspace.NewHasher(r.Top).Snapshot(); err != nil || after != tree {
-			n, err := workspace.Restore(r.Top, mem, tree)
+		if after, err := workspace.NewHasherWith(r.Top, k).Snapshot(ctx); err != nil || after != tree {
+			n, err := workspace.RestoreWith(ctx, r.Top, mem, tree, k)
 			if err != nil {
 				return fmt.Errorf("an agent of the loop changed your working tree, and putting it back failed: %w", err)
 			}
@@ -140,23 +147,23 @@ type gitFiles struct {
 	before        map[string]workspace.Entry
 }
 
-func (g *gitFiles) scan() (err error) {
-	g.before, err = g.read()
+func (g *gitFiles) scan(ctx context.Context) (err error) {
+	g.before, err = g.read(ctx)
 	return err
 }
 
-func (g *gitFiles) read() (map[string]workspace.Entry, error) {
+func (g *gitFiles) read(ctx context.Context) (map[string]workspace.Entry, error) {
 	w, err := workspace.OpenWriter(g.root)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	return w.Scan("", g.descend, g.keep)
+	return w.Scan(ctx, "", g.descend, g.keep)
 }
 
 // putBack makes every kept file what it was and names those it changed.
-func (g *gitFiles) putBack() ([]string, error) {
-	now, err := g.read()
+func (g *gitFiles) putBack(ctx context.Context) ([]string, error) {
+	now, err := g.read(ctx)
 	if err != nil {
 		return nil, err
 	}

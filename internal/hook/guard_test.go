@@ -52,7 +52,7 @@ func TestGuardOutsidePutsBackYourRepository(t *testing.T) {
 				}
 			}
 			before := repoState(t, r)
-			check, err := r.guardOutside()
+			check, err := r.guardOutside(t.Context(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestGuardOutsideQuiet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check, err := r.guardOutside()
+	check, err := r.guardOutside(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
@@ -14,6 +13,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Fix is what a loop in the isolated checkout left: one commit, on a new
@@ -49,22 +49,21 @@ func (g *Gate) Loop(ctx context.Context, t Target, progress ledger.Progress) (fi
 	if err != nil {
 		return Fix{}, false, err
 	}
-	if slices.ContainsFunc(cfg.Nodes, func(n loop.Node) bool { return n.Isolate }) {
-		if err := g.Repo.seedTrees(ctx, dir, t.Commit); err != nil {
-			return Fix{}, false, err
-		}
+	k, err := runner.ReadCheckout(ctx, dir, CleanEnv(g.Env))
+	if err != nil {
+		return Fix{}, false, fmt.Errorf("isolated checkout: %w", err)
 	}
-	check, err := g.Repo.guardOutside()
+	check, err := g.Repo.guardOutside(ctx, CleanEnv(g.Env))
 	if err != nil {
 		return Fix{}, false, err
 	}
-	fix.Outcome, err = g.run(ctx, cfg, dir, t, progress)
+	fix.Outcome, err = g.run(ctx, cfg, dir, t, k, progress)
 	if err := errors.Join(err, check()); err != nil {
 		return fix, false, errors.Join(err, g.Repo.forget(dir, t.Commit))
 	}
 	fix.Commit, err = g.Repo.commitFix(ctx, dir, cfg.Name, t)
 	if ok = err == nil && fix.Commit != ""; ok {
-		ok, err = g.certify(ctx, gated, dir, fix.Commit, name, src)
+		ok, err = g.certify(ctx, gated, dir, fix.Commit, name, src, k)
 	}
 	if err := errors.Join(err, g.Repo.forget(dir, t.Commit)); err != nil || !ok {
 		return fix, false, err
@@ -93,8 +92,8 @@ func (r *Repo) forget(dir, commit string) error {
 // gate the hook applies, and remembers its tree when the gate holds and
 // the checks left the checkout as committed: pushing the fix then
 // answers from the cache.
-func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, name string, src []byte) (bool, error) {
-	_, verdicts, err := runner.Measure(ctx, gated, dir, CleanEnv(g.Env))
+func (g *Gate) certify(ctx context.Context, gated *loop.Config, dir, commit, name string, src []byte, k workspace.Checkout) (bool, error) {
+	_, verdicts, err := runner.Measure(ctx, gated, dir, CleanEnv(g.Env), k)
 	if err != nil || !gate.OverallSuccess(gated, verdicts) {
 		return false, err
 	}
@@ -143,8 +142,9 @@ func (g *Gate) loopConfig(ctx context.Context, t Target) (loopConfig, error) {
 	return loopConfig{cfg: cfg, gated: gated, name: name, src: src}, nil
 }
 
-// run runs the loop in dir with a store of its own, started afresh.
-func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, progress ledger.Progress) (runner.Outcome, error) {
+// run runs the loop in dir, whose git settings are k, with a store of its
+// own, started afresh.
+func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, k workspace.Checkout, progress ledger.Progress) (runner.Outcome, error) {
 	stateDir, err := g.Repo.ownDir("state")
 	if err != nil {
 		return runner.Outcome{}, err
@@ -159,7 +159,7 @@ func (g *Gate) run(ctx context.Context, cfg *loop.Config, dir string, t Target, 
 	defer store.Close()
 	s, err := runner.Open(ctx, runner.Options{
 		Config: cfg, Root: dir, RunID: cfg.Name + "/hook", Store: store, Env: CleanEnv(g.Env),
-		Commit: t.Commit, Version: g.Version, Progress: progress, Log: g.Log,
+		Commit: t.Commit, Checkout: k, Version: g.Version, Progress: progress, Log: g.Log,
 	})
 	if err != nil {
 		return runner.Outcome{}, err

@@ -46,3 +46,18 @@ func Line(s string, n int) string {
 	}
 	return string([]rune(s)[:n-1]) + "…"
 }
+
+// Bytes renders a size in bytes with binary units, exactly when it is a
+// whole number of its unit and to one decimal otherwise: "512 B",
+// "100 MiB", "1.5 GiB", "1 TiB".
+func Bytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	u, div := 0, int64(1)
+	for u+1 < len(units) && n/div >= 1<<10 {
+		u, div = u+1, div<<10
+	}
+	if n%div == 0 {
+		return strconv.FormatInt(n/div, 10) + " " + units[u]
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + units[u]
+}

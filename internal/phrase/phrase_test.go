@@ -100,3 +100,24 @@ func TestLeaf(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{1024, "1 KiB"},
+		{1536, "1.5 KiB"},
+		{100 << 20, "100 MiB"},
+		{100<<20 + 1, "100.0 MiB"},
+		{3 << 29, "1.5 GiB"},
+		{1 << 40, "1 TiB"},
+	} {
+		if diff := cmp.Diff(tc.want, phrase.Bytes(tc.n)); diff != "" {
+			t.Errorf("Bytes(%d) (-want +got):\n%s", tc.n, diff)
+		}
+	}
+}

@@ -166,7 +166,7 @@ func TestCRLFRepositoryConverges(t *testing.T) {
 // known commit.
 func snapshotOf(t *testing.T, root string) string {
 	t.Helper()
-	s, err := workspace.NewHasher(root).Certify()
+	s, err := workspace.NewHasher(root).Certify(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,6 +118,9 @@ func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuar
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
 	d.rootChanged = append(d.rootChanged, rootPaths...)
+	if r.guardsStopped(rv.failed, rootErr) {
+		return
+	}
 	if len(rv.failed) > 0 {
 		r.unfit("guarded paths could not be put back after a wave: " + strings.Join(rv.failed, "; "))
 	}

@@ -15,6 +15,9 @@ import (
 func (r *run) drive(parent context.Context) (Outcome, error) {
 	ctx, cancel := r.budgetContext(parent)
 	defer cancel()
+	guards, cancelGuards := r.guardsContext(parent)
+	defer cancelGuards()
+	r.ctx, r.guards = ctx, guards
 	from := r.cp.Status
 	fresh := r.cp.LedgerEvents == 0
 	r.cp.Status, r.cp.StopDetail, r.cp.MaxIterations = state.Running, "", r.maxIter
@@ -27,7 +30,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			return outcome(r.cp, true, ""), err
 		}
 	}
-	r.uncarriedBase() // the environment: before any agent of this session runs
+	r.uncarriedBase(ctx) // the environment: before any agent of this session runs
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.
@@ -68,6 +71,11 @@ func (r *run) restore(ctx context.Context) error {
 		return nil
 	}
 	n, err := rs.Restore(ctx, r.cp.RunID)
+	if errors.Is(err, state.ErrNotFound) { // stopped before its first checkpoint: no agent had run
+		r.rec.Record(ledger.Event{Type: ledger.WorkspaceRestored, Iteration: r.cp.Iteration, Snapshot: r.cp.Snapshot,
+			Reason: "the checkpoint keeps no workspace (the run was stopped before its first checkpoint): the loop root is used as it is"})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("restore the workspace of run %q: %w", r.cp.RunID, err)
 	}
@@ -105,7 +113,15 @@ func (r *run) stopReason() (state.Status, string) {
 // in-flight iteration is dropped (its spend is kept) and the checkpoint is
 // saved. Out of wall clock, the run stops by budget; otherwise it was
 // cancelled, which is quiet: no escalation, no error.
+//
+// The save reads nothing of the loop root (state.Commit.Interrupted): the
+// walk that was interrupted may be one that no time would have been
+// enough for (a sparse terabyte under a raised run.max_file_size), and a
+// stopped run must end promptly. It keeps the workspace the last
+// checkpoint stored, which is what the iteration started from; a run
+// stopped before its first checkpoint stores none (no agent has run).
 func (r *run) interrupted(ctx context.Context) (Outcome, error) {
+	r.interrupt = true
 	if errors.Is(context.Cause(ctx), errWallClock) {
 		return r.finish(ctx, state.WallClock, fmt.Sprintf("wall clock %s spent during iteration %d", r.cfg.Stop.MaxWallClock, r.cp.Iteration+1))
 	}
@@ -156,13 +172,15 @@ func (r *run) save(ctx context.Context) error {
 	r.cp.UpdatedAt = r.now().UTC()
 	r.rec.Record(ledger.Event{Type: ledger.CheckpointSaved, Iteration: r.cp.Iteration, Status: string(r.cp.Status)})
 	led, log, n := r.rec.Take()
-	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary, KeepWorkspace: r.finished}
+	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary,
+		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt}
 	end := r.span("checkpoint")
 	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
 	end()
 	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
+	r.stored = r.stored || !r.interrupt
 	r.summary = ""
 	if r.opts.Checkpointed != nil {
 		r.opts.Checkpointed(r.cp)

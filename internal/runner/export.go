@@ -17,6 +17,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Archive reads what a store kept of a run; the success export needs it.
@@ -51,7 +52,7 @@ func (r *run) exportPath() string {
 func (r *run) writeExport(ctx context.Context) (string, error) {
 	committed, _ := r.opts.Store.(Archive)
 	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
-	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version, r.opts.Env)
+	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version, r.opts.Env, checkout(r.opts))
 }
 
 // pendingArchive is the store's archive plus what this process recorded
@@ -89,8 +90,10 @@ func (p pendingArchive) Summary(ctx context.Context, runID string, iteration int
 // WriteExport writes the success export of a successful run into dir and
 // returns its path. The run's history comes from the archive when given.
 // env is the environment the run's agents had: the export withholds every
-// file that holds the value of a provider's env variable (Secrets).
-func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string, env []string) (string, error) {
+// file that holds the value of a provider's env variable (Secrets). k is
+// how the run read the loop root (its git settings and largest file), for
+// the diff of changes.patch.
+func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.Checkpoint, root, dir, version string, env []string, k workspace.Checkout) (string, error) {
 	if cp.Status != state.Success {
 		return "", fmt.Errorf("run %q is %s: only a successful run has a success export", cp.RunID, cp.Status)
 	}
@@ -102,7 +105,7 @@ func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.
 		Config: cfg, RunID: cp.RunID, Commit: cp.Commit, Snapshot: cp.Snapshot, Verdicts: cp.Verdicts,
 		History: hist, Root: root, Finished: cp.UpdatedAt, Version: version, Secrets: Secrets(cfg, env),
 		Spend:   export.Spend{Tokens: cp.Spend.Tokens, Estimated: cp.Spend.Estimated, CostUSD: cp.Spend.CostUSD, WallClock: cp.Spend.WallClock},
-		Changes: changes(ctx, root, cp),
+		Changes: changes(ctx, root, cp, k),
 	}
 	path, _, err := export.Write(dir, in)
 	return path, err
@@ -112,13 +115,14 @@ func WriteExport(ctx context.Context, arch Archive, cfg *loop.Config, cp *state.
 // started from to the certified snapshot, which the loop root holds when
 // the export is written. Without the commit, or when the root is not the
 // snapshot any more, the export says why it has none.
-func changes(ctx context.Context, root string, cp *state.Checkpoint) *export.Changes {
+func changes(ctx context.Context, root string, cp *state.Checkpoint, k workspace.Checkout) *export.Changes {
 	if cp.Commit == "" {
 		return &export.Changes{Missing: "the commit the run started from is unknown (the loop root was not a git checkout)"}
 	}
 	d, err := delivery.Build(ctx, delivery.Spec{
 		Root: root, Base: cp.Commit, Snapshot: cp.Snapshot, Message: "changes.patch\n",
-		Author: delivery.Identity{Name: "loop-action", Email: "loop-action@localhost"},
+		Author:   delivery.Identity{Name: "loop-action", Email: "loop-action@localhost"},
+		Checkout: k,
 	})
 	var patch string
 	if err == nil {

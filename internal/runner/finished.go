@@ -42,7 +42,7 @@ func (r *run) certifiedRoot(ctx context.Context) error {
 	if r.cp.Snapshot == "" {
 		return errors.New("its checkpoint records no workspace snapshot to build it from")
 	}
-	now, err := r.hasher.Snapshot()
+	now, err := r.hasher.Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("hash the loop root: %w", err)
 	}

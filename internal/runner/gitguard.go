@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto"
 	"encoding/hex"
 	"errors"
@@ -71,7 +72,7 @@ func gitKeep(rel string) bool {
 // guarded files in it, reading again only those c does not vouch for. A
 // root without .git records nothing, so a .git that appears later is seen
 // as created.
-func scanGit(w *workspace.Writer, out map[string]workspace.Entry, c *workspace.ScanCache) error {
+func scanGit(ctx context.Context, w *workspace.Writer, out map[string]workspace.Entry, c *workspace.ScanCache) error {
 	e, ok, err := w.Lookup(".git")
 	if err != nil || !ok {
 		return err
@@ -80,7 +81,7 @@ func scanGit(w *workspace.Writer, out map[string]workspace.Entry, c *workspace.S
 	if !e.Mode.IsDir() {
 		return nil
 	}
-	files, err := w.ScanCached(".git", GitDescend, gitKeep, c)
+	files, err := w.ScanCached(ctx, ".git", GitDescend, gitKeep, c)
 	maps.Copy(out, files)
 	return err
 }
@@ -102,13 +103,13 @@ func refsKeep(rel string) bool {
 func refsDescend(rel string) bool { return rel == ".git/refs" || strings.HasPrefix(rel, ".git/refs/") }
 
 // scanRefs records the paths refsKeep selects.
-func scanRefs(root string) guardState {
+func scanRefs(ctx context.Context, root string) guardState {
 	w, err := workspace.OpenWriter(root)
 	if err != nil {
 		return guardState{err: err}
 	}
 	defer w.Close()
-	files, err := w.Scan(".git", refsDescend, refsKeep)
+	files, err := w.Scan(ctx, ".git", refsDescend, refsKeep)
 	return guardState{files: files, err: err}
 }
 

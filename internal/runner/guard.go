@@ -25,9 +25,9 @@ func (g guarded) scan() guardState {
 		return guardState{err: err}
 	}
 	defer w.Close()
-	files, err := w.ScanCached("", g.descend, g.protected, g.cache.files)
+	files, err := w.ScanCached(g.ctx, "", g.descend, g.protected, g.cache.files)
 	if err == nil {
-		err = scanGit(w, files, g.cache.git)
+		err = scanGit(g.ctx, w, files, g.cache.git)
 	}
 	return guardState{files: files, err: err}
 }
@@ -196,6 +196,25 @@ func sortedKeys[V any](a, b map[string]V) []string {
 
 // nodeFailed counts a failure the runner found in a wave's changes, and
 // escalates when failures reach max_node_failures.
+// guardsStopped reports whether the guards' context ended (a signal, or
+// the wall-clock deadline and its grace) before they could finish — then
+// failed, and rootErr, say why — and logs what is left: the iteration is
+// dropped, and it counts no node failure (a stopped run is quiet), but
+// what its agents changed in guarded paths may still be there, as after a
+// kill.
+func (r *run) guardsStopped(failed []string, rootErr string) bool {
+	if r.guardContext().Err() == nil || (len(failed) == 0 && rootErr == "") {
+		return false
+	}
+	why := slices.Clone(failed)
+	if rootErr != "" {
+		why = append(why, rootErr)
+	}
+	r.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
+		strings.Join(why, "; "))
+	return true
+}
+
 func (r *run) nodeFailed(why string) {
 	r.cp.NodeFailures++
 	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {

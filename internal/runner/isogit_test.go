@@ -198,12 +198,12 @@ func BenchmarkRepoGuard10k(b *testing.B) {
 		b.Fatalf("%v\n%s", err, out)
 	}
 	for b.Loop() {
-		refs := scanRefs(root)
+		refs := scanRefs(b.Context(), root)
 		objs, err := scanObjects(root)
 		if err != nil || refs.err != nil || len(objs) < 10_000 {
 			b.Fatalf("scan: %d objects, %v, %v", len(objs), err, refs.err)
 		}
-		if again := scanRefs(root); len(again.files) != len(refs.files) {
+		if again := scanRefs(b.Context(), root); len(again.files) != len(refs.files) {
 			b.Fatal("refs changed")
 		}
 		if _, err := scanObjects(root); err != nil {

@@ -71,7 +71,7 @@ func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.J
 	swept := awaitSweep(pending)
 	end()
 	end = r.span("uncarried")
-	r.scrubUncarried(it, swept)
+	r.scrubUncarried(ctx, it, swept)
 	end()
 	end = r.span("guard-before-measure")
 	guard := r.guardBeforeMeasure()
@@ -94,7 +94,7 @@ func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.J
 	if void != "" {
 		verdicts = voided(verdicts, void)
 		r.recordVoid(it, void)
-		if now, err := r.hasher.Snapshot(); err == nil {
+		if now, err := r.hasher.Snapshot(ctx); err == nil {
 			ev.Snapshot = string(now) // what was put back, not what the checks saw
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // CheckEnv is the environment checks and the metrics command run with,
@@ -19,13 +20,16 @@ func CheckEnv(env []string) []string { return GitEnv(WithoutFileCommands(env)) }
 // secrets in it, puts the job's file commands back (the checks ran the
 // workspace's code) and lets the gate rule. It is what `loop-action gate`
 // and the action's gate-only evaluation of a fork run; a run measures the
-// same way in each iteration.
-func Measure(ctx context.Context, cfg *loop.Config, root string, env []string) (gate.Evidence, []gate.Verdict, error) {
+// same way in each iteration. The snapshot converts files with the git
+// settings of k (ReadCheckout) from the root's HEAD, and holds no file
+// larger than the config's run.max_file_size.
+func Measure(ctx context.Context, cfg *loop.Config, root string, env []string, k workspace.Checkout) (gate.Evidence, []gate.Verdict, error) {
 	files, err := GuardFileCommands(env)
 	if err != nil {
 		return gate.Evidence{}, nil, err
 	}
-	col := &evidence.Collector{Root: root, Env: CheckEnv(WithoutAPIKeys(cfg, env))}
+	k.MaxFileSize = cfg.Run.MaxFileSize.Bytes
+	col := &evidence.Collector{Root: root, Env: CheckEnv(WithoutAPIKeys(cfg, env)), Hasher: workspace.NewHasherWith(root, k)}
 	ev := evidence.Masked(col.Collect(ctx, cfg), Masker(cfg, env))
 	if err := files.Restore(); err != nil {
 		return gate.Evidence{}, nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // TestMeasureOutsideARun: `loop-action gate` and the action's gate-only
@@ -35,7 +36,7 @@ name = "probe"
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, verdicts, err := Measure(context.Background(), cfg, root, env)
+	_, verdicts, err := Measure(context.Background(), cfg, root, env, workspace.Checkout{})
 	if err != nil {
 		t.Fatalf("Measure: %v", err)
 	}

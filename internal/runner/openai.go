@@ -144,7 +144,7 @@ func (r *run) contextFiles(b *strings.Builder) {
 	if len(pats) == 0 {
 		return
 	}
-	names, err := r.hasher.Files()
+	names, err := r.hasher.Files(r.walkContext())
 	if err != nil {
 		r.logf("context files: %v", err)
 		return

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 // change: the protected paths (never inside .git or .loop) and the
 // executable configuration of the root's repository (see GitGuarded).
 type guarded struct {
+	ctx      context.Context // what the scans run under (run.guardContext)
 	root     string
 	patterns []string
 	cache    guardCache
@@ -29,7 +31,7 @@ type guardCache struct {
 }
 
 func (r *run) guarded() guarded {
-	return guarded{root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
+	return guarded{ctx: r.guardContext(), root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
 }
 
 // protectedPatterns are [protect] paths plus the loop config itself.

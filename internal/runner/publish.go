@@ -13,7 +13,7 @@ import (
 func (r *run) isolation() *isolate.Manager {
 	for _, n := range r.cfg.Nodes {
 		if n.Isolate {
-			return isolate.New(r.opts.Root, isolate.Options{Protected: r.guarded().protected})
+			return isolate.New(r.opts.Root, isolate.Options{Protected: r.guarded().protected, MaxFileSize: r.cfg.Run.MaxFileSize.Bytes})
 		}
 	}
 	return nil

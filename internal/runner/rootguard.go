@@ -60,8 +60,8 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 	if r.objects == nil {
 		r.objects = memory.NewStorage()
 	}
-	g.before, g.err = r.hasher.WriteObjects(r.objects)
-	g.refs = scanRefs(r.opts.Root)
+	g.before, g.err = r.hasher.WriteObjects(r.guardContext(), r.objects)
+	g.refs = scanRefs(r.guardContext(), r.opts.Root)
 	g.objs, g.objErr = scanObjects(r.opts.Root)
 	return g
 }
@@ -141,7 +141,7 @@ func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
 	if g.refs.err != nil {
 		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
 	}
-	now := scanRefs(r.opts.Root)
+	now := scanRefs(r.guardContext(), r.opts.Root)
 	if now.err != nil {
 		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
 	}
@@ -166,7 +166,8 @@ func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
 
 // revertTree puts the loop root's content back as it was before the wave.
 func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
-	now, err := r.hasher.Snapshot()
+	ctx := r.guardContext()
+	now, err := r.hasher.Snapshot(ctx)
 	switch {
 	case err != nil:
 		return nil, "the loop root could not be read after a wave of isolated nodes: " + err.Error()
@@ -180,10 +181,10 @@ func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 		return nil, "the loop root changed during a wave of isolated nodes: " + err.Error()
 	}
 	paths := g.record(r, it, changes)
-	if _, err := workspace.Restore(r.opts.Root, r.objects, g.before); err != nil {
+	if _, err := workspace.Restore(ctx, r.opts.Root, r.objects, g.before); err != nil {
 		return paths, "the loop root could not be put back after a wave of isolated nodes: " + err.Error()
 	}
-	if after, err := r.hasher.Snapshot(); err != nil || after != g.before {
+	if after, err := r.hasher.Snapshot(ctx); err != nil || after != g.before {
 		return paths, fmt.Sprintf("the loop root is not as it was before the wave of isolated nodes (%s, want %s; %v)", after.Short(), g.before.Short(), err)
 	}
 	return paths, ""
@@ -194,7 +195,7 @@ type rootChange struct{ path, kind string }
 
 // changes lists what differs between the root before the wave and now.
 func (g *rootGuard) changes(r *run) ([]rootChange, error) {
-	now, err := r.hasher.WriteObjects(r.objects)
+	now, err := r.hasher.WriteObjects(r.guardContext(), r.objects)
 	if err != nil {
 		return nil, err
 	}

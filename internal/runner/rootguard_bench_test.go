@@ -71,11 +71,11 @@ func BenchmarkRootGuard10k(b *testing.B) {
 }
 
 func guardWave(b *testing.B, h *workspace.Hasher, s *memory.Storage) {
-	before, err := h.WriteObjects(s)
+	before, err := h.WriteObjects(b.Context(), s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	after, err := h.Snapshot()
+	after, err := h.Snapshot(b.Context())
 	if err != nil || after != before {
 		b.Fatalf("snapshot %s, %v; want %s", after, err, before)
 	}

@@ -50,12 +50,20 @@ type run struct {
 	void       []string          // why the current iteration's measurement cannot count
 	files      *FileCommands     // the job's file commands, put back after each wave
 	finished   bool              // the run was over when this process took it: saves keep the stored workspace
+	interrupt  bool              // the run was stopped mid-iteration: its last save reads nothing of the loop root
+	stored     bool              // the store holds a workspace of this checkpoint's generation
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
 	guardCache guardCache  // what the scans of the guarded paths read (protect.go)
 	settled    *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
 	beside     *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
+
+	// ctx is the run's context (its deadline and signals) for the walks of
+	// the loop root made outside a step that takes one (an openai node's
+	// context files), and guards what the guards' scans and reverts run
+	// under (see guardContext); drive sets both.
+	ctx, guards context.Context
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
@@ -102,6 +110,7 @@ func (s *Session) Run(ctx context.Context) (_ Outcome, err error) {
 		}
 	}()
 	r.cp, r.generation = s.start(r), s.generation
+	r.stored = s.cp != nil && s.generation == "" // resumed: its saves stored the workspace
 	initMaps(r.cp)
 	s.cp = r.cp // what the session reports from now on
 	r.baseWall = r.cp.Spend.WallClock
@@ -225,6 +234,42 @@ func (r *run) raisedBudget(st state.Status) string {
 		return fmt.Sprintf("max_cost_usd %.2f (used %.4f)", s.MaxCostUSD, sp.CostUSD)
 	}
 	return ""
+}
+
+// guardGrace is how long past the wall-clock deadline the guards may still
+// scan the guarded paths and put back what a wave changed there, so that
+// a run that runs out of time in the middle of a wave still puts back
+// what its agents wrote in protected paths and in .git; a signal stops
+// them at once. Their walks are bounded like any other (a file too large
+// or a tree too deep is refused), so the grace only has to cover the
+// files they read.
+const guardGrace = 10 * time.Second
+
+// guardContext is the context of the guards' scans and reverts: the
+// run's signals, and its wall-clock deadline plus guardGrace.
+func (r *run) guardContext() context.Context {
+	if r.guards == nil {
+		return context.Background()
+	}
+	return r.guards
+}
+
+// guardsContext makes the guards' context of a drive under parent (see
+// guardContext).
+func (r *run) guardsContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if !r.cfg.Stop.MaxWallClock.IsSet() {
+		return context.WithCancel(parent)
+	}
+	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
+	return context.WithDeadlineCause(parent, r.now().Add(left+guardGrace), errWallClock)
+}
+
+// walkContext is r.ctx, or the background before drive set it.
+func (r *run) walkContext() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
 }
 
 // wallUsed is the wall clock the run has used, this process included.

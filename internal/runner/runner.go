@@ -40,6 +40,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/provider"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Store keeps checkpoints between processes, and holds a run for one
@@ -79,8 +80,13 @@ type Options struct {
 	Progress  ledger.Progress     // live events; nil shows nothing
 	Now       func() time.Time    // nil is time.Now
 	Commit    string              // the git commit the run starts from, if known
-	Version   string              // loop-action's version, for the export
-	ExportDir string              // where the success export goes; "" is .loop/export in Root
+	// Checkout is the loop root's git settings (core.autocrlf, core.eol)
+	// as the composition root read them: every snapshot of the run
+	// converts files with them. Its Base and MaxFileSize are the run's
+	// own (the commit, run.max_file_size).
+	Checkout  workspace.Checkout
+	Version   string // loop-action's version, for the export
+	ExportDir string // where the success export goes; "" is .loop/export in Root
 
 	// MaxIterations, when positive, replaces stop.max_iterations: it can
 	// raise the cap of a run stopped by it.

@@ -25,6 +25,9 @@ func TestModelOutputStaysAwayFromTheGate(t *testing.T) {
 		"Answer": {"runNode": true},
 	}
 	forbidden := map[string]bool{"Stdout": true, "Tail": true, "Stderr": true}
+	// Functions that read the output of a program the runner runs for
+	// itself, never an agent's: ReadCheckout reads `git config`'s.
+	ownProgram := map[string]bool{"ReadCheckout": true}
 	fset := token.NewFileSet()
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -45,7 +48,7 @@ func TestModelOutputStaysAwayFromTheGate(t *testing.T) {
 					return true
 				}
 				name := sel.Sel.Name
-				if forbidden[name] {
+				if forbidden[name] && !ownProgram[fn.Name.Name] {
 					t.Errorf("%s: %s reads .%s, an agent's raw output", fset.Position(sel.Pos()), fn.Name.Name, name)
 				}
 				if fns, ok := allowed[name]; ok && !fns[fn.Name.Name] {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path"
@@ -26,8 +27,8 @@ import (
 
 // uncarriedBase records the loop root's uncarried entries as the session
 // starts, before any agent runs.
-func (r *run) uncarriedBase() {
-	r.uncarried, r.uncarriedErr = workspace.ScanUncarried(r.opts.Root)
+func (r *run) uncarriedBase(ctx context.Context) {
+	r.uncarried, r.uncarriedErr = workspace.ScanUncarried(ctx, r.opts.Root)
 }
 
 // scrubUncarried removes what changed among the uncarried entries since
@@ -35,19 +36,19 @@ func (r *run) uncarriedBase() {
 // void when it cannot tell or cannot remove one. The caller has just
 // killed whatever agents left running (process.Sweep, whose error is
 // swept), so nothing writes there once it is done.
-func (r *run) scrubUncarried(it int, swept error) {
+func (r *run) scrubUncarried(ctx context.Context, it int, swept error) {
 	if swept != nil {
 		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
 	if r.uncarried == nil && r.uncarriedErr == nil {
-		r.uncarriedBase() // a session that measures before any agent runs
+		r.uncarriedBase(ctx) // a session that measures before any agent runs
 		return
 	}
 	if r.uncarriedErr != nil {
 		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.uncarriedErr.Error())
 		return
 	}
-	now, err := workspace.ScanUncarried(r.opts.Root)
+	now, err := workspace.ScanUncarried(ctx, r.opts.Root)
 	if err != nil {
 		r.unfit("the ignored files of the loop root could not be listed before measuring: " + err.Error())
 		return

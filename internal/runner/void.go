@@ -31,6 +31,9 @@ func (r *run) unfit(why string) {
 // measurement is void, or "".
 func (r *run) guardedWhileMeasuring(it int, before guardState) string {
 	rv := r.revert(it, nil, before, " while the evidence was collected")
+	if r.guardsStopped(rv.failed, "") {
+		return "the run stopped before the guarded paths were checked after measuring"
+	}
 	if len(rv.failed) > 0 {
 		r.unfit("guarded paths could not be put back after measuring: " + strings.Join(rv.failed, "; "))
 	}
@@ -44,14 +47,17 @@ func (r *run) guardedWhileMeasuring(it int, before guardState) string {
 	return strings.Join(reasons, "; ")
 }
 
-// checkout is how the run's snapshots convert files: from the commit the
-// run started from, when known (the tree a checkout's index holds), else
-// the root's HEAD.
+// checkout is how the run's snapshots read the loop root: with its git
+// settings (opts.Checkout), the config's run.max_file_size, and the
+// commit the run started from as the base, when known (the tree a
+// checkout's index holds), else the root's HEAD.
 func checkout(opts Options) workspace.Checkout {
-	if opts.Commit == "" {
-		return workspace.Checkout{}
+	k := opts.Checkout
+	k.MaxFileSize = opts.Config.Run.MaxFileSize.Bytes
+	if opts.Commit != "" {
+		k.Base = workspace.CommitBase(opts.Root, opts.Commit)
 	}
-	return workspace.Checkout{Base: workspace.CommitBase(opts.Root, opts.Commit)}
+	return k
 }
 
 // withVoid adds to the reasons a measurement is void why the collector

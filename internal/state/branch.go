@@ -33,6 +33,12 @@ type BranchOptions struct {
 	Token  string // for http(s): basic auth as x-access-token; never logged, never in errors
 	Author string // "name <email>"; "" is DefaultAuthor
 	Cache  string // the local state repository (bare); "" is <Root>/.loop/state-git
+	// Checkout is how a save snapshots Root into the checkpoint, and a
+	// restore writes it back: the root's git settings (core.autocrlf,
+	// core.eol), with which a checkout converts its files, and the largest
+	// file a snapshot holds (a save of a root holding a larger one fails,
+	// naming it). Its Base is the root's HEAD when nil.
+	Checkout workspace.Checkout
 }
 
 // DefaultAuthor signs the checkpoint commits when BranchOptions.Author is empty.
@@ -160,7 +166,7 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	}
 	b := &Branch{
 		opts: o, author: author, remote: rem, store: store, objs: newObjects(store),
-		hasher: workspace.NewHasher(o.Root), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
+		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
 		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
 	}
 	b.haves = b.readHint()

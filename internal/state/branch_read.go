@@ -280,7 +280,7 @@ func (b *Branch) restore(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return workspace.Restore(b.opts.Root, b.store, ws)
+	return workspace.RestoreWith(ctx, b.opts.Root, b.store, ws, b.opts.Checkout)
 }
 
 // Workspace returns the workspace the run's checkpoint stored, at the

@@ -51,7 +51,7 @@ func TestBranchResumeElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantSnap, err := workspace.NewHasher(a).Snapshot()
+	wantSnap, err := workspace.NewHasher(a).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestBranchResumeElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("Restore changed %d paths", changed)
-	if snap, err := workspace.NewHasher(b).Snapshot(); err != nil || snap != wantSnap {
+	if snap, err := workspace.NewHasher(b).Snapshot(t.Context()); err != nil || snap != wantSnap {
 		t.Errorf("snapshot of clone B = %s (%v), want clone A's %s", snap, err, wantSnap)
 	}
 	compareTrees(t, a, b)
@@ -121,11 +121,11 @@ func cloneDepth1(t *testing.T, origin string) string {
 // path: kind, execute bit, content and link target.
 func compareTrees(t *testing.T, a, b string) {
 	t.Helper()
-	files, err := workspace.NewHasher(a).Files()
+	files, err := workspace.NewHasher(a).Files(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	filesB, err := workspace.NewHasher(b).Files()
+	filesB, err := workspace.NewHasher(b).Files(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,9 @@ func (b *Branch) runFiles(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 	next := []object.TreeEntry{
 		{Name: checkpointFile, Mode: filemode.Regular, Hash: f.checkpoint},
 		{Name: reviewsFile, Mode: filemode.Regular, Hash: f.reviews},
-		{Name: workspaceDir, Mode: filemode.Dir, Hash: f.workspace},
+	}
+	if !f.workspace.IsZero() { // none: an interrupted save with none to keep (Commit.Interrupted)
+		next = append(next, object.TreeEntry{Name: workspaceDir, Mode: filemode.Dir, Hash: f.workspace})
 	}
 	for _, d := range b.runDirs(prev, cp, f) {
 		h := plumbing.ZeroHash

@@ -118,7 +118,7 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err := b.view(ctx); err != nil {
 		return err
 	}
-	next, files, err := b.prepare(cp, c)
+	next, files, err := b.prepare(ctx, cp, c)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 }
 
 // prepare returns cp as it will be committed, and stores this save's files.
-func (b *Branch) prepare(cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
+func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
 	var f saveFiles
 	next := *cp
 	if len(c.Ledger) > 0 {
@@ -146,8 +146,8 @@ func (b *Branch) prepare(cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error
 	if c.KeepWorkspace {
 		f.workspace = b.keptWorkspace(cp.RunID)
 	}
-	if f.workspace.IsZero() {
-		ws, err := b.hasher.WriteObjects(b.store)
+	if f.workspace.IsZero() && !c.Interrupted {
+		ws, err := b.hasher.WriteObjects(ctx, b.store)
 		if err != nil {
 			return next, f, err
 		}

@@ -29,7 +29,7 @@ func TestBranchWorkspace(t *testing.T) {
 	if err := storeA.Save(t.Context(), cp, commitFor(1)); err != nil {
 		t.Fatal(err)
 	}
-	want, err := workspace.NewHasher(a).Snapshot()
+	want, err := workspace.NewHasher(a).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestBranchWorkspace(t *testing.T) {
 	if _, err := object.GetTree(objs, plumbing.NewHash(string(got))); err != nil {
 		t.Errorf("the store lacks the workspace's tree: %v", err)
 	}
-	if now, err := workspace.NewHasher(b).Snapshot(); err != nil || now == want {
+	if now, err := workspace.NewHasher(b).Snapshot(t.Context()); err != nil || now == want {
 		t.Errorf("Workspace changed clone B (%s, %v)", now, err)
 	}
 	if _, _, err := storeB.Workspace(t.Context(), "project/none"); !errors.Is(err, state.ErrNotFound) {

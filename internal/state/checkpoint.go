@@ -126,6 +126,13 @@ type Commit struct {
 	// (branch: store): a save made outside a run — a review decision, a
 	// stop — must not snapshot whatever checkout it happens to run in.
 	KeepWorkspace bool
+	// Interrupted says the run was stopped in the middle of an iteration
+	// (a signal, its wall-clock deadline): the save reads nothing of the
+	// loop root, whose walk may be what ran out of time. It keeps the
+	// workspace the last checkpoint stored when KeepWorkspace says so, and
+	// otherwise stores none (the run was stopped before its first
+	// checkpoint: no agent has run, and a resume restores nothing).
+	Interrupted bool
 }
 
 // ErrNotFound is returned when a run has no checkpoint.

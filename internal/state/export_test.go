@@ -42,7 +42,7 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 	prev := b.tree
 	for it := cp.Iteration + 1; it <= n; it++ {
 		cp.Iteration = it
-		next, f, err := b.prepare(cp, commit(it))
+		next, f, err := b.prepare(ctx, cp, commit(it))
 		if err != nil {
 			return err
 		}

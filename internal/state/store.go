@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Store is what both stores offer: [*Dir] (dir:PATH) and [*Branch]
@@ -53,6 +55,10 @@ type RemoteOptions struct {
 	// Token authenticates to an http(s) remote as x-access-token. It never
 	// appears in an error or a log.
 	Token string
+	// Checkout is how the workspace is read into each checkpoint: the
+	// loop root's git settings and the largest file a snapshot holds (see
+	// BranchOptions.Checkout).
+	Checkout workspace.Checkout
 }
 
 // OpenStore parses a --state value and opens the store it names:
@@ -77,7 +83,7 @@ func OpenStore(ctx context.Context, spec, root string, opts RemoteOptions) (Stor
 	case name == "":
 		return nil, fmt.Errorf("state store %q: branch: needs a branch name; want branch:NAME", spec)
 	}
-	b, err := OpenBranch(ctx, BranchOptions{Root: root, Branch: name, Remote: opts.Remote, Token: opts.Token})
+	b, err := OpenBranch(ctx, BranchOptions{Root: root, Branch: name, Remote: opts.Remote, Token: opts.Token, Checkout: opts.Checkout})
 	if err != nil {
 		return nil, fmt.Errorf("state store %q: %w", spec, err)
 	}

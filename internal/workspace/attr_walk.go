@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -72,7 +73,7 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 	if i < 0 || (entries[i].typ != 0 && entries[i].typ != fs.ModeSymlink) {
 		return nil
 	}
-	r, err := l.root()
+	r, err := l.reader()
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 		return nil
 	}
 	w.in = w.in.push(in)
-	if !ignored(rules, append(slices.Clip(path), ".gitattributes"), false) {
+	if !ignored(rules, append(path, ".gitattributes"), false) { // in place: see eachChild
 		w.out = w.out.push(out)
 	}
 	return nil
@@ -94,7 +95,7 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 // readAttrs reads the .gitattributes of directory r, at dir: as `git add`
 // reads it (the file, or a link's target) and as a checkout does (its
 // blob). None is there when it is neither a file nor a link.
-func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error) {
+func (w *walker) readAttrs(r dirReader, dir string) (in, out *attrFile, err error) {
 	fi, err := r.Lstat(".gitattributes")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -117,7 +118,7 @@ func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error
 		f := parseAttrs(nil, dir, true) // ignored, as git does
 		return f, f, nil
 	}
-	data, err := ReadFile(r, ".gitattributes", attrMaxFile)
+	data, err := readFile(r, ".gitattributes", attrMaxFile)
 	if errors.Is(err, ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil // replaced since lstat
 	}
@@ -142,13 +143,14 @@ func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error
 }
 
 // convertRead reads the regular file name of r, whose lstat result is fi,
-// as readStable does, and returns the id of the blob convert makes of
-// its bytes, with why a checkout would not reproduce them.
-func convertRead(r *os.Root, name string, fi fs.FileInfo, convert func(b []byte) ([]byte, string, error)) (ObjectID, fs.FileInfo, string, error) {
+// as readStable does (at most limit bytes), and returns the id of the
+// blob convert makes of its bytes, with why a checkout would not
+// reproduce them.
+func convertRead(ctx context.Context, r dirReader, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error)) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
 	var why string
-	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
-		data, err := readAll(f, now.Size())
+	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
+		data, err := readAll(ctx, f, now.Size())
 		if err != nil {
 			return err
 		}
@@ -163,9 +165,9 @@ func convertRead(r *os.Root, name string, fi fs.FileInfo, convert func(b []byte)
 }
 
 // readAll reads exactly size bytes from f, failing with errChanged if it
-// holds another number.
-func readAll(f io.Reader, size int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(f, size+1))
+// holds another number, and stopping when ctx is done.
+func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, size+1))
 	if err != nil {
 		return nil, err
 	}

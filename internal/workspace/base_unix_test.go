@@ -31,7 +31,7 @@ func TestCommitBaseNeverBlocksOnAFIFO(t *testing.T) {
 	}
 	file("big.bin", "changed by an agent\n")(t, root)
 	var err error
-	returns(t, func() { _, err = NewHasher(root).Certify() }, obj)
+	returns(t, func() { _, err = NewHasher(root).Certify(t.Context()) }, obj)
 	var ue *UnreproducibleError
 	if err == nil || errors.As(err, &ue) {
 		t.Errorf("Certify() = %v, want the base's tree to be unreadable", err)

@@ -41,13 +41,13 @@ func buildTree10k(b *testing.B) string {
 
 func BenchmarkSnapshot10k(b *testing.B) {
 	root := buildTree10k(b)
-	want, err := NewHasher(root).Snapshot()
+	want, err := NewHasher(root).Snapshot(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}
 	run := func(b *testing.B, h func() *Hasher) {
 		for b.Loop() {
-			got, err := h().Snapshot()
+			got, err := h().Snapshot(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 	})
 	b.Run("warm", func(b *testing.B) {
 		h := NewHasher(root)
-		if _, err := h.Snapshot(); err != nil {
+		if _, err := h.Snapshot(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 		run(b, func() *Hasher { return h })
@@ -69,7 +69,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 	b.Run("files", func(b *testing.B) {
 		h := NewHasher(root)
 		for b.Loop() {
-			if _, err := h.Files(); err != nil {
+			if _, err := h.Files(b.Context()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -113,7 +113,7 @@ func buildTree100(b *testing.B) string {
 func BenchmarkScanUncarried100(b *testing.B) {
 	root := buildTree100(b)
 	for b.Loop() {
-		if _, err := ScanUncarried(root); err != nil {
+		if _, err := ScanUncarried(b.Context(), root); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -124,11 +124,11 @@ func BenchmarkScanUncarried100(b *testing.B) {
 func BenchmarkSnapshot100(b *testing.B) {
 	root := buildTree100(b)
 	h := NewHasher(root)
-	if _, err := h.Snapshot(); err != nil {
+	if _, err := h.Snapshot(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := h.Snapshot(); err != nil {
+		if _, err := h.Snapshot(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -147,12 +147,12 @@ func BenchmarkScanCached100(b *testing.B) {
 	keep := func(rel string) bool { return rel == ".gitignore" || strings.HasPrefix(rel, "src/d0/") }
 	descend := func(rel string) bool { return rel != ".git" && rel != ".loop" }
 	c := NewScanCache()
-	want, err := w.ScanCached("", descend, keep, c)
+	want, err := w.ScanCached(b.Context(), "", descend, keep, c)
 	if err != nil || len(want) != 11 { // .gitignore and the 10 files of src/d0
 		b.Fatalf("ScanCached: %d entries, %v; want 11", len(want), err)
 	}
 	for b.Loop() {
-		if got, err := w.ScanCached("", descend, keep, c); err != nil || len(got) != len(want) {
+		if got, err := w.ScanCached(b.Context(), "", descend, keep, c); err != nil || len(got) != len(want) {
 			b.Fatalf("ScanCached: %d entries, %v; want %d", len(got), err, len(want))
 		}
 	}
@@ -169,11 +169,11 @@ func BenchmarkSnapshot10kTextAuto(b *testing.B) {
 		}
 	}
 	h := NewHasherWith(root, Checkout{Base: NoBase})
-	if _, err := h.Certify(); err != nil {
+	if _, err := h.Certify(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := h.Certify(); err != nil {
+		if _, err := h.Certify(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}

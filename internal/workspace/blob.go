@@ -1,11 +1,13 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha1"
 	"errors"
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"sync"
 )
@@ -40,12 +42,19 @@ func LinkID(target string) ObjectID {
 // result is fi, with the status of the file it read. It never blocks on a
 // named pipe, reads only the file lstat found, and reads again (a few
 // times) a file that changes while it is read. A path that is no longer
-// a regular file is an error wrapping [ErrNotRegular].
-func HashFile(r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
+// a regular file is an error wrapping [ErrNotRegular]. It stops reading
+// when ctx is done, with an error wrapping its cause.
+func HashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
+	return hashFile(ctx, r, name, fi, math.MaxInt64)
+}
+
+// hashFile is HashFile in any dirReader, of a file of at most limit bytes
+// (see readStable).
+func hashFile(ctx context.Context, r dirReader, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
 	var id ObjectID
-	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
+	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
 		h := blobHash(now.Size())
-		if err := pump(nil, f, h, now.Size()); err != nil {
+		if err := pump(ctx, nil, f, h, now.Size()); err != nil {
 			return err
 		}
 		id = ObjectID(h.Sum(nil))
@@ -57,8 +66,10 @@ func HashFile(r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, e
 // readStable opens the regular file name in r, whose lstat result is fi,
 // and calls read with it and its status; read fails with errChanged when
 // the file does not hold what the status says. On errChanged it starts
-// again from a fresh lstat, at most maxAttempts times in all.
-func readStable(r *os.Root, name string, fi fs.FileInfo, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
+// again from a fresh lstat, at most maxAttempts times in all. A file that
+// has grown beyond limit bytes since fi was taken is not read: the error
+// wraps errOverLimit, with the status that says so.
+func readStable(r dirReader, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
 	return retry(r, name, fi, func(fi fs.FileInfo) (fs.FileInfo, error) {
 		if !fi.Mode().IsRegular() {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
@@ -68,14 +79,21 @@ func readStable(r *os.Root, name string, fi fs.FileInfo, read func(f *os.File, n
 			return nil, err
 		}
 		defer f.Close()
+		if now.Size() > limit {
+			return now, errOverLimit
+		}
 		return now, read(f, now)
 	})
 }
 
+// errOverLimit reports a file that grew beyond a read's limit since its
+// lstat, which the caller checked.
+var errOverLimit = errors.New("grew beyond the limit")
+
 // retry calls try with the lstat result of name in r until it fails
 // otherwise than with errChanged, at most maxAttempts times, taking a
 // fresh lstat result before each new attempt.
-func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
+func retry[T any](r dirReader, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
 	var v T
 	var err error
 	for i := range maxAttempts {
@@ -94,15 +112,15 @@ func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileIn
 // openRegular opens the regular file name in r for reading, checking that
 // it is the file whose lstat result is fi: one replaced since (by a named
 // pipe, a link or another file) fails with errChanged.
-func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
-	f, now, err := OpenFile(r, name)
+func openRegular(r dirReader, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, now, err := openFile(r, name)
 	if errors.Is(err, ErrNotRegular) {
 		return nil, nil, errChanged
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !os.SameFile(fi, now) {
+	if !sameFile(fi, now) {
 		f.Close()
 		return nil, nil, errChanged
 	}
@@ -112,12 +130,16 @@ func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo
 var buffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // pump copies size bytes from r to h and to w (if not nil), and fails
-// with errChanged if r does not hold exactly size bytes.
-func pump(w io.Writer, r io.Reader, h hash.Hash, size int64) error {
+// with errChanged if r does not hold exactly size bytes. It checks ctx
+// before each read of a buffer (64 KiB), and stops when it is done.
+func pump(ctx context.Context, w io.Writer, r io.Reader, h hash.Hash, size int64) error {
 	bp := buffers.Get().(*[]byte)
 	defer buffers.Put(bp)
 	buf, n := *bp, int64(0)
 	for {
+		if err := live(ctx); err != nil {
+			return err
+		}
 		k, err := r.Read(buf)
 		if k > 0 {
 			h.Write(buf[:k])

@@ -24,13 +24,20 @@ import (
 // [Problem]. export-subst only changes what `git archive` writes, never
 // a checkout, so it is no conversion at all.
 
-// Checkout is the git settings a checkout converts files with: what a
-// checkout on a Linux runner has unless the repository says otherwise
-// (core.autocrlf false, core.eol native, which is LF on Linux) is the zero
-// value. The composition root may read them once with `git config`.
+// Checkout is how a snapshot reads a loop root: the git settings a
+// checkout converts files with — what a checkout on a Linux runner has
+// unless the repository says otherwise (core.autocrlf false, core.eol
+// native, which is LF on Linux) is the zero value; the composition root
+// reads the loop root's once with `git config` — and the largest file a
+// snapshot holds.
 type Checkout struct {
 	AutoCRLF string // core.autocrlf: "" or "false", "true", "input"
 	EOL      string // core.eol: "" or "native" (LF here), "lf", "crlf"
+	// MaxFileSize is the largest regular file a snapshot holds, in bytes;
+	// 0 is DefaultMaxFileSize. A larger one fails the walk with an error
+	// wrapping ErrFileTooLarge that names it, by its lstat alone: it is
+	// never read.
+	MaxFileSize int64
 	// Base is the tree the loop root was checked out from, as a fresh
 	// checkout's index holds it (see [Base]); nil is the HEAD commit of the
 	// loop root's repository, read when first needed.

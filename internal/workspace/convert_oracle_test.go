@@ -92,7 +92,7 @@ func TestCleanMatchesGit(t *testing.T) {
 func checkClean(t *testing.T, root string, rewrites map[string]string) {
 	t.Helper()
 	want, _ := oracle(t, root)
-	got, err := NewHasherWith(root, Checkout{Base: NoBase}).Snapshot()
+	got, err := NewHasherWith(root, Checkout{Base: NoBase}).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func checkClean(t *testing.T, root string, rewrites map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err = NewHasherWith(root, Checkout{Base: NoBase}).WriteObjects(store.Storer); err != nil {
+	if got, err = NewHasherWith(root, Checkout{Base: NoBase}).WriteObjects(t.Context(), store.Storer); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(Snapshot(want), got); diff != "" {
@@ -118,7 +118,7 @@ func checkClean(t *testing.T, root string, rewrites map[string]string) {
 		}
 	}
 	want = addAll(t, root, gitDir)
-	got, err = NewHasherWith(root, Checkout{Base: headBase(t, repo)}).Snapshot()
+	got, err = NewHasherWith(root, Checkout{Base: headBase(t, repo)}).Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

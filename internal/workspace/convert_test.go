@@ -14,7 +14,7 @@ import (
 // certify is Hasher.Certify of root from base, with the problems it names.
 func certify(t *testing.T, root string, base Base) (Snapshot, []Problem) {
 	t.Helper()
-	snap, err := NewHasherWith(root, Checkout{Base: base}).Certify()
+	snap, err := NewHasherWith(root, Checkout{Base: base}).Certify(t.Context())
 	var ue *UnreproducibleError
 	switch {
 	case errors.As(err, &ue):
@@ -119,7 +119,7 @@ func TestCertifyError(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
 		file(n+".sh", "x\n")(t, root)
 	}
-	_, err := NewHasherWith(root, Checkout{Base: NoBase}).Certify()
+	_, err := NewHasherWith(root, Checkout{Base: NoBase}).Certify(t.Context())
 	want := "a.sh: .gitattributes:1 sets eol=crlf (text); a checkout writes CRLF line endings where the workspace has LF; " +
 		"b.sh: .gitattributes:1 sets eol=crlf (text); a checkout writes CRLF line endings where the workspace has LF; " +
 		"c.sh: .gitattributes:1 sets eol=crlf (text); a checkout writes CRLF line endings where the workspace has LF; " +
@@ -144,7 +144,7 @@ func TestAttributesInvalidateCache(t *testing.T) {
 	h := NewHasherWith(root, Checkout{Base: NoBase})
 	snapshotEquals := func(what string) {
 		t.Helper()
-		got, err := h.Snapshot()
+		got, err := h.Snapshot(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,12 +168,12 @@ func TestRestoreSmudges(t *testing.T) {
 	src := build(t, file(".gitattributes", "*.bat text eol=crlf\n*.c ident\n"),
 		file("run.bat", "@echo off\r\nexit /b 0\r\n"), file("m.c", "/* $Id$ */\n"), file("plain.txt", "a\r\n"))
 	store := memory.NewStorage()
-	snap, err := NewHasherWith(src, Checkout{Base: NoBase}).WriteObjects(store)
+	snap, err := NewHasherWith(src, Checkout{Base: NoBase}).WriteObjects(t.Context(), store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	if _, err := Restore(dst, store, snap); err != nil {
+	if _, err := Restore(t.Context(), dst, store, snap); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{
@@ -195,8 +195,8 @@ func TestRestoreSmudges(t *testing.T) {
 	if again, _ := certify(t, dst, NoBase); again != snap {
 		t.Errorf("the restored root's snapshot is %s, want %s", again, snap)
 	}
-	if n, err := Restore(dst, store, snap); err != nil || n != 0 {
-		t.Errorf("Restore() again = %d, %v; want 0, nil", n, err)
+	if n, err := Restore(t.Context(), dst, store, snap); err != nil || n != 0 {
+		t.Errorf("Restore(t.Context(), ) again = %d, %v; want 0, nil", n, err)
 	}
 }
 

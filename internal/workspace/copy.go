@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -23,8 +24,8 @@ type Copied struct {
 // build outputs yet that an old time could make look up to date, and a
 // stat cache can trust at once only files not modified just now (see
 // [Stamp.Vouches]).
-func CopyNew(src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
-	return copyEntry(src, name, fi, dst, name, true)
+func CopyNew(ctx context.Context, src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
+	return copyEntry(ctx, src, name, fi, dst, name, true)
 }
 
 // Copy makes rel a copy of the regular file or symbolic link at rel in
@@ -38,8 +39,9 @@ func CopyNew(src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
 // git's checkout does: creating a file is the costly part of a copy.
 // Anything else there (a link, a file with other hard links, an empty
 // directory) is replaced by a copy written beside and renamed into place.
-// The copy gets the current time, as any edit would.
-func (w *Writer) Copy(rel string, src *os.Root, fi fs.FileInfo) (Copied, error) {
+// The copy gets the current time, as any edit would. Both stop copying
+// when ctx is done, with an error wrapping its cause.
+func (w *Writer) Copy(ctx context.Context, rel string, src *os.Root, fi fs.FileInfo) (Copied, error) {
 	if err := checkWrite(rel); err != nil {
 		return Copied{}, err
 	}
@@ -48,14 +50,14 @@ func (w *Writer) Copy(rel string, src *os.Root, fi fs.FileInfo) (Copied, error) 
 		return Copied{}, wrapOp("copy", rel, err)
 	}
 	defer d.close()
-	c, err := copyEntry(src, rel, fi, d.r, name, false)
+	c, err := copyEntry(ctx, src, rel, fi, d.r, name, false)
 	return c, wrapOp("copy", rel, err)
 }
 
 // copyEntry copies srcName, a regular file or symbolic link of src whose
 // lstat result is fi, to name in dst; fresh says dst has nothing there.
 // It starts again when the source changes while it is copied.
-func copyEntry(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
+func copyEntry(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
 	first := true
 	return retry(src, srcName, fi, func(fi fs.FileInfo) (Copied, error) {
 		fresh, first = fresh && first, false // a failed attempt may have left a copy
@@ -63,7 +65,7 @@ func copyEntry(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name 
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return copyLink(src, srcName, fi, dst, name, fresh)
 		case fi.Mode().IsRegular():
-			return copyFile(src, srcName, fi, dst, name, fresh)
+			return copyFile(ctx, src, srcName, fi, dst, name, fresh)
 		}
 		return Copied{}, &fs.PathError{Op: "copy", Path: srcName, Err: ErrNotRegular}
 	})
@@ -92,7 +94,7 @@ func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 
 // copyFile copies the regular file srcName, whose lstat result is fi,
 // hashing it as it goes.
-func copyFile(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
+func copyFile(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
 	in, now, err := openRegular(src, srcName, fi)
 	if err != nil {
 		return Copied{}, err
@@ -104,7 +106,7 @@ func copyFile(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 		return Copied{}, err
 	}
 	h := blobHash(now.Size())
-	err = pump(out, in, h, now.Size())
+	err = pump(ctx, out, in, h, now.Size())
 	if err == nil && fresh {
 		err = dst.Chtimes(name, now.ModTime(), now.ModTime())
 	}
@@ -145,7 +147,7 @@ func rewrite(dst *os.Root, name string, fi fs.FileInfo, perm fs.FileMode) *os.Fi
 		return nil
 	}
 	now, err := f.Stat()
-	if err == nil && now.Mode().IsRegular() && os.SameFile(fi, now) {
+	if err == nil && now.Mode().IsRegular() && sameFile(fi, now) {
 		if now.Mode().Perm() != perm {
 			err = f.Chmod(perm)
 		}

@@ -57,7 +57,7 @@ func TestCopy(t *testing.T) {
 				o(t, root)
 			}
 			before, _ := os.Lstat(filepath.Join(root, rel))
-			c, err := openWriter(t, root).Copy(rel, src, fi)
+			c, err := openWriter(t, root).Copy(t.Context(), rel, src, fi)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func checkCopied(t *testing.T, c Copied, src *os.Root, rel string, dst os.FileIn
 	}
 	want := Copied{Mode: fi.Mode(), Src: KeyOf(fi), Dst: KeyOf(dst)}
 	if fi.Mode().IsRegular() {
-		want.ID, _, err = HashFile(src, rel, fi)
+		want.ID, _, err = HashFile(t.Context(), src, rel, fi)
 	} else {
 		var target string
 		target, err = src.Readlink(rel)
@@ -113,7 +113,7 @@ func TestCopyKeepsOtherHardLinks(t *testing.T) {
 	if err := os.Link(filepath.Join(base, "outside", "victim"), filepath.Join(base, "root", "x")); err != nil {
 		t.Skip(err)
 	}
-	if _, err := openWriter(t, filepath.Join(base, "root")).Copy("x", src, fi); err != nil {
+	if _, err := openWriter(t, filepath.Join(base, "root")).Copy(t.Context(), "x", src, fi); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(base, "outside", "victim")); string(b) != "victim\n" {
@@ -130,7 +130,7 @@ func TestCopyRefusesANonEmptyDirectory(t *testing.T) {
 	t.Parallel()
 	src, fi := source(t, "x", file("x", "new\n"))
 	root := build(t, file("x/keep", "k\n"))
-	if _, err := openWriter(t, root).Copy("x", src, fi); err == nil {
+	if _, err := openWriter(t, root).Copy(t.Context(), "x", src, fi); err == nil {
 		t.Error("Copy over a directory holding a file succeeded")
 	}
 	if diff := cmp.Diff("x/ x/keep -rw-r--r-- k\n", oneLine(tree(t, root))); diff != "" {
@@ -159,7 +159,7 @@ func TestCopyNewKeepsTheTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
-	c, err := CopyNew(src, dst, "x", fi)
+	c, err := CopyNew(t.Context(), src, dst, "x", fi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestCopyNewKeepsTheTime(t *testing.T) {
 	if err != nil || !got.ModTime().Equal(old) || KeyOf(got) != c.Dst {
 		t.Errorf("copy: %v, %v (key %v); want mtime %v and key %v", got.ModTime(), err, KeyOf(got), old, c.Dst)
 	}
-	if _, err := CopyNew(src, dst, "x", fi); err == nil {
+	if _, err := CopyNew(t.Context(), src, dst, "x", fi); err == nil {
 		t.Error("CopyNew over an existing file succeeded")
 	}
 }

@@ -7,29 +7,29 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // dirList is one directory of the loop root, opened once to be listed,
-// to lstat its entries in and to open its subdirectories from: fstatat(2)
-// with AT_SYMLINK_NOFOLLOW, and openat(2) with O_NOFOLLOW|O_DIRECTORY, of
-// a name that holds no slash, on the directory's own descriptor, reach the
-// entry itself and nothing through it (as os.Root does, without its
-// resolution of a path for each entry, and with one open of a directory
-// where os.Root and a listing of it took two). What needs an os.Root (to
-// read a file, an ignore file or a link) opens the directory's lazily and
-// checks it is the directory listed. A dirList is used by one goroutine;
-// close it when done.
+// to lstat its entries in, to read its files and links from and to open
+// its subdirectories from: fstatat(2) with AT_SYMLINK_NOFOLLOW,
+// openat(2) with O_NOFOLLOW (and O_DIRECTORY for a subdirectory) and
+// readlinkat(2), of a name that holds no slash, on the directory's own
+// descriptor, reach the entry itself and nothing through it (as os.Root
+// does, without its resolution of a path for each entry, and with one
+// open of a directory where os.Root and a listing of it took two). A walk
+// so opens one descriptor per directory it is in, and no os.Root below
+// the one it started from, whose name would grow with the path: what the
+// walk holds for a directory does not grow with its depth. A dirList is
+// used by one goroutine; close it when done.
 type dirList struct {
-	count  int      // the number of entries the listing found
-	fd     int      // the directory's descriptor
-	f      *os.File // the directory opened by openListing; nil for sub's: close fd
-	r      *os.Root // the directory as a root, once root opened it
-	ownR   bool     // r was opened by root, and must be closed
-	parent *dirList // the directory this one was opened from by sub
-	name   string   // this one's name in parent
-	st     unix.Stat_t
+	count int      // the number of entries the listing found
+	fd    int      // the directory's descriptor
+	f     *os.File // the directory opened by openListing; nil for sub's: close fd
+	name  string   // the directory's name, for errors
+	st    unix.Stat_t
 }
 
 // fileStat is what an lstat of an entry found: its stat key (StatKey
@@ -53,7 +53,7 @@ func openListing(r *os.Root) (*dirList, error) {
 		f.Close()
 		return nil, err
 	}
-	return &dirList{r: r, f: f, fd: fd, name: "."}, nil
+	return &dirList{f: f, fd: fd, name: "."}, nil
 }
 
 // sub opens the subdirectory name for listing. It refuses a symbolic link
@@ -69,7 +69,7 @@ func (l *dirList) sub(name string) (*dirList, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
-	return &dirList{fd: fd, parent: l, name: name}, nil
+	return &dirList{fd: fd, name: name}, nil
 }
 
 // subSame is sub for the subdirectory name whose lstat found s, refused
@@ -92,33 +92,8 @@ func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
 	return sub, nil
 }
 
-// root returns the directory as an os.Root: opened through its parent's
-// root, and refused unless it is the directory the descriptor holds.
-func (l *dirList) root() (*os.Root, error) {
-	if l.r != nil {
-		return l.r, nil
-	}
-	pr, err := l.parent.root()
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Fstat(l.fd, &l.st); err != nil {
-		return nil, &fs.PathError{Op: "fstat", Path: l.name, Err: err}
-	}
-	s := fileStat{key: keyOfStat(&l.st)}
-	r, err := openSameStat(pr, l.name, s)
-	if err != nil {
-		return nil, err
-	}
-	l.r, l.ownR = r, true
-	return r, nil
-}
-
-// close releases the directory's descriptor, and its root if root opened it.
+// close releases the directory's descriptor.
 func (l *dirList) close() {
-	if l.ownR {
-		l.r.Close()
-	}
 	if l.f != nil {
 		l.f.Close()
 	} else {
@@ -151,16 +126,85 @@ func (l *dirList) lstat(name string) (fileStat, error) {
 }
 
 // info returns the fs.FileInfo of the entry name, whose lstat found s, for
-// what reads a file and checks it is the one found: a fresh lstat in the
-// directory's root (the file it describes is the one read, and the one
-// whose key is kept).
+// what reads a file and checks it is the one found: a fresh lstat (the
+// file it describes is the one read, and the one whose key is kept).
 func (l *dirList) info(name string, _ fileStat) (fs.FileInfo, error) {
-	r, err := l.root()
-	if err != nil {
+	return l.Lstat(name)
+}
+
+// reader is the directory as a dirReader: the dirList itself.
+func (l *dirList) reader() (dirReader, error) { return l, nil }
+
+// Lstat returns the status of the entry name (one component) of the
+// directory, never following a symbolic link.
+func (l *dirList) Lstat(name string) (fs.FileInfo, error) {
+	if err := entryName(name); err != nil {
 		return nil, err
 	}
-	return r.Lstat(name)
+	fi := &statInfo{name: name}
+	err := unix.Fstatat(l.fd, name, &fi.st, unix.AT_SYMLINK_NOFOLLOW)
+	for errors.Is(err, unix.EINTR) {
+		err = unix.Fstatat(l.fd, name, &fi.st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	return fi, nil
 }
+
+// OpenFile opens the entry name (one component) of the directory, never
+// through a symbolic link: a link there is refused with an error wrapping
+// ErrNotRegular.
+func (l *dirList) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	if err := entryName(name); err != nil {
+		return nil, err
+	}
+	flag |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(l.fd, name, flag, uint32(perm.Perm()))
+	for errors.Is(err, unix.EINTR) {
+		fd, err = unix.Openat(l.fd, name, flag, uint32(perm.Perm()))
+	}
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	case err != nil:
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// Readlink returns the target of the symbolic link name (one component).
+func (l *dirList) Readlink(name string) (string, error) {
+	if err := entryName(name); err != nil {
+		return "", err
+	}
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(l.fd, name, buf)
+		for errors.Is(err, unix.EINTR) {
+			n, err = unix.Readlinkat(l.fd, name, buf)
+		}
+		if err != nil {
+			return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// statInfo is the fs.FileInfo of a dirList's Lstat.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (i *statInfo) Name() string       { return i.name }
+func (i *statInfo) Size() int64        { return i.st.Size }
+func (i *statInfo) Mode() fs.FileMode  { return modeOfStat(&i.st) }
+func (i *statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Unix()) }
+func (i *statInfo) IsDir() bool        { return i.Mode().IsDir() }
+func (i *statInfo) Sys() any           { return &i.st }
 
 // same reports whether now, the status of an opened file, is that of the
 // entry whose lstat found s (os.SameFile's test: device and inode).
@@ -171,6 +215,11 @@ func (s fileStat) same(now fs.FileInfo) bool {
 
 // keyOfStat is KeyOf of the fs.FileInfo os would make of st.
 func keyOfStat(st *unix.Stat_t) StatKey {
+	return StatKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), dev: uint64(st.Dev), ino: uint64(st.Ino), mode: modeOfStat(st)}
+}
+
+// modeOfStat is the fs.FileMode os would make of st.
+func modeOfStat(st *unix.Stat_t) fs.FileMode {
 	mode := fs.FileMode(st.Mode & 0o777)
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFBLK:
@@ -195,7 +244,7 @@ func keyOfStat(st *unix.Stat_t) StatKey {
 	if st.Mode&unix.S_ISVTX != 0 {
 		mode |= fs.ModeSticky
 	}
-	return StatKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), dev: uint64(st.Dev), ino: uint64(st.Ino), mode: mode}
+	return mode
 }
 
 // entries lists the directory with each entry's type as the kernel's

@@ -44,8 +44,8 @@ func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
 	return &dirList{r: r, own: true}, nil
 }
 
-// root returns the directory as an os.Root.
-func (l *dirList) root() (*os.Root, error) { return l.r, nil }
+// reader is the directory as a dirReader: its os.Root.
+func (l *dirList) reader() (dirReader, error) { return l.r, nil }
 
 // close releases the directory's root if sub opened it.
 func (l *dirList) close() {

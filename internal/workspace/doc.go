@@ -83,10 +83,11 @@
 // Reads. The package never runs git and never follows a symbolic link:
 // links are hashed and restored as text, and every file access goes
 // through an [os.Root], so no path can resolve outside it — but for the
-// walks' listings, lstats and descents into subdirectories, which on Linux
-// name one component (never a slash) relative to the descriptor of the
-// directory they list, with AT_SYMLINK_NOFOLLOW or O_NOFOLLOW|O_DIRECTORY,
-// and check a root opened later on that directory is the one listed. Nor does it
+// walks, which on Linux name one component (never a slash) relative to
+// the descriptor of the directory they list, to list it, lstat, read or
+// readlink its entries and enter its subdirectories, with
+// AT_SYMLINK_NOFOLLOW or O_NOFOLLOW (and O_DIRECTORY), checking that the
+// directory they enter is the one they lstat'ed. Nor does it
 // ever wait on what an agent put in the root: files and directories are
 // opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
 // refuse a FIFO, socket or device without blocking and read at most a
@@ -94,4 +95,14 @@
 // one read outside an [os.Root] is [CommitBase]'s, of the root's own git
 // directory with go-git, through a file system that opens every file
 // non-blocking and with every object checked against its id.
+//
+// Bounds (limit.go). Nothing an agent puts in the root makes a walk cost
+// more than its caller's context allows, nor hold more memory than a few
+// KiB per directory it is in: every walk and every read takes a context,
+// checked between entries and every 64 KiB of a file, and ends with an
+// error wrapping its cause; a snapshot refuses, by lstat, a regular file
+// larger than [Checkout.MaxFileSize] ([ErrFileTooLarge]); no walk enters a
+// directory beyond [MaxDepth] or takes on a path beyond [MaxPathBytes]
+// ([ErrTooDeep]); and the directories of a walk share one array of names
+// (or one buffer) instead of each holding its own path.
 package workspace

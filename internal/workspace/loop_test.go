@@ -16,14 +16,14 @@ import (
 func TestLoopInAnyCase(t *testing.T) {
 	root := build(t, file(".loop/state/x", "ours\n"), file(".LOOP/state/decisions.json", "forged\n"),
 		file(".Loop./x", "forged\n"), file("a.txt", "a\n"), file("sub/.LOOP/kept", "only the top one is ours\n"))
-	files, err := NewHasher(root).Files()
+	files, err := NewHasher(root).Files(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"a.txt", "sub/.LOOP/kept"}, files); diff != "" {
 		t.Errorf("Files() (-want +got):\n%s", diff)
 	}
-	u, err := ScanUncarried(root)
+	u, err := ScanUncarried(t.Context(), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -24,9 +26,10 @@ import (
 // its path. WriteObjects writes nothing but the objects of s.
 //
 // A file that changes while it is stored is stored as read: the returned
-// tree describes the content that s holds.
-func (h *Hasher) WriteObjects(s storer.EncodedObjectStorer) (Snapshot, error) {
-	id, _, err := h.walk(&objectStore{s: s})
+// tree describes the content that s holds. WriteObjects stops when ctx is
+// done (see Snapshot); the objects it stored until then stay in s.
+func (h *Hasher) WriteObjects(ctx context.Context, s storer.EncodedObjectStorer) (Snapshot, error) {
+	id, _, err := h.walk(ctx, &objectStore{s: s})
 	if err != nil {
 		return "", fmt.Errorf("store snapshot of %q: %w", h.root, err)
 	}
@@ -35,6 +38,7 @@ func (h *Hasher) WriteObjects(s storer.EncodedObjectStorer) (Snapshot, error) {
 
 // objectStore is where a walk of the loop root stores what it finds.
 type objectStore struct {
+	ctx   context.Context // the walk's
 	s     storer.EncodedObjectStorer
 	root  *os.Root // the loop root
 	reads *atomic.Int64
@@ -46,11 +50,11 @@ type objectStore struct {
 // fi and which converts as cv says, stores its blob unless the store has
 // it, and returns its id with the status of the file read and why no
 // checkout reproduces it ("" when one does).
-func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
+func (o *objectStore) file(r dirReader, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
 	var why string
-	now, err := readStable(r, name, fi, func(f *os.File, now fs.FileInfo) error {
-		data, err := readAll(f, now.Size())
+	now, err := readStable(r, name, fi, o.k.maxFileSize(), func(f *os.File, now fs.FileInfo) error {
+		data, err := readAll(o.ctx, f, now.Size())
 		if err != nil {
 			return err
 		}
@@ -108,21 +112,33 @@ func (o *objectStore) cached(e *entry) (ObjectID, error) {
 	if o.has(e.id) {
 		return e.id, nil
 	}
+	if err := live(o.ctx); err != nil {
+		return ObjectID{}, err
+	}
 	name := filepath.FromSlash(e.obj.rel)
 	fi, err := o.root.Lstat(name)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errChanged
 	}
+	if err == nil {
+		err = CheckFileSize(e.obj.rel, fi.Size(), o.k.maxFileSize())
+	}
 	var id ObjectID
+	var now fs.FileInfo
 	if err == nil {
 		o.reads.Add(1)
 		var cv *convs
 		if e.obj.conv != nil {
 			cv = &e.obj.conv.cv
 		}
-		id, _, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
+		id, now, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, errOverLimit):
+		return ObjectID{}, tooLargeFile(e.obj.rel, now.Size(), o.k.maxFileSize())
+	case errors.Is(err, ErrFileTooLarge):
+		return ObjectID{}, err
+	case err != nil:
 		return ObjectID{}, fmt.Errorf("store %q: %w", e.obj.rel, err)
 	}
 	return id, nil

@@ -27,12 +27,12 @@ func TestWriteObjectsMatchesGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := NewHasher(root).WriteObjects(repo.Storer)
+			got, err := NewHasher(root).WriteObjects(t.Context(), repo.Storer)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(Snapshot(want), got); diff != "" {
-				t.Fatalf("WriteObjects() mismatch (-git +ours):\n%s", diff)
+				t.Fatalf("WriteObjects(t.Context(), ) mismatch (-git +ours):\n%s", diff)
 			}
 			fsckTree(t, bare, string(got))
 		})
@@ -94,7 +94,7 @@ func TestWriteObjectsWritesOnlyWhatIsMissing(t *testing.T) {
 			st.mutate(t)
 			s.has, s.set = 0, 0
 			reads := h.reads.Load()
-			got, err := h.WriteObjects(s)
+			got, err := h.WriteObjects(t.Context(), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestWriteObjectsWritesOnlyWhatIsMissing(t *testing.T) {
 				t.Errorf("objects written, lookups, files read (-want +got):\n%s", diff)
 			}
 			if want := mustSnapshot(t, NewHasher(root)); got != want {
-				t.Errorf("WriteObjects() = %s, Snapshot() = %s", got, want)
+				t.Errorf("WriteObjects(t.Context(), ) = %s, Snapshot() = %s", got, want)
 			}
 		})
 	}
@@ -117,12 +117,12 @@ func TestWriteObjectsIntoAnotherStore(t *testing.T) {
 		chtimes(t, at(root, p), old)
 	}
 	h := NewHasher(root)
-	first, err := h.WriteObjects(memory.NewStorage())
+	first, err := h.WriteObjects(t.Context(), memory.NewStorage())
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := memory.NewStorage()
-	second, err := h.WriteObjects(other)
+	second, err := h.WriteObjects(t.Context(), other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestWriteObjectsIntoAnotherStore(t *testing.T) {
 		t.Fatalf("snapshots differ: %s, %s", first, second)
 	}
 	dst := t.TempDir()
-	if _, err := Restore(dst, other, second); err != nil {
+	if _, err := Restore(t.Context(), dst, other, second); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustSnapshot(t, NewHasher(dst)); got != second {
@@ -140,26 +140,26 @@ func TestWriteObjectsIntoAnotherStore(t *testing.T) {
 
 func TestWriteObjectsEmptyRoot(t *testing.T) {
 	s := memory.NewStorage()
-	got, err := NewHasher(t.TempDir()).WriteObjects(s)
+	got, err := NewHasher(t.TempDir()).WriteObjects(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const empty = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 	if got != empty {
-		t.Errorf("WriteObjects() of an empty root = %s, want %s", got, empty)
+		t.Errorf("WriteObjects(t.Context(), ) of an empty root = %s, want %s", got, empty)
 	}
 	if err := s.HasEncodedObject(plumbing.NewHash(empty)); err != nil {
 		t.Errorf("the empty tree was not stored: %v", err)
 	}
-	if _, err := NewHasher(filepath.Join(t.TempDir(), "missing")).WriteObjects(s); err == nil {
-		t.Error("WriteObjects() of a missing root succeeded")
+	if _, err := NewHasher(filepath.Join(t.TempDir(), "missing")).WriteObjects(t.Context(), s); err == nil {
+		t.Error("WriteObjects(t.Context(), ) of a missing root succeeded")
 	}
 }
 
 func TestWriteObjectsLeavesRootAlone(t *testing.T) {
 	root := build(t, file("a", "a\n"), file(".gitignore", "*.o\n"), file("b.o", "o\n"))
 	before := listTree(t, root)
-	if _, err := NewHasher(root).WriteObjects(memory.NewStorage()); err != nil {
+	if _, err := NewHasher(root).WriteObjects(t.Context(), memory.NewStorage()); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, listTree(t, root)); diff != "" {

@@ -105,14 +105,14 @@ func TestSnapshotMatchesGit(t *testing.T) {
 			root := build(t, tc.ops...)
 			wantTree, wantFiles := oracle(t, root)
 			h := NewHasher(root)
-			got, err := h.Snapshot()
+			got, err := h.Snapshot(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(Snapshot(wantTree), got); diff != "" {
 				t.Errorf("Snapshot() mismatch (-git +ours):\n%s", diff)
 			}
-			files, err := h.Files()
+			files, err := h.Files(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -123,10 +123,10 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w := &walker{mode: hashing, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
-	o := &objectStore{s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
+	w := &walker{ctx: t.Context(), mode: hashing, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
+	o := &objectStore{ctx: t.Context(), s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
 	mem := memory.NewStorage()
-	x := &restorer{s: mem}
+	x := &restorer{ctx: t.Context(), s: mem}
 	emptyBlob := storeObject(t, mem, plumbing.BlobObject, nil)
 	dirInfo, err := os.Lstat(root)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 	}
 	defer dst.Close()
 	tests := map[string]func() error{
-		"HashFile": func() error { _, _, err := HashFile(r, "fifo", fileInfo); return err },
+		"HashFile": func() error { _, _, err := HashFile(t.Context(), r, "fifo", fileInfo); return err },
 		"walker.subdir": func() error {
 			l, err := openListing(r)
 			if err != nil {
@@ -155,9 +155,9 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			return err
 		},
 		"objectStore.file": func() error { _, _, _, err := o.file(r, "fifo", fileInfo, "fifo", nil); return err },
-		"CopyNew":          func() error { _, err := CopyNew(r, dst, "fifo", fileInfo); return err },
+		"CopyNew":          func() error { _, err := CopyNew(t.Context(), r, dst, "fifo", fileInfo); return err },
 		"Writer.Copy": func() error {
-			_, err := openWriter(t, t.TempDir()).Copy("fifo", r, fileInfo)
+			_, err := openWriter(t, t.TempDir()).Copy(t.Context(), "fifo", r, fileInfo)
 			return err
 		},
 		"Matcher.Included": func() error {

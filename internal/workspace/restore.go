@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -44,12 +45,18 @@ import (
 // tree's own .gitattributes (see [Smudger]), so a `*.bat text eol=crlf`
 // file comes back with CRLF line endings; a file on disk is left alone
 // when it already holds what the checkout would write.
-func Restore(root string, s storer.EncodedObjectStorer, tree Snapshot) (changed int, err error) {
-	return RestoreWith(root, s, tree, Checkout{})
+//
+// It stops when ctx is done, between entries and within a file's write,
+// with an error wrapping its cause: what it wrote until then stays
+// written. A tree deeper than MaxDepth, or holding a path longer than
+// MaxPathBytes, is refused where it goes beyond (ErrTooDeep).
+func Restore(ctx context.Context, root string, s storer.EncodedObjectStorer, tree Snapshot) (changed int, err error) {
+	return RestoreWith(ctx, root, s, tree, Checkout{})
 }
 
-// RestoreWith is Restore with the settings of k (its Base is not used).
-func RestoreWith(root string, s storer.EncodedObjectStorer, tree Snapshot, k Checkout) (changed int, err error) {
+// RestoreWith is Restore with the settings of k (its Base and MaxFileSize
+// are not used).
+func RestoreWith(ctx context.Context, root string, s storer.EncodedObjectStorer, tree Snapshot, k Checkout) (changed int, err error) {
 	raw, err := hex.DecodeString(string(tree))
 	if err != nil || len(raw) != sha1.Size {
 		return 0, fmt.Errorf("restore %q: %q is not a snapshot", root, tree)
@@ -63,7 +70,7 @@ func RestoreWith(root string, s storer.EncodedObjectStorer, tree Snapshot, k Che
 	if err != nil {
 		return 0, fmt.Errorf("restore %q: %w", root, err)
 	}
-	x := &restorer{s: s, sm: NewSmudger(s, plumbing.Hash(raw), k)}
+	x := &restorer{ctx: ctx, s: s, sm: NewSmudger(s, plumbing.Hash(raw), k)}
 	if err := x.dir(w.root, nil, rules, plumbing.Hash(raw)); err != nil {
 		return x.changed, fmt.Errorf("restore %q to %s: %w", root, tree.Short(), err)
 	}
@@ -72,12 +79,15 @@ func RestoreWith(root string, s storer.EncodedObjectStorer, tree Snapshot, k Che
 
 // restorer is one Restore.
 type restorer struct {
+	ctx     context.Context
 	s       storer.EncodedObjectStorer
 	sm      *Smudger
 	changed int
 }
 
 // dir makes directory r, found at path, hold what the tree id holds.
+// path's backing array beyond its length is the restore's to use (as a
+// walk's: see eachChild).
 func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash) error {
 	t, err := object.GetTree(x.s, id)
 	if err != nil {
@@ -129,7 +139,13 @@ func checkName(name string, top bool) error {
 
 // put makes the child of r named e.Name what e says.
 func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEntry) error {
-	child := append(slices.Clip(path), e.Name)
+	if err := live(x.ctx); err != nil {
+		return err
+	}
+	child := append(path, e.Name) // in place: see dir
+	if err := checkDepth(child); err != nil {
+		return err
+	}
 	rel := strings.Join(child, "/")
 	if e.Mode == filemode.Dir {
 		return x.subdir(r, child, rules, e)
@@ -227,7 +243,7 @@ func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error
 		return err
 	}
 	defer src.Close()
-	return putFile(r, e.Name, src, perm, reclaim)
+	return putFile(r, e.Name, ctxReader{x.ctx, src}, perm, reclaim)
 }
 
 // keep reports whether the regular file name, whose lstat result is fi,
@@ -251,7 +267,7 @@ func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64,
 	}
 	defer f.Close()
 	h := blobHash(size)
-	if err := pump(nil, f, h, size); err != nil {
+	if err := pump(x.ctx, nil, f, h, size); err != nil {
 		return false, ignoreChanged(err)
 	}
 	if plumbing.Hash(h.Sum(nil)) != want {
@@ -294,7 +310,7 @@ func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[strin
 		return err
 	}
 	slices.Sort(names)
-	child := append(slices.Clip(path), "")
+	child := append(path, "") // in place: see dir
 	for _, name := range names {
 		if keep[name] || name == ".git" || (len(path) == 0 && IsLoop(name)) {
 			continue
@@ -323,9 +339,15 @@ func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[strin
 // if nothing else is left in it.
 func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInfo) error {
 	name := path[len(path)-1]
+	if err := live(x.ctx); err != nil {
+		return err
+	}
 	if !fi.IsDir() {
 		x.changed++
 		return r.Remove(name)
+	}
+	if err := checkDepth(path); err != nil {
+		return err
 	}
 	sub, err := openSame(r, name, fi)
 	if err != nil {

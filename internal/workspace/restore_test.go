@@ -19,18 +19,18 @@ func TestRestoreRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := build(t, tc.ops...)
 			s := memory.NewStorage()
-			snap, err := NewHasher(src).WriteObjects(s)
+			snap, err := NewHasher(src).WriteObjects(t.Context(), s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			dst := t.TempDir()
-			if _, err := Restore(dst, s, snap); err != nil {
+			if _, err := Restore(t.Context(), dst, s, snap); err != nil {
 				t.Fatal(err)
 			}
 			if got := mustSnapshot(t, NewHasher(dst)); got != snap {
 				t.Errorf("snapshot of the restored root = %s, want %s", got, snap)
 			}
-			files, err := NewHasher(src).Files()
+			files, err := NewHasher(src).Files(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestRestoreRoundTrip(t *testing.T) {
 					t.Errorf("%s (-source +restored):\n%s", f, diff)
 				}
 			}
-			again, err := Restore(dst, s, snap)
+			again, err := Restore(t.Context(), dst, s, snap)
 			if err != nil || again != 0 {
 				t.Errorf("restoring again changed %d paths (%v), want 0", again, err)
 			}
@@ -59,7 +59,7 @@ func TestRestoreOverWork(t *testing.T) {
 		file("deep/a/b/c", "c\n"), link("relink", "edit"),
 	)
 	s := memory.NewStorage()
-	snap, err := NewHasher(src).WriteObjects(s)
+	snap, err := NewHasher(src).WriteObjects(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestRestoreOverWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := Restore(dst, s, snap)
+	changed, err := Restore(t.Context(), dst, s, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRestoreRefusesEscapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			dst := t.TempDir()
-			if _, err := Restore(dst, s, Snapshot(id.String())); err == nil {
+			if _, err := Restore(t.Context(), dst, s, Snapshot(id.String())); err == nil {
 				t.Errorf("Restore of a tree naming %q succeeded", name)
 			}
 			if entries, _ := os.ReadDir(dst); len(entries) != 0 {
@@ -146,10 +146,10 @@ func storeObject(t *testing.T, s *memory.Storage, kind plumbing.ObjectType, data
 
 func TestRestoreErrors(t *testing.T) {
 	s := memory.NewStorage()
-	if _, err := Restore(t.TempDir(), s, "nonsense"); err == nil {
+	if _, err := Restore(t.Context(), t.TempDir(), s, "nonsense"); err == nil {
 		t.Error("Restore of a malformed snapshot succeeded")
 	}
-	if _, err := Restore(t.TempDir(), s, "4b825dc642cb6eb9a060e54bf8d69288fbee4904"); err == nil {
+	if _, err := Restore(t.Context(), t.TempDir(), s, "4b825dc642cb6eb9a060e54bf8d69288fbee4904"); err == nil {
 		t.Error("Restore of a tree missing from the store succeeded")
 	}
 }
@@ -179,7 +179,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 	t.Parallel()
 	src := build(t, file("d/f", "tree\n"), fileMode("x", "hook\n", 0o755))
 	s := memory.NewStorage()
-	snap, err := NewHasher(src).WriteObjects(s)
+	snap, err := NewHasher(src).WriteObjects(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRestoreNeverWritesThroughALink(t *testing.T) {
 			if tt.swap != nil {
 				store.swap = func() { tt.swap(t, root) }
 			}
-			if _, err := Restore(root, store, snap); err != nil {
+			if _, err := Restore(t.Context(), root, store, snap); err != nil {
 				t.Fatal(err)
 			}
 			if store.swap != nil {

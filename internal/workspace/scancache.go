@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"io/fs"
 	"sync"
 	"time"
@@ -51,9 +52,9 @@ func (c *ScanCache) end() {
 }
 
 // record is recordStat, from the cache when it vouches for the file.
-func (c *ScanCache) record(l *dirList, rel, name string, s fileStat) Entry {
+func (c *ScanCache) record(ctx context.Context, l *dirList, rel, name string, s fileStat) Entry {
 	if c == nil || !s.key.mode.IsRegular() {
-		return recordStat(l, name, s)
+		return recordStat(ctx, l, name, s)
 	}
 	k := s.key
 	c.mu.Lock()
@@ -62,7 +63,7 @@ func (c *ScanCache) record(l *dirList, rel, name string, s fileStat) Entry {
 	c.mu.Unlock()
 	e := old.entry
 	if !ok || !old.stamp.Vouches(k) {
-		e = recordStat(l, name, s)
+		e = recordStat(ctx, l, name, s)
 		old.stamp = Stamp{Key: k, At: at}
 	}
 	if e.Err == "" {
@@ -75,8 +76,8 @@ func (c *ScanCache) record(l *dirList, rel, name string, s fileStat) Entry {
 
 // recordStat is record of the entry name of directory l, whose lstat
 // found s.
-func recordStat(l *dirList, name string, s fileStat) Entry {
-	r, err := l.root()
+func recordStat(ctx context.Context, l *dirList, name string, s fileStat) Entry {
+	r, err := l.reader()
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = l.info(name, s)
@@ -84,5 +85,5 @@ func recordStat(l *dirList, name string, s fileStat) Entry {
 	if err != nil {
 		return Entry{Mode: s.key.mode, Err: err.Error()}
 	}
-	return record(r, name, fi)
+	return record(ctx, r, name, fi)
 }

@@ -33,7 +33,7 @@ func TestScanCache(t *testing.T) {
 	defer w.Close()
 	all := func(string) bool { return true }
 	c := NewScanCache()
-	first, err := w.ScanCached("", all, all, c)
+	first, err := w.ScanCached(t.Context(), "", all, all, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestScanCache(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
-	second, err := w.ScanCached("", all, all, c)
+	second, err := w.ScanCached(t.Context(), "", all, all, c)
 	if err != nil {
 		t.Fatal(err)
 	}

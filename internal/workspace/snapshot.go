@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -54,8 +55,13 @@ func NewHasherWith(root string, k Checkout) *Hasher {
 
 // Snapshot returns the git tree id of the loop root's current content:
 // what `git add -A && git write-tree` records in a checkout of the base.
-func (h *Hasher) Snapshot() (Snapshot, error) {
-	id, _, err := h.walk(nil)
+// A regular file larger than the Checkout's MaxFileSize fails it (the
+// error wraps ErrFileTooLarge and names the file), as does a directory or
+// path beyond MaxDepth or MaxPathBytes (ErrTooDeep). It stops when ctx is
+// done, between files and within a file's read, with an error wrapping
+// ctx's cause: a walk either completes or returns no snapshot.
+func (h *Hasher) Snapshot(ctx context.Context) (Snapshot, error) {
+	id, _, err := h.walk(ctx, nil)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %q: %w", h.root, err)
 	}
@@ -93,9 +99,9 @@ func (e *UnreproducibleError) Error() string {
 // of the root is not what a checkout of the snapshot writes (its
 // attributes convert it, and the conversion does not give its bytes
 // back), the error is an *UnreproducibleError holding the snapshot and
-// the files.
-func (h *Hasher) Certify() (Snapshot, error) {
-	id, problems, err := h.walk(nil)
+// the files. Its other errors are Snapshot's.
+func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
+	id, problems, err := h.walk(ctx, nil)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %q: %w", h.root, err)
 	}
@@ -109,10 +115,10 @@ func (h *Hasher) Certify() (Snapshot, error) {
 
 // walk computes the top tree of the loop root (storing its objects, when
 // store is not nil) with the cache of the previous walk, and keeps the
-// cache of this one.
-func (h *Hasher) walk(store *objectStore) (ObjectID, []Problem, error) {
+// cache of this one: only a walk that completed replaces it.
+func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Problem, error) {
 	h.mu.Lock()
-	w := &walker{mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
+	w := &walker{ctx: ctx, mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
 	h.mu.Unlock()
 	w.start = h.now()
 	r, err := OpenRoot(h.root)
@@ -121,7 +127,7 @@ func (h *Hasher) walk(store *objectStore) (ObjectID, []Problem, error) {
 	}
 	defer r.Close()
 	if store != nil {
-		w.mode, w.store, store.root, store.reads = storing, store, r, &h.reads
+		w.mode, w.store, store.root, store.reads, store.ctx = storing, store, r, &h.reads, ctx
 		store.k, store.base = h.k, h.k.Base
 	}
 	es, err := w.walk(r)
@@ -142,9 +148,11 @@ func (h *Hasher) walk(store *objectStore) (ObjectID, []Problem, error) {
 
 // Files returns the sorted slash-separated relative paths of the files and
 // symbolic links included in the snapshot (same exclusions), as
-// `git ls-files` would list them after `git add -A`.
-func (h *Hasher) Files() ([]string, error) {
-	w := &walker{mode: listing, files: []string{}}
+// `git ls-files` would list them after `git add -A`. It reads no file
+// but the ignore files, so a file of any size is listed; its other limits
+// are Snapshot's, and so is ctx.
+func (h *Hasher) Files(ctx context.Context) ([]string, error) {
+	w := &walker{ctx: ctx, mode: listing, files: []string{}}
 	r, err := OpenRoot(h.root)
 	if err == nil {
 		_, err = w.walk(r)

@@ -27,18 +27,18 @@ func TestShort(t *testing.T) {
 
 func TestSnapshotMissingRoot(t *testing.T) {
 	h := NewHasher(filepath.Join(t.TempDir(), "missing"))
-	if _, err := h.Snapshot(); err == nil {
+	if _, err := h.Snapshot(t.Context()); err == nil {
 		t.Error("Snapshot() of a missing root succeeded")
 	}
-	if _, err := h.Files(); err == nil {
+	if _, err := h.Files(t.Context()); err == nil {
 		t.Error("Files() of a missing root succeeded")
 	}
 }
 
-// mustSnapshot returns h.Snapshot() or fails the test.
+// mustSnapshot returns h.Snapshot(t.Context()) or fails the test.
 func mustSnapshot(t *testing.T, h *Hasher) Snapshot {
 	t.Helper()
-	s, err := h.Snapshot()
+	s, err := h.Snapshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestSnapshotConcurrent(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 5 {
-				got, err := h.Snapshot()
+				got, err := h.Snapshot(t.Context())
 				if err != nil {
 					t.Error(err)
 					return
@@ -236,7 +236,7 @@ func TestSnapshotConcurrent(t *testing.T) {
 				if got != Snapshot(want) {
 					t.Errorf("Snapshot() = %s, want %s", got, want)
 				}
-				files, err := h.Files()
+				files, err := h.Files(t.Context())
 				if err != nil {
 					t.Error(err)
 					return

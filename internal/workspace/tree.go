@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -46,9 +47,11 @@ func NewTreeHasher(root string, s storer.EncodedObjectStorer) (*TreeHasher, erro
 // Snapshot returns the snapshot of a checkout of tree. The trees it
 // computes are stored in s when missing (their blobs are the tree's own),
 // so that snapshots can be compared entry by entry: give it a store that
-// may take them.
-func (t *TreeHasher) Snapshot(tree plumbing.Hash) (Snapshot, error) {
-	es, err := t.dir(tree, nil, t.exclude)
+// may take them. It stops when ctx is done, with an error wrapping its
+// cause, and refuses a tree deeper than MaxDepth or holding a path longer
+// than MaxPathBytes (ErrTooDeep).
+func (t *TreeHasher) Snapshot(ctx context.Context, tree plumbing.Hash) (Snapshot, error) {
+	es, err := (&treeWalk{ctx: ctx, t: t}).dir(tree, nil, t.exclude)
 	if err != nil {
 		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
 	}
@@ -59,8 +62,19 @@ func (t *TreeHasher) Snapshot(tree plumbing.Hash) (Snapshot, error) {
 	return Snapshot(id.String()), nil
 }
 
+// treeWalk is one TreeHasher.Snapshot.
+type treeWalk struct {
+	ctx context.Context
+	t   *TreeHasher
+}
+
 // dir returns the entries a checkout of tree id, found at path, records.
-func (t *TreeHasher) dir(id plumbing.Hash, path []string, rules []rule) ([]entry, error) {
+// path is extended in place (see eachChild).
+func (w *treeWalk) dir(id plumbing.Hash, path []string, rules []rule) ([]entry, error) {
+	if err := live(w.ctx); err != nil {
+		return nil, err
+	}
+	t := w.t
 	tr, err := object.GetTree(t.s, id)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
@@ -69,13 +83,13 @@ func (t *TreeHasher) dir(id plumbing.Hash, path []string, rules []rule) ([]entry
 		return nil, err
 	}
 	var es []entry
-	child := append(slices.Clip(path), "")
+	child := append(path, "")
 	for _, te := range tr.Entries {
 		if te.Name == ".git" || (len(path) == 0 && IsLoop(te.Name)) {
 			continue
 		}
 		child[len(path)] = te.Name
-		e, ok, err := t.entry(te, child, rules)
+		e, ok, err := w.entry(te, child, rules)
 		if err != nil {
 			return nil, err
 		}
@@ -88,14 +102,17 @@ func (t *TreeHasher) dir(id plumbing.Hash, path []string, rules []rule) ([]entry
 }
 
 // entry returns the entry a checkout records for te, at path.
-func (t *TreeHasher) entry(te object.TreeEntry, path []string, rules []rule) (entry, bool, error) {
+func (w *treeWalk) entry(te object.TreeEntry, path []string, rules []rule) (entry, bool, error) {
 	e := entry{name: te.Name, id: ObjectID(te.Hash)}
 	switch te.Mode {
 	case filemode.Dir:
 		if ignored(rules, path, true) {
 			return entry{}, false, nil
 		}
-		sub, err := t.dir(te.Hash, path, rules)
+		if err := checkDepth(path); err != nil {
+			return entry{}, false, err
+		}
+		sub, err := w.dir(te.Hash, path, rules)
 		if err != nil || len(sub) == 0 {
 			return entry{}, false, err
 		}
@@ -125,7 +142,7 @@ func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []ru
 	}
 	data, err := t.blob(es[i].Hash, maxIgnoreFile)
 	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", strings.Join(append(slices.Clip(path), ".gitignore"), "/"), err)
+		return nil, fmt.Errorf("read %q: %w", join(strings.Join(path, "/"), ".gitignore"), err)
 	}
 	return append(slices.Clip(rules), parseRules(data, path)...), nil
 }

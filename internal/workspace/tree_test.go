@@ -80,7 +80,7 @@ func TestTreeHasherMatchesCheckout(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(checkout, ".git", "info", "exclude"), []byte(tc.exclude), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			want, err := NewHasher(checkout).Snapshot()
+			want, err := NewHasher(checkout).Snapshot(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestTreeHasherMatchesCheckout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := th.Snapshot(plumbing.NewHash(tree))
+			got, err := th.Snapshot(t.Context(), plumbing.NewHash(tree))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,8 +33,10 @@ type uncarried struct {
 // (see [Uncarried]). It never follows a symbolic link, never opens a FIFO,
 // and reads no file but the ignore files. A directory the ignore rules
 // exclude that cannot be listed is recorded as sealed; one they include
-// that cannot be read is an error, as it is for a snapshot.
-func ScanUncarried(root string) (Uncarried, error) {
+// that cannot be read is an error, as it is for a snapshot, and so is a
+// directory beyond MaxDepth or MaxPathBytes (ErrTooDeep), excluded or
+// not. It stops when ctx is done, with an error wrapping its cause.
+func ScanUncarried(ctx context.Context, root string) (Uncarried, error) {
 	r, err := OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open loop root %q: %w", root, err)
@@ -48,19 +51,29 @@ func ScanUncarried(root string) (Uncarried, error) {
 		return nil, err
 	}
 	defer l.close()
-	out := Uncarried{}
-	if err := out.included(l, nil, rules); err != nil {
+	s := &uncarriedScan{ctx: ctx, u: Uncarried{}}
+	if err := s.included(l, nil, rules); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return s.u, nil
+}
+
+// uncarriedScan is one ScanUncarried.
+type uncarriedScan struct {
+	ctx context.Context
+	u   Uncarried
 }
 
 // included scans directory l, at path, whose content the ignore rules may
 // include: what they exclude is recorded, what they include is entered.
-func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
+// path is extended in place (see eachChild).
+func (s *uncarriedScan) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
 	return eachEntry(l, path, rules, skip, nil, func(child []string, typ fs.FileMode, rules []rule) error {
-		return u.child(l, child, typ, rules)
+		if err := live(s.ctx); err != nil {
+			return err
+		}
+		return s.child(l, child, typ, rules)
 	})
 }
 
@@ -69,7 +82,7 @@ func (u Uncarried) included(l *dirList, path []string, rules []rule) error {
 // as typ. A carried entry that is not a directory has nothing to record
 // nor to enter: it is passed by on typ alone, without an lstat (most of a
 // checkout). Every other entry is looked at with lstat.
-func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
+func (s *uncarriedScan) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
 	name := path[len(path)-1]
 	// A top-level .LOOP (or ".loop."): a snapshot leaves it out as if it
 	// were .loop, which it is on a case-folding disk; where it is not,
@@ -78,66 +91,76 @@ func (u Uncarried) child(l *dirList, path []string, typ fs.FileMode, rules []rul
 	if name != ".git" && !aliased && !typ.IsDir() && !ignored(rules, path, false) {
 		return nil
 	}
-	s, err := l.lstat(name)
+	st, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed since it was listed
 	}
 	if err != nil {
 		return err
 	}
-	rel := strings.Join(path, "/")
-	if name == ".git" || aliased || ignored(rules, path, s.key.mode.IsDir()) {
-		return u.all(l, name, rel, s)
+	if name == ".git" || aliased || ignored(rules, path, st.key.mode.IsDir()) {
+		return s.all(l, path, st)
 	}
-	if !s.key.mode.IsDir() {
+	if !st.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := l.subSame(name, s)
+	if err := checkDepth(path); err != nil {
+		return err
+	}
+	sub, err := l.subSame(name, st)
 	if err != nil {
-		return fmt.Errorf("scan %q: %w", rel, err)
+		return fmt.Errorf("scan %q: %w", strings.Join(path, "/"), err)
 	}
 	defer sub.close()
-	return u.included(sub, path, rules)
+	return s.included(sub, path, rules)
 }
 
-// all records the entry rel (the child name of l, whose lstat found s)
-// and, if it is a directory, everything below it: git never re-includes
-// what lies in an excluded directory.
-func (u Uncarried) all(l *dirList, name, rel string, s fileStat) error {
-	u[rel] = uncarried{key: s.key}
-	if !s.key.mode.IsDir() {
+// all records the entry path (the child of l named by its last
+// component, whose lstat found st) and, if it is a directory, everything
+// below it: git never re-includes what lies in an excluded directory.
+// path is extended in place (see eachChild); each entry's key is made
+// when it is recorded.
+func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
+	rel := strings.Join(path, "/")
+	s.u[rel] = uncarried{key: st.key}
+	if !st.key.mode.IsDir() {
 		return nil
 	}
-	sub, err := l.subSame(name, s)
+	if err := checkDepth(path); err != nil {
+		return err
+	}
+	sub, err := l.subSame(path[len(path)-1], st)
 	if err == nil {
-		err = u.below(sub, rel)
+		err = s.below(sub, path)
 		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) {
-		u[rel] = uncarried{key: s.key, sealed: true}
+		s.u[rel] = uncarried{key: st.key, sealed: true}
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("scan %q: %w", rel, err)
-	}
-	return nil
+	return placed(rel, err)
 }
 
-// below records everything in directory l, at rel (see all).
-func (u Uncarried) below(l *dirList, rel string) error {
+// below records everything in directory l, at path (see all).
+func (s *uncarriedScan) below(l *dirList, path []string) error {
 	entries, err := l.entries()
+	child := append(path, "")
 	for _, e := range entries {
+		if err == nil {
+			err = live(s.ctx)
+		}
 		if err != nil {
 			break
 		}
-		var s fileStat
-		s, err = l.lstat(e.name)
+		var st fileStat
+		st, err = l.lstat(e.name)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 			continue
 		}
 		if err == nil {
-			err = u.all(l, e.name, rel+"/"+e.name, s)
+			child[len(path)] = e.name
+			err = s.all(l, child, st)
 		}
 	}
 	return err

@@ -13,7 +13,7 @@ import (
 
 func scanUncarried(t *testing.T, root string) Uncarried {
 	t.Helper()
-	u, err := ScanUncarried(root)
+	u, err := ScanUncarried(t.Context(), root)
 	if err != nil {
 		t.Fatalf("ScanUncarried: %v", err)
 	}
@@ -228,7 +228,7 @@ func BenchmarkScanUncarried20k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	base, err := ScanUncarried(root)
+	base, err := ScanUncarried(b.Context(), root)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func BenchmarkScanUncarried20k(b *testing.B) {
 		b.Fatalf("%d uncarried entries, want %d", len(base), 20801)
 	}
 	for b.Loop() {
-		now, err := ScanUncarried(root)
+		now, err := ScanUncarried(b.Context(), root)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,12 +1,12 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -22,6 +22,7 @@ const (
 
 // walker performs one traversal of the loop root.
 type walker struct {
+	ctx   context.Context // the walk stops when it is done
 	mode  walkMode
 	start time.Time             // when the walk started, for the racy rule
 	prev  map[string]cacheEntry // cache of the previous walk; read only
@@ -72,6 +73,8 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 }
 
 // dir returns the sorted tree entries of directory l, found at path.
+// path's backing array beyond its length is the walk's to use (see
+// eachChild).
 func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
@@ -96,8 +99,13 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 // eachChild reads directory l's .gitignore on top of rules and calls visit
 // for each child a snapshot may hold — never .git, nor .loop at the root
 // (in any case: see IsLoop) — with path extended by the child's name.
-// visit must not keep child. found, when not nil, is given the listing
-// and the rules first.
+// visit must not keep child: it is path extended in place, in path's
+// backing array when it has room, so that the directories of a walk share
+// one array of names rather than each holding a copy of its path (a
+// chain of directories would otherwise cost the square of its depth).
+// Whoever keeps a path copies it (the ignore rules do); whoever extends
+// it does so beyond its length, which its parents never read. found, when
+// not nil, is given the listing and the rules first.
 func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
 	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
@@ -114,7 +122,7 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 		return err
 	}
 	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
-		r, err := l.root()
+		r, err := l.reader()
 		if err != nil {
 			return err
 		}
@@ -127,7 +135,7 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 			return err
 		}
 	}
-	child := append(slices.Clip(path), "")
+	child := append(path, "")
 	for _, e := range entries {
 		if skip(e.name) {
 			continue
@@ -160,6 +168,9 @@ func readNames(r *os.Root) ([]string, error) {
 // entry returns the tree entry for path, the child of directory l named
 // by its last component, and whether there is one to record.
 func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, error) {
+	if err := live(w.ctx); err != nil {
+		return entry{}, false, err
+	}
 	name := path[len(path)-1]
 	s, err := l.lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -189,6 +200,9 @@ func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, er
 // directory holds nothing to record.
 func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
+	if err := checkDepth(path); err != nil {
+		return entry{}, false, err
+	}
 	sub, err := l.sub(name)
 	if err != nil {
 		return entry{}, false, err
@@ -212,11 +226,15 @@ func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, e
 func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 	name := path[len(path)-1]
 	e := entry{name: name, mode: modeSymlink}
+	w.rel = appendPath(w.rel[:0], path)
+	if len(w.rel) > MaxPathBytes {
+		return entry{}, false, tooDeep(path, len(w.rel))
+	}
 	if w.mode == listing {
-		w.files = append(w.files, strings.Join(path, "/"))
+		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	r, err := l.root()
+	r, err := l.reader()
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -242,9 +260,15 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		e.mode = modeExec
 	}
 	w.rel = appendPath(w.rel[:0], path)
+	if len(w.rel) > MaxPathBytes {
+		return entry{}, false, tooDeep(path, len(w.rel))
+	}
 	if w.mode == listing {
 		w.files = append(w.files, string(w.rel))
 		return e, true, nil
+	}
+	if err := CheckFileSize(string(w.rel), s.key.size, w.k.maxFileSize()); err != nil {
+		return entry{}, false, err // by its lstat: not a byte is read
 	}
 	var cv *convs // nil: nothing converts the file, the common case, which costs nothing
 	if w.converting() {
@@ -278,21 +302,25 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
-	r, err := l.root()
+	r, err := l.reader()
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = l.info(name, s)
 	}
+	limit := w.k.maxFileSize()
 	switch {
 	case err != nil:
 	case w.mode == storing:
 		id, now, why, err = w.store.file(r, name, fi, rel, cv)
 	case cv != nil:
-		id, now, why, err = convertRead(r, name, fi, func(b []byte) ([]byte, string, error) {
+		id, now, why, err = convertRead(w.ctx, r, name, fi, limit, func(b []byte) ([]byte, string, error) {
 			return w.k.convertFile(rel, b, *cv, w.base)
 		})
 	default:
-		id, now, err = HashFile(r, name, fi)
+		id, now, err = hashFile(w.ctx, r, name, fi, limit)
+	}
+	if errors.Is(err, errOverLimit) { // it grew since the lstat
+		return ObjectID{}, tooLargeFile(rel, now.Size(), limit)
 	}
 	if err != nil {
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]

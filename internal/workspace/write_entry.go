@@ -2,12 +2,14 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 // modeBits are the bits of a mode besides its type that an [Entry]
@@ -198,12 +200,13 @@ func (w *Writer) Lookup(rel string) (Entry, bool, error) {
 	if err != nil {
 		return Entry{}, false, wrapOp("read", rel, err)
 	}
-	return record(d.r, name, fi), true, nil
+	return record(context.Background(), d.r, name, fi), true, nil
 }
 
 // record reads the child name of r, whose lstat result is fi. A file
-// that cannot be read is recorded with the reason.
-func record(r *os.Root, name string, fi fs.FileInfo) Entry {
+// that cannot be read is recorded with the reason, and so is one whose
+// read ctx stopped (the caller checks it).
+func record(ctx context.Context, r dirReader, name string, fi fs.FileInfo) Entry {
 	e := Entry{Mode: fi.Mode()}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -213,7 +216,7 @@ func record(r *os.Root, name string, fi fs.FileInfo) Entry {
 		}
 		e.Data = []byte(t)
 	case fi.Mode().IsRegular():
-		if err := readRegular(r, name, fi, &e); err != nil {
+		if err := readRegular(ctx, r, name, fi, &e); err != nil {
 			e.Data, e.Err = nil, err.Error()
 		}
 	}
@@ -223,7 +226,7 @@ func record(r *os.Root, name string, fi fs.FileInfo) Entry {
 // readRegular reads the regular file name of r into e: opened without
 // blocking (a named pipe swapped in since lstat is refused, not waited
 // on) and checked to be the file lstat found.
-func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
+func readRegular(ctx context.Context, r dirReader, name string, fi fs.FileInfo, e *Entry) error {
 	f, now, err := openRegular(r, name, fi)
 	if err != nil {
 		return err
@@ -236,7 +239,7 @@ func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 	if now.Size() <= RecordLimit {
 		dst = io.MultiWriter(h, &buf)
 	}
-	n, err := io.Copy(dst, f)
+	n, err := io.Copy(dst, ctxReader{ctx, f})
 	if err != nil {
 		return err
 	}
@@ -256,15 +259,17 @@ func readRegular(r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 // a link, and a dir that is one (or is missing) holds nothing. An entry
 // that keep does not select, and that is not a directory descend selects
 // either, is passed by on the type its directory's listing gives
-// (dirList.entries), without an lstat.
-func (w *Writer) Scan(dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
-	return w.ScanCached(dir, descend, keep, nil)
+// (dirList.entries), without an lstat. It stops when ctx is done, between
+// entries and within a file's read, with an error wrapping its cause, and
+// never enters a directory beyond MaxDepth or MaxPathBytes (ErrTooDeep).
+func (w *Writer) Scan(ctx context.Context, dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
+	return w.ScanCached(ctx, dir, descend, keep, nil)
 }
 
 // ScanCached is Scan, taking from c the record of each regular file whose
 // stat c vouches for (see ScanCache) instead of reading it again, and
 // keeping in c what this scan found. A nil c reads everything.
-func (w *Writer) ScanCached(dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
+func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	c = c.begin()
 	defer c.end()
@@ -279,7 +284,11 @@ func (w *Writer) ScanCached(dir string, descend, keep func(rel string) bool, c *
 	defer d.close()
 	l, err := openListing(d.r)
 	if err == nil {
-		err = scanDir(l, dir, descend, keep, out, c)
+		s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, c: c, rel: []byte(dir)}
+		if dir != "" {
+			s.depth = strings.Count(dir, "/") + 1
+		}
+		err = s.dir(l)
 		l.close()
 	}
 	if err != nil {
@@ -311,61 +320,86 @@ func (w *Writer) openDir(rel string) (*os.Root, error) {
 	return openSame(d.r, name, fi)
 }
 
-// scanDir scans directory l, at at (see ScanCached).
-func scanDir(l *dirList, at string, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
+// scan is one ScanCached.
+type scan struct {
+	ctx           context.Context
+	descend, keep func(rel string) bool
+	out           map[string]Entry
+	c             *ScanCache
+	// rel is the path of the directory at hand, in one buffer the scan
+	// shares: its entries' paths extend it in place, so that no directory
+	// keeps a path of its own while those below it are scanned. depth is
+	// how many directories it names.
+	rel   []byte
+	depth int
+}
+
+// dir scans directory l, at s.rel.
+func (s *scan) dir(l *dirList) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
+	at := len(s.rel)
+	defer func() { s.rel = s.rel[:at] }()
 	for _, e := range entries {
-		name, rel := e.name, e.name
-		if at != "" {
-			rel = at + "/" + name
+		if err := live(s.ctx); err != nil {
+			return err
 		}
-		if !keep(rel) && (!e.typ.IsDir() || !descend(rel)) {
+		s.rel = s.rel[:at]
+		if at > 0 {
+			s.rel = append(s.rel, '/')
+		}
+		s.rel = append(s.rel, e.name...)
+		rel := string(s.rel)
+		if !s.keep(rel) && (!e.typ.IsDir() || !s.descend(rel)) {
 			continue // nothing to record nor to enter: passed by on the listing's type, without an lstat
 		}
-		s, err := l.lstat(name)
+		st, err := l.lstat(e.name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if s.key.mode.IsDir() {
-			if keep(rel) {
-				out[rel] = Entry{Mode: s.key.mode}
+		if st.key.mode.IsDir() {
+			if s.keep(rel) {
+				s.out[rel] = Entry{Mode: st.key.mode}
 			}
-			if err := scanSub(l, name, rel, s, descend, keep, out, c); err != nil {
+			if !s.descend(rel) {
+				continue
+			}
+			if err := s.sub(l, e.name, st); err != nil {
 				return err
 			}
 			continue
 		}
-		if keep(rel) {
-			out[rel] = c.record(l, rel, name, s)
+		if s.keep(rel) {
+			s.out[rel] = s.c.record(s.ctx, l, rel, e.name, st)
+			if err := live(s.ctx); err != nil {
+				return err // the record says the read stopped: it is no record
+			}
 		}
 	}
 	return nil
 }
 
-// scanSub scans the subdirectory name of r, at rel. One that may not be
-// read (or is gone) holds nothing as far as Scan can tell: what was
-// recorded in it before then looks deleted, and putting it back fails
-// where the directory still refuses access.
-func scanSub(l *dirList, name, rel string, s fileStat, descend, keep func(string) bool, out map[string]Entry, c *ScanCache) error {
-	if !descend(rel) {
-		return nil
+// sub scans the subdirectory name of l, at s.rel, whose lstat found st.
+// One that may not be read (or is gone) holds nothing as far as Scan can
+// tell: what was recorded in it before then looks deleted, and putting it
+// back fails where the directory still refuses access.
+func (s *scan) sub(l *dirList, name string, st fileStat) error {
+	if s.depth++; s.depth > MaxDepth || len(s.rel) > MaxPathBytes {
+		return tooDeep(strings.Split(string(s.rel), "/"), len(s.rel))
 	}
-	sub, err := l.subSame(name, s)
+	defer func() { s.depth-- }()
+	sub, err := l.subSame(name, st)
 	if err == nil {
-		err = scanDir(sub, rel, descend, keep, out, c)
+		err = s.dir(sub)
 		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("scan %q: %w", rel, err)
-	}
-	return nil
+	return placed(string(s.rel), err)
 }

@@ -69,7 +69,7 @@ func TestWriterNeverGoesThroughALink(t *testing.T) {
 		"Remove":    func(_ *testing.T, w *Writer, rel string) error { return w.Remove(rel) },
 		"Copy": func(t *testing.T, w *Writer, rel string) error {
 			src, fi := source(t, rel, file(rel, "forged\n"))
-			_, err := w.Copy(rel, src, fi)
+			_, err := w.Copy(t.Context(), rel, src, fi)
 			return err
 		},
 	}
@@ -245,7 +245,7 @@ func TestScanRecordsWithoutFollowing(t *testing.T) {
 	outside := build(t, file("secret", "s\n"))
 	root := build(t, file("a/x.go", "x\n"), file("a/b/y.go", "y\n"), file("skip/z.go", "z\n"), link("a/out", outside))
 	w := openWriter(t, root)
-	got, err := w.Scan("", func(rel string) bool { return rel != "skip" }, func(string) bool { return true })
+	got, err := w.Scan(t.Context(), "", func(rel string) bool { return rel != "skip" }, func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestScanRecordsWithoutFollowing(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if sub, err := w.Scan("a/out", func(string) bool { return true }, func(string) bool { return true }); err != nil || len(sub) != 0 {
+	if sub, err := w.Scan(t.Context(), "a/out", func(string) bool { return true }, func(string) bool { return true }); err != nil || len(sub) != 0 {
 		t.Errorf("Scan below a link = %v, %v; want nothing", sub, err)
 	}
 }
@@ -305,7 +305,7 @@ func TestScanSkipsUnreadableDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
-	got, err := openWriter(t, root).Scan("", func(string) bool { return true }, func(rel string) bool { return !strings.HasSuffix(rel, "locked") && rel != "a" })
+	got, err := openWriter(t, root).Scan(t.Context(), "", func(string) bool { return true }, func(rel string) bool { return !strings.HasSuffix(rel, "locked") && rel != "a" })
 	if err != nil || len(got) != 1 {
 		t.Errorf("Scan = %v, %v; want a/x alone", got, err)
 	}

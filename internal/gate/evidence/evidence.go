@@ -95,17 +95,17 @@ func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept er
 		r, void = c.command(ctx, m.Command, m.Argv, m.Timeout.Duration)
 		ev.Metrics = &gate.MetricsResult{Command: r}
 	}
-	ev.Snapshot, ev.Void = c.snapshotBeside(void == nil)
+	ev.Snapshot, ev.Void = c.snapshotBeside(ctx, void == nil)
 	return ev
 }
 
 // snapshotBeside takes the snapshot if due, with c.Beside running beside
 // it, and returns it ("" when not due or when it failed) with why it
 // cannot be certified (see snapshot).
-func (c *Collector) snapshotBeside(due bool) (snap, void string) {
+func (c *Collector) snapshotBeside(ctx context.Context, due bool) (snap, void string) {
 	if c.Beside == nil {
 		if due {
-			return c.snapshot()
+			return c.snapshot(ctx)
 		}
 		return "", ""
 	}
@@ -115,7 +115,7 @@ func (c *Collector) snapshotBeside(due bool) (snap, void string) {
 		c.Beside()
 	}()
 	if due {
-		snap, void = c.snapshot()
+		snap, void = c.snapshot(ctx)
 	}
 	<-done
 	return snap, void
@@ -150,20 +150,25 @@ func voidCommand(run string, argv []string, why error) gate.CommandResult {
 }
 
 // snapshot takes the workspace snapshot the gate may certify, and says
-// why it may not: it could not be taken, or files of the root are not
-// what a checkout of it writes (workspace.Hasher.Certify: their
+// why it may not: it could not be taken (a file is larger than a snapshot
+// holds, directories nest too deep, ctx ended), or files of the root are
+// not what a checkout of it writes (workspace.Hasher.Certify: their
 // .gitattributes convert them), so the checks measured bytes no checkout
 // of the snapshot reproduces.
-func (c *Collector) snapshot() (snap, void string) {
+func (c *Collector) snapshot(ctx context.Context) (snap, void string) {
 	h := c.Hasher
 	if h == nil {
 		h = workspace.NewHasher(c.Root)
 	}
-	s, err := h.Certify()
+	s, err := h.Certify(ctx)
 	var ue *workspace.UnreproducibleError
 	switch {
 	case errors.As(err, &ue):
 		return string(s), err.Error()
+	case errors.Is(err, workspace.ErrFileTooLarge): // the error names the file, and the root's path adds nothing
+		return "", fmt.Sprintf("the workspace holds a file larger than a snapshot holds, so nothing it holds can be certified: %v; remove it, or raise run.max_file_size (GitHub refuses any pushed file over 100 MiB)", errors.Unwrap(err))
+	case errors.Is(err, workspace.ErrTooDeep):
+		return "", fmt.Sprintf("the workspace nests directories deeper than a snapshot holds, so nothing it holds can be certified: %v", errors.Unwrap(err))
 	case err != nil:
 		return "", fmt.Sprintf("the workspace snapshot could not be taken, so nothing it holds can be certified: %v", err)
 	}

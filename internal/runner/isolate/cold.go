@@ -21,8 +21,9 @@ type seeded struct {
 
 // copyAll copies files (sorted, as workspace lists them) from src into the
 // empty dst, a directory at a time on several goroutines: the copies are
-// small and each costs a few system calls, so they overlap well.
-func copyAll(ctx context.Context, src, dst *os.Root, files []string) ([]seeded, error) {
+// small and each costs a few system calls, so they overlap well. A file
+// larger than limit is an error, and is not copied.
+func copyAll(ctx context.Context, src, dst *os.Root, files []string, limit int64) ([]seeded, error) {
 	groups := byDir(files)
 	for _, g := range groups {
 		if g.dir != "" {
@@ -39,7 +40,7 @@ func copyAll(ctx context.Context, src, dst *os.Root, files []string) ([]seeded, 
 	for range min(len(groups), 4*runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(groups) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				if err := copyDir(src, dst, groups[i], out); err != nil {
+				if err := copyDir(ctx, src, dst, groups[i], out, limit); err != nil {
 					mu.Lock()
 					first = cmp.Or(first, err)
 					mu.Unlock()
@@ -74,7 +75,7 @@ func byDir(files []string) []dirGroup {
 }
 
 // copyDir copies the files of g, through roots opened on its directory.
-func copyDir(src, dst *os.Root, g dirGroup, out []seeded) error {
+func copyDir(ctx context.Context, src, dst *os.Root, g dirGroup, out []seeded, limit int64) error {
 	s, d := src, dst
 	if g.dir != "" {
 		var err error
@@ -95,7 +96,10 @@ func copyDir(src, dst *os.Root, g dirGroup, out []seeded) error {
 		if err != nil {
 			return err
 		}
-		c, err := workspace.CopyNew(s, d, name, fi)
+		if fi.Mode().IsRegular() && fi.Size() > limit {
+			return tooLarge(join(g.dir, name), fi, limit)
+		}
+		c, err := workspace.CopyNew(ctx, s, d, name, fi)
 		if missing(err) {
 			continue
 		}

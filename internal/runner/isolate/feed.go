@@ -1,6 +1,10 @@
 package isolate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
+)
 
 // feed tells which paths of the worktrees may have changed.
 type feed interface {
@@ -29,10 +33,12 @@ func (walkFeed) drain(*tree) touched { return touched{full: true} }
 func (walkFeed) close() error        { return nil }
 
 // excludedTop returns the part of p that a snapshot never includes, and
-// why: an entry named .git at any depth, or .loop at the top; "" if none.
+// why: an entry named .git at any depth, or .loop at the top in any
+// spelling a case-folding disk takes for it (workspace.IsLoop); "" if
+// none.
 func excludedTop(p string) (top, reason string) {
-	if p == ".loop" || strings.HasPrefix(p, ".loop/") {
-		return ".loop", ReasonLoop
+	if first, _, _ := strings.Cut(p, "/"); workspace.IsLoop(first) {
+		return first, ReasonLoop
 	}
 	for i := 0; i < len(p); {
 		j := strings.IndexByte(p[i:], '/')

@@ -49,10 +49,10 @@ func TestSwappedInFIFOFailsFast(t *testing.T) {
 	defer w.Close()
 	for name, call := range map[string]func() bool{
 		"readState": func() bool {
-			st, _, err := readState(src, "a.txt", fi)
+			st, _, err := readState(t.Context(), src, "a.txt", fi, 1<<20)
 			return err == nil && st.kind == blocked
 		},
-		"Writer.Copy": func() bool { _, err := w.Copy("a.txt", src, fi); return err != nil },
+		"Writer.Copy": func() bool { _, err := w.Copy(t.Context(), "a.txt", src, fi); return err != nil },
 	} {
 		done := make(chan bool, 1)
 		go func() { done <- call() }()

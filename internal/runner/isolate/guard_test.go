@@ -35,6 +35,18 @@ func TestPublishRefuses(t *testing.T) {
 		tree:    map[string]string{".git/config": "<none>", ".loop/state.json": "<none>", "d/.git/HEAD": "<none>"},
 		missing: []string{".git", ".loop/state.json", "d/.git"},
 	}, {
+		name: "writes into .loop spelt as a case-folding disk takes it",
+		node: func(e *env, dir string) {
+			e.write("coder", ".LOOP/state.json", "{}")
+			e.write("coder", ".Loop./x", "x")
+		},
+		want: []Refusal{
+			{Node: "coder", Path: ".LOOP", Reason: ReasonLoop},
+			{Node: "coder", Path: ".Loop.", Reason: ReasonLoop},
+		},
+		tree:    map[string]string{".LOOP/state.json": "<none>", ".Loop./x": "<none>"},
+		missing: []string{".LOOP", ".Loop."},
+	}, {
 		name: "a .git file at the top of the worktree",
 		node: func(e *env, dir string) { e.write("coder", ".git", "gitdir: /elsewhere") },
 		want: []Refusal{{Node: "coder", Path: ".git", Reason: ReasonGit}},
@@ -226,7 +238,10 @@ func TestExcludedTop(t *testing.T) {
 		{".git/config", ".git", ReasonGit},
 		{"a/.git/x/y", "a/.git", ReasonGit},
 		{".loop/worktrees/x", ".loop", ReasonLoop},
+		{".LOOP/x", ".LOOP", ReasonLoop}, // .loop itself on a case-folding disk
+		{".Loop.", ".Loop.", ReasonLoop}, // and on Windows, which drops trailing dots
 		{"a/.loop/x", "", ""},
+		{".loops/x", "", ""},
 		{".gitignore", "", ""},
 		{"a/.github/x", "", ""},
 	}

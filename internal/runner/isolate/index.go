@@ -19,16 +19,17 @@ type rootEntry struct {
 // index remembers the states of the loop root's files, so that unchanged
 // files (by stat) are not read again.
 type index struct {
-	dir  string
-	r    *os.Root          // for reading
-	w    *workspace.Writer // for writing
-	ents map[string]rootEntry
-	now  func() time.Time
+	dir   string
+	r     *os.Root          // for reading
+	w     *workspace.Writer // for writing
+	ents  map[string]rootEntry
+	now   func() time.Time
+	limit int64 // the largest file read (Options.MaxFileSize)
 }
 
 // state returns the state of p in the root, blocked when p is a directory
 // or lies below something that is not a directory.
-func (x *index) state(p string, dirs *dirCheck) (state, error) {
+func (x *index) state(ctx context.Context, p string, dirs *dirCheck) (state, error) {
 	ok, err := dirs.parentsReal(p)
 	if err != nil {
 		return state{}, err
@@ -43,7 +44,7 @@ func (x *index) state(p string, dirs *dirCheck) (state, error) {
 	case err != nil:
 		return state{}, err
 	}
-	return x.stateOf(p, fi)
+	return x.stateOf(ctx, p, fi)
 }
 
 // blockedOrAbsent tells apart a path whose parent is missing (absent) from
@@ -66,13 +67,17 @@ func (x *index) blockedOrAbsent(p string, dirs *dirCheck) (state, error) {
 	return state{}, nil
 }
 
-// stateOf returns the state of p, whose lstat result is fi.
-func (x *index) stateOf(p string, fi fs.FileInfo) (state, error) {
+// stateOf returns the state of p, whose lstat result is fi; a file
+// larger than the limit is an error.
+func (x *index) stateOf(ctx context.Context, p string, fi fs.FileInfo) (state, error) {
 	if e, ok := x.ents[p]; ok && e.seen.Vouches(workspace.KeyOf(fi)) {
 		return e.st, nil
 	}
 	at := x.now()
-	st, key, err := readState(x.r, p, fi)
+	st, key, err := readState(ctx, x.r, p, fi, x.limit)
+	if err == nil && st.kind == oversized {
+		err = tooLarge(p, fi, x.limit)
+	}
 	if err != nil {
 		return state{}, fmt.Errorf("read %q in the loop root: %w", p, err)
 	}
@@ -88,14 +93,14 @@ func (x *index) record(p string, st state, key workspace.StatKey, at time.Time) 
 }
 
 // files lists the paths the root's snapshot includes, as workspace decides.
-func (x *index) files() ([]string, error) {
-	return workspace.NewHasher(x.dir).Files()
+func (x *index) files(ctx context.Context) ([]string, error) {
+	return workspace.NewHasher(x.dir).Files(ctx)
 }
 
 // scan returns the state of every file the snapshot includes, and drops
 // what it remembers of other paths.
 func (x *index) scan(ctx context.Context) (map[string]state, error) {
-	files, err := x.files()
+	files, err := x.files(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +109,7 @@ func (x *index) scan(ctx context.Context) (map[string]state, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := x.scanDir(g, out); err != nil {
+		if err := x.scanDir(ctx, g, out); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +124,7 @@ func (x *index) scan(ctx context.Context) (map[string]state, error) {
 // scanDir adds the states of the files of g to out, through a root opened
 // on their directory (a path lstat through the loop root opens every
 // directory on the way).
-func (x *index) scanDir(g dirGroup, out map[string]state) error {
+func (x *index) scanDir(ctx context.Context, g dirGroup, out map[string]state) error {
 	r := x.r
 	if g.dir != "" {
 		sub, err := workspace.OpenDir(x.r, g.dir)
@@ -141,7 +146,7 @@ func (x *index) scanDir(g dirGroup, out map[string]state) error {
 			return err
 		}
 		p := join(g.dir, name)
-		if out[p], err = x.stateOf(p, fi); err != nil {
+		if out[p], err = x.stateOf(ctx, p, fi); err != nil {
 			return err
 		}
 	}

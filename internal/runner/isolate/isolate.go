@@ -17,6 +17,12 @@ type Options struct {
 	// Protected reports whether a path (slash-separated, relative to the
 	// loop root) is protected; nil protects nothing.
 	Protected func(rel string) bool
+	// MaxFileSize is the largest regular file seeded into a worktree or
+	// published from one (a snapshot holds none larger); 0 is
+	// workspace.DefaultMaxFileSize. A larger file is never read: in the
+	// root it fails Prepare, in a worktree its publication is refused
+	// (ReasonTooLarge).
+	MaxFileSize int64
 }
 
 // Manager owns the worktrees of one run. Its methods are safe for
@@ -160,7 +166,7 @@ func (m *Manager) open() error {
 		w.Close()
 		return fmt.Errorf("create worktrees directory: %w", err)
 	}
-	m.index = &index{dir: m.root, r: r, w: w, ents: map[string]rootEntry{}, now: m.now}
+	m.index = &index{dir: m.root, r: r, w: w, ents: map[string]rootEntry{}, now: m.now, limit: m.limit()}
 	m.feed = walkFeed{}
 	if !m.walkOnly {
 		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
@@ -179,3 +185,11 @@ func (m *Manager) readRepo() {
 }
 
 func (m *Manager) worktrees() string { return filepath.Join(m.root, ".loop", "worktrees") }
+
+// limit is the largest file the Manager copies or reads (Options.MaxFileSize).
+func (m *Manager) limit() int64 {
+	if m.opts.MaxFileSize <= 0 {
+		return workspace.DefaultMaxFileSize
+	}
+	return m.opts.MaxFileSize
+}

@@ -20,6 +20,7 @@ type change struct {
 
 // publisher publishes one node's changes.
 type publisher struct {
+	ctx   context.Context
 	m     *Manager
 	t     *tree
 	rep   *Report
@@ -32,7 +33,7 @@ func (m *Manager) publish(ctx context.Context, t *tree, rep *Report) error {
 	if err := m.refresh(ctx, t); err != nil {
 		return err
 	}
-	p := &publisher{m: m, t: t, rep: rep, wdirs: newDirCheck(t.r), rdirs: newDirCheck(m.index.r)}
+	p := &publisher{ctx: ctx, m: m, t: t, rep: rep, wdirs: newDirCheck(t.r), rdirs: newDirCheck(m.index.r)}
 	refused := len(rep.Refused)
 	defer p.sortRefusals(refused)
 	paths, err := p.refuseExcluded(sortedKeys(t.pending))
@@ -108,7 +109,7 @@ func (p *publisher) refuseExcluded(paths []string) ([]string, error) {
 func (p *publisher) collect(paths []string) ([]change, error) {
 	var out []change
 	for _, q := range paths {
-		cur, changed, err := p.t.changed(q, p.wdirs)
+		cur, changed, err := p.t.changed(p.ctx, q, p.wdirs, p.m.limit())
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +147,10 @@ func (p *publisher) toFilter(changes []change) []string {
 
 // one publishes the change c, or reports why not.
 func (p *publisher) one(c change) error {
+	if c.cur.kind == oversized {
+		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonTooLarge})
+		return p.restore(c.path)
+	}
 	if reason, err := p.m.refusal(p.t, c); reason != "" || err != nil {
 		if err != nil {
 			return err
@@ -153,7 +158,7 @@ func (p *publisher) one(c change) error {
 		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: reason})
 		return p.restore(c.path)
 	}
-	rs, err := p.m.index.state(c.path, p.rdirs)
+	rs, err := p.m.index.state(p.ctx, c.path, p.rdirs)
 	switch {
 	case err != nil:
 		return err
@@ -184,7 +189,7 @@ func (p *publisher) write(c change) error {
 		return cmp.Or(err, errors.New("vanished from the worktree"))
 	}
 	at := p.m.now()
-	cp, err := p.m.index.w.Copy(c.path, p.t.r, fi)
+	cp, err := p.m.index.w.Copy(p.ctx, c.path, p.t.r, fi)
 	if errors.Is(err, workspace.ErrParent) {
 		p.rdirs.forget(strings.SplitN(c.path, "/", 2)[0])
 		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonUnreachable})
@@ -207,7 +212,7 @@ func (p *publisher) write(c change) error {
 // restore gives the worktree the root's version of path back, after a
 // refusal, so that the same change is not refused again and again.
 func (p *publisher) restore(q string) error {
-	err := p.m.adopt(p.t, q, p.wdirs)
+	err := p.m.adopt(p.ctx, p.t, q, p.wdirs)
 	if err != nil {
 		return fmt.Errorf("restore %q in the worktree: %w", q, err)
 	}

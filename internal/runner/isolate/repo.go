@@ -9,10 +9,15 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -48,7 +53,7 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 	if err := checkRepoFiles(gitdir, common); err != nil {
 		return nil, fmt.Errorf("the loop root's repository: %w", err)
 	}
-	repo, err := gogit.PlainOpenWithOptions(root, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
+	repo, err := openRepo(root, gitdir, common)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoRepo, err)
 	}
@@ -66,6 +71,22 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 }
 
 func sha1Repo(format string) bool { return format == "" || strings.EqualFold(format, "sha1") }
+
+// openRepo opens the repository of root, whose git directory is gitdir
+// and common directory common (see gitDirs), following the object
+// directories objects/info/alternates names wherever they are, as git
+// does: go-git's plain open resolves every alternate inside the git
+// directory, so an absolute one (hook loop mode's isolated checkout
+// borrows the user's objects so) was not found, nor the commits in it.
+func openRepo(root, gitdir, common string) (*gogit.Repository, error) {
+	var dot billy.Filesystem = osfs.New(gitdir)
+	if common != gitdir {
+		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
+	}
+	s := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(),
+		filesystem.Options{AlternatesFS: osfs.New(string(filepath.Separator))})
+	return gogit.Open(s, osfs.New(root))
+}
 
 // gitDirs returns the absolute paths of the root's git directory (.git,
 // or the directory a gitdir: file names) and of its common directory

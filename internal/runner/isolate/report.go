@@ -17,6 +17,7 @@ const (
 	ReasonGit         = "inside .git"
 	ReasonLoop        = "inside .loop"
 	ReasonUnreachable = "path is not reachable in the loop root"
+	ReasonTooLarge    = "file larger than the largest a snapshot holds (run.max_file_size)"
 )
 
 // LoopRoot names the winner of a [Conflict] whose path was changed in the

@@ -44,12 +44,12 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 
 // seedAll copies every file of the root's snapshot into t's empty worktree.
 func (m *Manager) seedAll(ctx context.Context, t *tree) error {
-	files, err := m.index.files()
+	files, err := m.index.files(ctx)
 	if err != nil {
 		return err
 	}
 	at := m.now()
-	res, err := copyAll(ctx, m.index.r, t.r, files)
+	res, err := copyAll(ctx, m.index.r, t.r, files, m.limit())
 	if err != nil {
 		return err
 	}
@@ -88,14 +88,14 @@ func (m *Manager) reseed(ctx context.Context, t *tree) error {
 			t.untrack(p) // ignored now, but still there: neither seeded nor deleted
 			continue
 		}
-		if err := m.reseedPath(t, p, state{}, dirs); err != nil {
+		if err := m.reseedPath(ctx, t, p, state{}, dirs); err != nil {
 			return err
 		}
 	}
 	files, err := sortedKeys(inRoot), ctx.Err()
 	for _, p := range files {
 		if err == nil {
-			err = m.reseedPath(t, p, inRoot[p], dirs)
+			err = m.reseedPath(ctx, t, p, inRoot[p], dirs)
 		}
 	}
 	if err == nil {
@@ -106,20 +106,20 @@ func (m *Manager) reseed(ctx context.Context, t *tree) error {
 }
 
 // reseedPath brings p up to date with rs, the root's state of it.
-func (m *Manager) reseedPath(t *tree, p string, rs state, dirs *dirCheck) error {
+func (m *Manager) reseedPath(ctx context.Context, t *tree, p string, rs state, dirs *dirCheck) error {
 	if t.baseState(p) == rs {
 		return nil
 	}
-	cur, changed, err := t.changed(p, dirs)
+	cur, changed, err := t.changed(ctx, p, dirs, m.limit())
 	if err == nil && !changed { // make sure: the node's work is never overwritten
-		cur, err = t.current(p, dirs)
+		cur, err = t.current(ctx, p, dirs, m.limit())
 		changed = cur != t.baseState(p)
 	}
 	if err != nil {
 		return err
 	}
 	if !changed {
-		err = m.adopt(t, p, dirs)
+		err = m.adopt(ctx, t, p, dirs)
 		if inTheWay(err) {
 			return nil // something of the node's is in the way: the base stays
 		}
@@ -137,7 +137,7 @@ func (m *Manager) reseedPath(t *tree, p string, rs state, dirs *dirCheck) error 
 
 // adopt gives the worktree the root's current version of p (deleting p
 // if the root has none) and makes it p's base.
-func (m *Manager) adopt(t *tree, p string, dirs *dirCheck) error {
+func (m *Manager) adopt(ctx context.Context, t *tree, p string, dirs *dirCheck) error {
 	fi, err := newDirCheck(m.index.r).lstat(p)
 	if err != nil {
 		return err
@@ -146,8 +146,11 @@ func (m *Manager) adopt(t *tree, p string, dirs *dirCheck) error {
 		t.untrack(p)
 		return removeFile(t.r, p, dirs)
 	}
+	if fi.Mode().IsRegular() && fi.Size() > m.limit() {
+		return tooLarge(p, fi, m.limit())
+	}
 	at := m.now()
-	c, err := t.w.Copy(p, m.index.r, fi)
+	c, err := t.w.Copy(ctx, p, m.index.r, fi)
 	if err != nil {
 		return fmt.Errorf("copy %q into the worktree: %w", p, err)
 	}

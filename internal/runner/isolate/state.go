@@ -1,6 +1,7 @@
 package isolate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ const (
 	executable             // a regular file with the owner execute bit
 	symlink                // a symbolic link; its id is that of its target text
 	blocked                // root only: a directory, special file, or beyond a non-directory
+	oversized              // a regular file larger than the Manager's limit: never read, so no id
 )
 
 // state is the content of one path: its kind and, unless absent or
@@ -28,6 +30,11 @@ type state struct {
 }
 
 func (s state) present() bool { return s.kind != absent && s.kind != blocked }
+
+// tooLarge is the error of a file p of the loop root larger than limit.
+func tooLarge(p string, fi fs.FileInfo, limit int64) error {
+	return workspace.CheckFileSize(p, fi.Size(), limit)
+}
 
 // changeKind names the change from state a to b (b present).
 func changeKind(a, b state) string {
@@ -56,8 +63,9 @@ func copiedState(c workspace.Copied) state {
 }
 
 // readState returns the state of name in r, whose lstat result is fi, and
-// the stat key of what was read. It does not look at name's parents.
-func readState(r *os.Root, name string, fi fs.FileInfo) (state, workspace.StatKey, error) {
+// the stat key of what was read. It does not look at name's parents. A
+// regular file larger than limit is oversized, and not read.
+func readState(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64) (state, workspace.StatKey, error) {
 	mode := fi.Mode()
 	switch {
 	case mode&fs.ModeSymlink != 0:
@@ -65,11 +73,13 @@ func readState(r *os.Root, name string, fi fs.FileInfo) (state, workspace.StatKe
 		return state{kind: symlink, id: workspace.LinkID(target)}, workspace.KeyOf(fi), err
 	case !mode.IsRegular():
 		return state{kind: blocked}, workspace.StatKey{}, nil
+	case fi.Size() > limit:
+		return state{kind: oversized}, workspace.KeyOf(fi), nil
 	}
-	id, now, err := workspace.HashFile(r, name, fi)
+	id, now, err := workspace.HashFile(ctx, r, name, fi)
 	if errors.Is(err, workspace.ErrNotRegular) { // no longer a file: read what it is now
 		if fi, err = r.Lstat(name); err == nil && !fi.Mode().IsRegular() {
-			return readState(r, name, fi)
+			return readState(ctx, r, name, fi, limit)
 		}
 		if err == nil {
 			err = errors.New("changed while being read")

@@ -3,9 +3,11 @@ package isolate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -63,8 +65,9 @@ func (t *tree) untrack(p string) {
 }
 
 // current returns what the worktree holds at p: absent for nothing, a
-// directory or a special file, or a path below a symbolic link.
-func (t *tree) current(p string, dirs *dirCheck) (state, error) {
+// directory or a special file, or a path below a symbolic link; oversized
+// for a file larger than limit.
+func (t *tree) current(ctx context.Context, p string, dirs *dirCheck, limit int64) (state, error) {
 	fi, err := dirs.lstat(p)
 	if err != nil || fi == nil {
 		return state{}, err
@@ -77,7 +80,7 @@ func (t *tree) current(p string, dirs *dirCheck) (state, error) {
 		return e.st, nil
 	}
 	at := time.Now()
-	st, key, err := readState(t.r, p, fi)
+	st, key, err := readState(ctx, t.r, p, fi, limit)
 	if err != nil || st.kind == blocked {
 		return state{}, err
 	}
@@ -89,7 +92,7 @@ func (t *tree) current(p string, dirs *dirCheck) (state, error) {
 
 // changed returns what the worktree holds at p and whether that is a
 // change of the node's: a deletion already reported stays one.
-func (t *tree) changed(p string, dirs *dirCheck) (state, bool, error) {
+func (t *tree) changed(ctx context.Context, p string, dirs *dirCheck, limit int64) (state, bool, error) {
 	e := t.base[p]
 	if _, ok := t.pending[p]; !ok {
 		if e != nil && e.gone {
@@ -97,7 +100,7 @@ func (t *tree) changed(p string, dirs *dirCheck) (state, bool, error) {
 		}
 		return t.baseState(p), false, nil
 	}
-	cur, err := t.current(p, dirs)
+	cur, err := t.current(ctx, p, dirs, limit)
 	if err != nil {
 		return state{}, false, err
 	}
@@ -181,6 +184,9 @@ func (t *tree) visit(rel string, d fs.DirEntry, seen map[string]bool) error {
 			return filepath.SkipDir
 		}
 		return nil
+	}
+	if d.IsDir() && (len(rel) > workspace.MaxPathBytes || strings.Count(rel, "/") >= workspace.MaxDepth) {
+		return fmt.Errorf("walk the worktree: %q: %w", rel[:min(len(rel), 200)]+"…", workspace.ErrTooDeep)
 	}
 	if d.IsDir() || (!d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0) {
 		return nil
