@@ -121,3 +121,59 @@ func headingAnchors(page string) map[string]bool {
 	}
 	return out
 }
+
+// docTest is a test, fuzz target or benchmark a page names in code
+// spans: `TestX`, `TestX/subtest`.
+var docTest = regexp.MustCompile("`((?:Test|Fuzz|Benchmark)[A-Z][A-Za-z0-9_]*)[^`]*`")
+
+// TestDocsNameRealTests: every test the docs name (the threat model says
+// which test holds each line) is a function in one of the repository's
+// test files, so renaming or dropping a test cannot leave a defence
+// claimed by nothing.
+func TestDocsNameRealTests(t *testing.T) {
+	t.Parallel()
+	funcs := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)[A-Za-z0-9_]*)\(`)
+	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == ".loop") {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
+			funcs[m[1]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob("../../docs/*.md")
+	pages = append(pages, "../../README.md")
+	named := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, m := range docTest.FindAllStringSubmatch(line, -1) {
+				named++
+				if !funcs[m[1]] {
+					t.Errorf("%s:%d: %s names no test function in the repository", filepath.Base(page), i+1, m[1])
+				}
+			}
+		}
+	}
+	if named == 0 || len(funcs) == 0 {
+		t.Fatalf("read %d tests named in the docs and %d test functions: the walk found nothing", named, len(funcs))
+	}
+}
