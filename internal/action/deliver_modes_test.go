@@ -354,3 +354,21 @@ func TestDeliveryTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvTableSecretIsMaskedInTheJobLog: a provider env table value that
+// looks like a secret (loop.LooksSecret) is masked like an array's
+// variables: the job tells the runner to hide it (::add-mask::) before
+// anything runs, so an agent that prints it shows *** in the job log.
+func TestEnvTableSecretIsMaskedInTheJobLog(t *testing.T) {
+	t.Parallel()
+	const key = "sk-gateway-0123456789abcdef"
+	config := strings.Replace(deliverLoop, `command = ["sh", "agents/fixer.sh"]`, "command = [\"sh\", \"agents/fixer.sh\"]\nenv = { GATEWAY_KEY = \""+key+"\" }", 1)
+	f := newFlow(t, config, fixer(""))
+	res := f.pr(withDeliver(DeliverNone))
+	if !strings.Contains(res.log, "::add-mask::"+key+"\n") {
+		t.Errorf("the job log has no add-mask command for the env table's key:\n%s", res.log)
+	}
+	if unmasked(res.log, key) {
+		t.Errorf("the job log shows the key:\n%s", res.log)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/ledger"
@@ -157,6 +159,10 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 			if v, _ := env(name); v != "" {
 				j.a.AddMask(v)
 			}
+		}
+		secret := p.SecretEnvValues() // masked like an array's variables (docs/config.md, Environment)
+		for _, k := range slices.Sorted(maps.Keys(secret)) {
+			j.a.AddMask(secret[k])
 		}
 	}
 	if err := j.verifyDelivery(ctx, s); err != nil {
