@@ -27,4 +27,12 @@
 // anything but the one commit to the one ref it is given (and never to a
 // ref that is not a branch), never overwrite a branch that moved, and
 // never let a token into an error, a commit or the objects it sends.
+//
+// The tree diff, the line diff and the patch are this package's, not
+// go-git's (v5): its tree diff fails on a directory whose name holds a
+// control character or spells .git, its line diff panics past about a
+// million distinct lines and has no bound but a clock (its output would
+// depend on load), and its unified encoder writes names unquoted (one
+// with a tab breaks `git apply`) and a file that became a link as a mode
+// change, which `git apply` refuses.
 package delivery

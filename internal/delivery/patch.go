@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/utils/binary"
 )
 
 // Patch returns the unified diff from the base to the delivered tree, as
@@ -73,12 +74,12 @@ func (d *Delivery) patchFile(b *bytes.Buffer, p string, from, to *object.TreeEnt
 	}
 	a, bn := quote("a/"+p), quote("b/"+p)
 	fmt.Fprintf(b, "diff --git %s %s\n", a, bn)
-	binary := isBinary(x.data) || isBinary(y.data)
-	writeModes(b, x.e, y.e, binary)
+	bin := isBinary(x.data) || isBinary(y.data)
+	writeModes(b, x.e, y.e, bin)
 	switch {
 	case x.e != nil && y.e != nil && x.e.Hash == y.e.Hash:
 		return nil // the mode alone
-	case binary:
+	case bin:
 		return writeBinary(b, x.data, y.data)
 	case len(x.data) == 0 && len(y.data) == 0:
 		return nil // an empty file created or deleted
@@ -140,9 +141,11 @@ func name(quoted string, e *object.TreeEntry, p string) string {
 	return quoted
 }
 
-// isBinary is git's test: a NUL byte in the first 8000 bytes.
+// isBinary is git's test, as go-git has it: a NUL byte in the first 8000
+// bytes (reading from memory cannot fail).
 func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+	b, _ := binary.IsBinary(bytes.NewReader(data))
+	return b
 }
 
 // quote writes a path as git does with core.quotePath: in double quotes

@@ -180,3 +180,110 @@ func mutate(rng *rand.Rand, s string) string {
 	}
 	return strings.Join(out, "")
 }
+
+// TestPatchAppliesToRandomTrees: for random bases and random edits of
+// them (text with and without a final newline, CRLF text, empty files,
+// binaries, links, the execute bit, deletions, files becoming
+// directories, links or binaries and back, names git quotes), `git apply`
+// of the patch on a checkout of the base gives the delivered tree, and
+// the same root gives the same patch bytes.
+func TestPatchAppliesToRandomTrees(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, 24))
+			base := randomTree(rng, nil)
+			edited := randomTree(rng, base)
+			bare, head := origin(t, base)
+			root := clone(t, "file://"+bare)
+			replaceFiles(t, root, edited)
+			d := delivered(t, root, head, bare)
+			patch, err := d.Patch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			applies(t, bare, head, patch, d.Snapshot)
+			again, err := Build(t.Context(), spec(root, head))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err := again.Patch(); err != nil || p != patch {
+				t.Errorf("a second Build of the same root gives another patch (%v):\n%s", err, cmp.Diff(patch, p))
+			}
+		})
+	}
+}
+
+// randomPaths are the paths random trees are made of: some are a file in
+// one tree and a directory in another.
+var randomPaths = []string{
+	"a.txt", "b c.txt", "tab\tname", "quo\"te", "é.md", "dir/x", "dir/y", "dir",
+	"deep/er/z", "deep/er", "deep", "tab\tdir/f", "tab\tdir", "link", "bin.dat", "crlf.bat", "empty", "run.sh",
+}
+
+// randomTree returns a tree of random paths (none below another): with
+// from nil, new ones; else an edit of from that keeps about half its
+// files as they are and mutates some text.
+func randomTree(rng *rand.Rand, from files) files {
+	out := files{}
+	free := func(p string) bool {
+		for q := range out {
+			if q == p || strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/") {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range rng.Perm(len(randomPaths)) {
+		p := randomPaths[p]
+		old, had := from[p]
+		switch {
+		case !free(p):
+		case had && rng.IntN(2) == 0:
+			out[p] = old
+		case had && rng.IntN(3) == 0 && !strings.HasPrefix(old, "->") && !strings.ContainsRune(old, 0):
+			out[p] = mutate(rng, old)
+		case rng.IntN(4) > 0:
+			out[p] = randomBody(rng, p)
+		}
+	}
+	return out
+}
+
+// randomBody is a file or link at p of one of the kinds a patch must
+// carry. A link never leads below itself: `git apply` of git's own diff
+// cannot create a file below a link that loops (ELOOP).
+func randomBody(rng *rand.Rand, p string) string {
+	switch rng.IntN(8) {
+	case 0:
+		if to := randomPaths[rng.IntN(len(randomPaths))]; to != p && !strings.HasPrefix(to, p+"/") {
+			return "->" + to
+		}
+		return "->elsewhere"
+	case 1:
+		return "x:" + randomText(rng, 5)
+	case 2:
+		return ""
+	case 3:
+		return strings.ReplaceAll(randomText(rng, 12), "\n", "\r\n")
+	case 4:
+		return "\x00binary " + randomText(rng, 3)
+	}
+	return randomText(rng, 1+rng.IntN(20))
+}
+
+// replaceFiles makes root's files (all but .git) exactly fs.
+func replaceFiles(t *testing.T, root string, fs files) {
+	t.Helper()
+	des, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		if de.Name() != ".git" {
+			remove(de.Name())(t, root)
+		}
+	}
+	write(t, root, fs)
+}
