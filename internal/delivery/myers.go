@@ -44,7 +44,7 @@ func diffLines(x, y []string) []block {
 // It returns nil when more than maxEdits edits are needed.
 func myers(a, b []int) []int {
 	n, m := len(a), len(b)
-	off := n + m + 1
+	off := min(n+m, maxEdits) + 1 // no diagonal beyond maxEdits is visited
 	v := make([]int, 2*off+1)
 	var trace [][]int // before step d: v for k in [-(d-1), d-1]
 	for d := 0; d <= min(n+m, maxEdits); d++ {
