@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/scaffold"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 type initCmd struct {
@@ -178,16 +180,7 @@ func writeTemp(r *os.Root, f scaffold.File) (string, error) {
 	if err := r.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 		return "", err
 	}
-	tmp := f.Path + ".init-tmp"
-	w, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return "", err
-	}
-	_, err = w.Write(f.Content)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return tmp, err
+	return workspace.Atomic{Perm: 0o644, Temp: f.Path + ".init-tmp"}.Stage(r, f.Path, bytes.NewReader(f.Content))
 }
 
 // tellNext says what was written and what to do next.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The verdict cache remembers the trees the gate certified, one file per
@@ -101,19 +102,8 @@ func (r *Repo) remember(key, tree, configName string, verdicts []gate.Verdict) e
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".entry-*")
-	if err != nil {
-		return fmt.Errorf("verdict cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = fmt.Fprintf(tmp, "%s%s\n%s", cacheHeader, hex.EncodeToString(sum[:]), body)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, key+".json"))
-	}
-	if err != nil {
+	content := fmt.Appendf(nil, "%s%s\n%s", cacheHeader, hex.EncodeToString(sum[:]), body)
+	if err := (workspace.Atomic{Perm: 0o600}).WriteFile(filepath.Join(dir, key+".json"), content); err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Hooks are the git hooks loop-action installs.
@@ -105,15 +107,7 @@ func moveAside(path string, o InstallOptions) (string, error) {
 
 // writeShim writes the shim beside path and renames it into place.
 func writeShim(path, text string) error {
-	tmp := path + ".loop-action-tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o755); err != nil {
-		return fmt.Errorf("install: %w", err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // whatever the umask
-		return fmt.Errorf("install: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	if err := (workspace.Atomic{Perm: 0o755}).WriteFile(path, []byte(text)); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
 	return nil

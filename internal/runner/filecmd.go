@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The job's file commands. The Actions runner gives every step files that
@@ -172,20 +174,22 @@ func (f commandFile) replace(now fs.FileInfo) error {
 			return err
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".loop-action-file-command-*")
+	dir, name := filepath.Dir(f.path), filepath.Base(f.path)
+	r, err := workspace.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(f.content)
-	err = errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), f.info.Mode().Perm()))
-	if err == nil {
-		chownLike(tmp.Name(), f.info) // the runner's user, when this runs as root
-		err = os.Rename(tmp.Name(), f.path)
-	}
+	defer r.Close()
+	tmp, err := workspace.Atomic{Perm: f.info.Mode().Perm()}.Stage(r, name, bytes.NewReader(f.content))
 	if err != nil {
-		os.Remove(tmp.Name())
+		return err
 	}
-	return err
+	chownLike(filepath.Join(dir, tmp), f.info) // the runner's user, when this runs as root
+	if err := r.Rename(tmp, name); err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // restoreFileCommands puts the job's file commands back after untrusted

@@ -299,10 +299,7 @@ func (b *Branch) saw(h plumbing.Hash) {
 func (b *Branch) writeHint(h plumbing.Hash) {
 	file := b.hintFile()
 	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-		tmp := fmt.Sprintf("%s.%d.tmp", file, os.Getpid())
-		if os.WriteFile(tmp, []byte(h.String()+"\n"), 0o644) == nil && os.Rename(tmp, file) != nil {
-			os.Remove(tmp)
-		}
+		_ = workspace.Atomic{Perm: 0o644}.WriteFile(file, []byte(h.String()+"\n"))
 	}
 }
 
@@ -313,7 +310,7 @@ const maxHaves = 4
 // cache lies in the loop root by default, within agents' reach.
 func readHintFile(path string) ([]byte, error) {
 	dir, name := filepath.Split(path)
-	r, err := os.OpenRoot(dir)
+	r, err := workspace.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
@@ -242,16 +243,18 @@ func (d *Dir) put(run, sub, name string, data []byte, fresh, fast bool) (prepare
 
 // stageCheckpoint writes checkpoint.json's temporary file: fsynced, or on
 // the fast path returned open for the flush (the rename keeps the inode).
-func (d *Dir) stageCheckpoint(run string, data []byte, fast bool) (preparedFile, error) {
-	if !fast {
-		return preparedFile{}, d.stage(run, checkpointFile, data)
+func (d *Dir) stageCheckpoint(run string, data []byte, fast bool) (p preparedFile, err error) {
+	a := staged(run, checkpointFile, workspace.FileSynced)
+	if fast {
+		p.dir = run
+		p.f, err = d.writeOpen(a.Temp, data)
+	} else {
+		_, err = a.Stage(d.root, filepath.Join(run, checkpointFile), bytes.NewReader(data))
 	}
-	rel := filepath.Join(run, "."+checkpointFile+".tmp")
-	f, err := d.writeOpen(rel, data)
 	if err != nil {
 		return preparedFile{}, fmt.Errorf("write %s: %w", d.abs(filepath.Join(run, checkpointFile)), err)
 	}
-	return preparedFile{dir: run, f: f}, nil
+	return p, nil
 }
 
 // writeAtomic replaces dir/name with data: temporary file, write, fsync,
@@ -259,18 +262,16 @@ func (d *Dir) stageCheckpoint(run string, data []byte, fast bool) (preparedFile,
 // a killed process is reused by the next save instead of piling up; saves
 // of a run are serialised (runMutex in a process, Lock across processes).
 func (d *Dir) writeAtomic(dir, name string, data []byte) error {
-	if err := d.stage(dir, name, data); err != nil {
-		return err
-	}
-	return d.commit(dir, name)
-}
-
-// stage writes data to dir/name's temporary file and fsyncs it.
-func (d *Dir) stage(dir, name string, data []byte) error {
-	if err := d.writeSynced(filepath.Join(dir, "."+name+".tmp"), data); err != nil {
+	if err := staged(dir, name, workspace.DirSynced).Write(d.root, filepath.Join(dir, name), data); err != nil {
 		return fmt.Errorf("write %s: %w", d.abs(filepath.Join(dir, name)), err)
 	}
 	return nil
+}
+
+// staged is how dir/name is written atomically: 0644, with its fixed
+// temporary file.
+func staged(dir, name string, sync workspace.Durable) workspace.Atomic {
+	return workspace.Atomic{Perm: 0o644, Sync: sync, Temp: filepath.Join(dir, "."+name+".tmp")}
 }
 
 // writeSynced makes the store-relative file rel hold data, and fsyncs it.
@@ -305,29 +306,13 @@ func syncClose(f *os.File) error {
 	return err
 }
 
-// commit renames dir/name's staged temporary file over it and fsyncs dir.
-func (d *Dir) commit(dir, name string) error {
-	if err := d.root.Rename(filepath.Join(dir, "."+name+".tmp"), filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	return d.syncDir(dir)
-}
-
 // openWrite opens the store-relative file rel for writing with flag. The
 // store lies within agents' reach, and a FIFO put in a file's place would
 // block open(2) until someone reads it: the open does not wait
 // (O_NONBLOCK, which changes nothing for a regular file), and anything
 // but a regular file is refused.
 func (d *Dir) openWrite(rel string, flag int) (*os.File, error) {
-	f, err := d.root.OpenFile(rel, flag|syscall.O_NONBLOCK, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", d.abs(rel))
-	}
-	return f, nil
+	return workspace.OpenWrite(d.root, rel, flag, 0o644)
 }
 
 // appendLog makes run's log its first at bytes followed by data, and

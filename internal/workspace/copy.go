@@ -79,7 +79,7 @@ func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 	if _, lerr := dst.Lstat(name); fresh || missing(lerr) {
 		err = dst.Symlink(target, name)
 	} else {
-		tmp := tempName(name)
+		tmp := TempName(name)
 		if err = dst.Symlink(target, tmp); err == nil {
 			err = replace(dst, tmp, name, create)
 		}
@@ -132,7 +132,7 @@ func openTarget(dst *os.Root, name string, perm fs.FileMode, fresh bool) (*os.Fi
 			return f, name, nil
 		}
 	}
-	tmp := tempName(name)
+	tmp := TempName(name)
 	f, err := dst.OpenFile(tmp, excl, perm)
 	return f, tmp, err
 }

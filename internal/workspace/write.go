@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"path"
-	"strconv"
 	"strings"
 )
 
@@ -242,12 +239,6 @@ func checkWrite(rel string) error {
 		return fmt.Errorf("write %q: it is in %w", rel, ErrLoopPath)
 	}
 	return nil
-}
-
-// tempName is a fresh name beside name for what is being written.
-func tempName(name string) string {
-	dir, base := path.Split(name)
-	return dir + "." + base + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // kindOf names the kind of a mode, for messages.

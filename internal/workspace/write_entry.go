@@ -127,20 +127,8 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 // putFile writes content beside the child name of r, with mode (whatever
 // the umask), and renames it into place.
 func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how parentMode) error {
-	tmp := tempName(name)
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := Atomic{Perm: mode}.Stage(r, name, content)
 	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, content)
-	if err == nil {
-		err = f.Chmod(mode) // on the open file: whatever the umask, never through a link
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = r.Remove(tmp)
 		return err
 	}
 	return replace(r, tmp, name, how)
@@ -149,7 +137,7 @@ func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how p
 // putLink makes the child name of r a symbolic link to target: created
 // beside it and renamed into place.
 func putLink(r *os.Root, name, target string, how parentMode) error {
-	tmp := tempName(name)
+	tmp := TempName(name)
 	if err := r.Symlink(target, tmp); err != nil {
 		return err
 	}

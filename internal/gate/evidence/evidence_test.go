@@ -257,3 +257,62 @@ name = "g"
 		}
 	}
 }
+
+// TestLookSwappedSymlink: an agent's process swings a symlink between a
+// file inside the root and a secret outside it while the gate looks at
+// the link. However the swaps fall between Look's steps, the secret is
+// never read: every step goes through an os.Root. (A check of the path
+// with filepath.EvalSymlinks followed by a read of the path reads the
+// secret whenever the swap lands between the two.) Bounded by a count of
+// looks, not by time.
+func TestLookSwappedSymlink(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	root := filepath.Join(outer, "root")
+	write(t, filepath.Join(root, "docs/guide.md"), "# Guide\n")
+	write(t, filepath.Join(outer, "secret"), "s3cret\n")
+	swing := filepath.Join(root, "swing")
+	if err := os.Symlink("docs/guide.md", swing); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { // the agent: renames a fresh link over swing, in and out, until told to stop
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			target := []string{"docs/guide.md", "../secret"}[i%2]
+			tmp := filepath.Join(root, ".swing.tmp")
+			if err := os.Symlink(target, tmp); err != nil {
+				done <- err
+				return
+			}
+			if err := os.Rename(tmp, swing); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	seen := map[string]int{}
+	for range 3000 {
+		got := Look(root, "swing", true)
+		if strings.Contains(string(got.Content), "s3cret") {
+			t.Fatalf("Look read the secret outside the root through the swapped link: %+v", got)
+		}
+		switch {
+		case got.Escapes != "":
+			seen["escapes"]++
+		case got.Content != nil:
+			seen["read"]++
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("looks: %v", seen)
+}

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,14 +12,17 @@ import (
 )
 
 // Look examines path, relative to root, without ever reading outside root:
-// a path that leaves it, directly or through a symlink, is reported and not
-// read. With read set, a file's content is read up to ReadLimit bytes. A
-// path that is neither a regular file nor a directory (a FIFO, a socket, a
-// device) is reported as not a regular file and never opened.
+// every read goes through an [os.Root], so a path that leaves it, directly
+// or through a symlink (one swapped in during the look included), is
+// reported and not read. With read set, a file's content is read up to
+// ReadLimit bytes. A path that is neither a regular file nor a directory
+// (a FIFO, a socket, a device) is reported as not a regular file and never
+// opened.
 func Look(root, path string, read bool) gate.FileResult {
 	r := gate.FileResult{Path: path, ReadLimit: ReadLimit}
-	if target, escapes := escapesRoot(root, path); escapes {
-		r.Escapes = cmp.Or(target, path)
+	name := filepath.Clean(filepath.FromSlash(path))
+	if !filepath.IsLocal(name) {
+		r.Escapes = path
 		return r
 	}
 	rt, err := workspace.OpenRoot(root)
@@ -29,95 +31,65 @@ func Look(root, path string, read bool) gate.FileResult {
 		return r
 	}
 	defer rt.Close()
-	info, err := rt.Stat(filepath.FromSlash(path))
+	info, err := rt.Stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return r
 	case err != nil:
-		r.Err = trimPathError(err)
-		return r
+		return failed(r, rt, name, err)
 	}
 	r.Exists = true
 	switch {
 	case info.IsDir():
 		r.Dir = true
-		r.Entries, r.Err = countEntries(rt, path)
+		var entries []fs.DirEntry
+		if entries, err = workspace.ReadDir(rt, name); err != nil {
+			return failed(r, rt, name, err)
+		}
+		r.Entries = len(entries)
 	case !info.Mode().IsRegular():
 		r.Err = workspace.ErrNotRegular.Error()
 	default:
 		r.Size = info.Size()
 		if read {
-			r.Content, r.TooLarge, r.Err = readCapped(rt, path)
+			r.Content, r.TooLarge, err = readCapped(rt, name)
+			if err != nil {
+				return failed(r, rt, name, err)
+			}
 		}
 	}
 	return r
 }
 
-// escapesRoot reports whether path leads outside root: by itself (".."
-// or absolute) or through a symlink, whose target it then returns.
-func escapesRoot(root, path string) (string, bool) {
-	clean := filepath.Clean(filepath.FromSlash(path))
-	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", true
+// failed is r once looking at name in rt failed with err: a path that
+// leads out of the root is reported with the target of the symbolic link
+// that leads it there, anything else as the error.
+func failed(r gate.FileResult, rt *os.Root, name string, err error) gate.FileResult {
+	if !workspace.Escapes(err) {
+		r.Err = trimPathError(err)
+		return r
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", false
-	}
-	prefix := root
-	for _, part := range strings.Split(clean, string(filepath.Separator)) {
+	r = gate.FileResult{Path: r.Path, ReadLimit: r.ReadLimit, Escapes: r.Path}
+	prefix := ""
+	for _, part := range strings.Split(name, string(filepath.Separator)) {
 		prefix = filepath.Join(prefix, part)
-		info, err := os.Lstat(prefix)
-		if err != nil {
-			return "", false // missing: reported as not existing
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			continue
-		}
-		target, _ := os.Readlink(prefix)
-		real, err := filepath.EvalSymlinks(prefix)
-		if err != nil { // broken: judge where it points by its text
-			real = target
-			if !filepath.IsAbs(real) {
-				real = filepath.Join(filepath.Dir(prefix), real)
+		if _, err := rt.Stat(prefix); workspace.Escapes(err) {
+			if target, err := rt.Readlink(prefix); err == nil {
+				r.Escapes = target
 			}
-			realRoot = root
-		}
-		if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return target, true
+			break
 		}
 	}
-	return "", false
-}
-
-func countEntries(rt *os.Root, path string) (int, string) {
-	sub, err := workspace.OpenDir(rt, filepath.FromSlash(path))
-	if err != nil {
-		return 0, trimPathError(err)
-	}
-	defer sub.Close()
-	f, err := sub.Open(".")
-	if err != nil {
-		return 0, trimPathError(err)
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return 0, trimPathError(err)
-	}
-	return len(names), ""
+	return r
 }
 
 // readCapped reads a regular file of at most ReadLimit bytes.
-func readCapped(rt *os.Root, path string) ([]byte, bool, string) {
-	b, err := workspace.ReadFile(rt, filepath.FromSlash(path), ReadLimit)
-	switch {
-	case errors.Is(err, workspace.ErrTooLarge):
-		return nil, true, ""
-	case err != nil:
-		return nil, false, trimPathError(err)
+func readCapped(rt *os.Root, name string) ([]byte, bool, error) {
+	b, err := workspace.ReadFile(rt, name, ReadLimit)
+	if errors.Is(err, workspace.ErrTooLarge) {
+		return nil, true, nil
 	}
-	return b, false, ""
+	return b, false, err
 }
 
 // trimPathError drops the operation and absolute path from an error, so an

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The node's repository. When the loop root is a git repository, a
@@ -75,7 +76,7 @@ func resetGitDir(r *os.Root) error {
 	if err := r.Mkdir(".git", 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	names, err := listGitDir(r)
+	names, err := workspace.ReadDir(r, ".git") // never blocks if another node's agent made it a named pipe
 	if err != nil {
 		return err
 	}
@@ -88,17 +89,6 @@ func resetGitDir(r *os.Root) error {
 		}
 	}
 	return r.RemoveAll(".git/objects/info")
-}
-
-// listGitDir lists the worktree's .git, failing at once if another
-// node's agent has just made it something else (a named pipe).
-func listGitDir(r *os.Root) ([]fs.DirEntry, error) {
-	f, err := r.OpenFile(".git", os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 // writeLayout writes HEAD's placeholder, config, refs, the alternates
