@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -59,7 +59,7 @@ type CommitSpec struct {
 	// providers' env variables, this job's tokens): a file it would
 	// change that holds one fails Build with an error wrapping ErrSecret,
 	// which names the file and the variable, never the value.
-	Secrets []export.Secret
+	Secrets []secret.Secret
 	// Checkout is how the root's files are read: its git settings and the
 	// largest file its snapshot holds.
 	Checkout workspace.Checkout

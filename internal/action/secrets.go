@@ -9,9 +9,9 @@ import (
 	"os"
 	"slices"
 
-	"github.com/loop-action/loop-action/internal/export"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -20,7 +20,7 @@ import (
 // masker knows (runner.Secrets: raw, JSON-escaped, hex, URL-encoded,
 // base64 at every alignment).
 type secretScan struct {
-	secrets []export.Secret
+	secrets []secret.Secret
 	mask    func(string) string
 	longest int
 }
@@ -38,7 +38,7 @@ func (j *job) scanner(cfg *loop.Config) secretScan {
 	}
 	held := &loop.Config{Providers: map[string]loop.Provider{"the job": {Env: names}}} // runner.Secrets reads env names from providers
 	secrets = append(secrets, runner.Secrets(held, env)...)
-	sc := secretScan{secrets: secrets, mask: export.Mask(secrets)}
+	sc := secretScan{secrets: secrets, mask: secret.Mask(secrets)}
 	for _, s := range secrets {
 		for _, f := range s.Forms {
 			sc.longest = max(sc.longest, len(f))

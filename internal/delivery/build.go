@@ -14,8 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/loop-action/loop-action/internal/export"
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -35,7 +35,7 @@ type Spec struct {
 	// delivery would change holds a form of one, Build fails with an
 	// error wrapping ErrSecret (naming the file and the variable, never
 	// the value) and nothing is delivered.
-	Secrets []export.Secret
+	Secrets []secret.Secret
 	// Checkout is the loop root's git settings (core.autocrlf, core.eol),
 	// with which its files are cleaned into the delivered blobs, and the
 	// largest file the root's snapshot holds; its Base is the base commit's
