@@ -282,7 +282,7 @@ func (d *Delivery) checkSecrets(keep []edit, secrets []secret.Secret) error {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
 		if name := f.Find(data); name != "" {
-			return &SecretError{Path: e.path, Variable: name}
+			return &secret.HeldError{Path: e.path, Variable: name}
 		}
 	}
 	return nil

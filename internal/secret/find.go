@@ -129,6 +129,20 @@ func (s *Scanner) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// ErrHeld is wrapped by the error that refuses to deliver a file because
+// it holds a secret.
+var ErrHeld = errors.New("a file to deliver holds a provider secret")
+
+// HeldError (wrapping ErrHeld) names the file that holds a secret, and
+// the secret; never its value.
+type HeldError struct{ Path, Variable string }
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s: %q %s; nothing is delivered", ErrHeld, e.Path, Holds(e.Variable))
+}
+
+func (e *HeldError) Unwrap() error { return ErrHeld }
+
 // Holds says what holds the secret name, by its name alone.
 func Holds(name string) string {
 	return fmt.Sprintf("holds the value of the provider variable %q, or an encoding of it", name)
