@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -30,7 +31,7 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 // scan) is named by path and variable, masked, never by value.
 func (j *job) buildRefusal(s *session, err error) *refusal {
 	sc := j.scanner(s.cfg)
-	var se *SecretError
+	var se *secret.HeldError
 	if errors.As(err, &se) {
 		if why := j.secretRefusal(s, []string{se.Path}); why != nil {
 			return why
@@ -133,7 +134,7 @@ func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv
 	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
 	defer func() { j.record(ctx, s, d) }()
 	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
-	if errors.Is(err, ErrSecret) {
+	if errors.Is(err, secret.ErrHeld) {
 		why := j.buildRefusal(s, err)
 		dv.say("%s. Not posted either: %s.", lead, why.why)
 		j.status(ctx, s, "failure", why.status)

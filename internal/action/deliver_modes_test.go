@@ -58,7 +58,8 @@ func TestAgentChangingWorkflowsIsNotPushed(t *testing.T) {
 }
 
 // TestSecretIsNeverDelivered: a hostile agent writes the provider's key,
-// base64-encoded, into a file (and into a file's name): nothing is pushed
+// base64-encoded, into a file (and into a file's name), or the job's own
+// github-token (which it found somewhere): nothing is pushed
 // and no diff is posted, the comment names the path, and the value shows
 // nowhere — not in the comment, the job summary, the log or a commit.
 func TestSecretIsNeverDelivered(t *testing.T) {
@@ -69,6 +70,7 @@ func TestSecretIsNeverDelivered(t *testing.T) {
 	for _, tc := range []struct{ name, agent, path string }{
 		{"in a file", "printf %s \"$API_KEY\" | base64 >leak.txt\n", "leak.txt"},
 		{"in a name", "printf x >\"note-$API_KEY.txt\"\n", "note-***.txt"},
+		{"the job's token in a file", "printf %s ghs_github-token-0123456789 | base64 >leak.txt\n", "leak.txt"},
 	} {
 		for _, mode := range []string{DeliverPush, DeliverComment} {
 			t.Run(tc.name+", "+mode, func(t *testing.T) {

@@ -3,10 +3,9 @@ package action
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -57,9 +56,9 @@ type CommitSpec struct {
 	When    time.Time
 	// Secrets are the values the built commit must never carry (the
 	// providers' env variables, this job's tokens): a file it would
-	// change that holds one fails Build with an error wrapping ErrSecret,
-	// which names the file and the variable, never the value.
-	Secrets []export.Secret
+	// change that holds one fails Build with a *secret.HeldError, which
+	// names the file and the variable, never the value.
+	Secrets []secret.Secret
 	// Checkout is how the root's files are read: its git settings and the
 	// largest file its snapshot holds.
 	Checkout workspace.Checkout
@@ -94,20 +93,6 @@ type Built struct {
 	// nothing.
 	Push func(ctx context.Context, r Remote, ref, old string) error
 }
-
-// ErrSecret is wrapped by a Build that found a secret in a file it
-// would deliver (a *SecretError says which): nothing was built.
-var ErrSecret = errors.New("a file to deliver holds a secret")
-
-// SecretError names the file holding a secret that stopped a Build, and
-// the secret's variable; never its value.
-type SecretError struct{ Path, Variable string }
-
-func (e *SecretError) Error() string {
-	return fmt.Sprintf("%s: %q holds the value of %q", ErrSecret, e.Path, e.Variable)
-}
-
-func (e *SecretError) Unwrap() error { return ErrSecret }
 
 // ErrMoved reports a push refused because the branch was not where the
 // delivery expected it: nothing was pushed or overwritten.

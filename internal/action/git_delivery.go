@@ -19,17 +19,13 @@ var _ Git = DeliveryGit{}
 
 // Build builds s's commit. Built.Snapshot is the snapshot a checkout of
 // the commit would have (what the status rule compares), not its raw
-// tree. A file holding one of s.Secrets fails it with a *SecretError.
+// tree. A file holding one of s.Secrets fails it with a *secret.HeldError.
 func (DeliveryGit) Build(ctx context.Context, s CommitSpec) (*Built, error) {
 	d, err := gitdelivery.Build(ctx, gitdelivery.Spec{
 		Root: s.Root, Base: s.Base, Snapshot: s.Snapshot, Exclude: s.Exclude, Message: s.Message,
 		Author: gitdelivery.Identity{Name: s.Author.Name, Email: s.Author.Email}, When: s.When, Secrets: s.Secrets,
 		Checkout: s.Checkout,
 	})
-	var se *gitdelivery.SecretError
-	if errors.As(err, &se) {
-		return nil, &SecretError{Path: se.Path, Variable: se.Variable}
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/loop-action/loop-action/internal/export"
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -33,9 +33,9 @@ type Spec struct {
 	When     time.Time
 	// Secrets are the provider secrets of the run: when a file the
 	// delivery would change holds a form of one, Build fails with an
-	// error wrapping ErrSecret (naming the file and the variable, never
+	// *secret.HeldError (naming the file and the variable, never
 	// the value) and nothing is delivered.
-	Secrets []export.Secret
+	Secrets []secret.Secret
 	// Checkout is the loop root's git settings (core.autocrlf, core.eol),
 	// with which its files are cleaned into the delivered blobs, and the
 	// largest file the root's snapshot holds; its Base is the base commit's
@@ -79,21 +79,6 @@ type Delivery struct {
 	commit, tree   plumbing.Hash
 	files          [2]*workspace.Smudger // Apply: what checkouts of the base and of the workspace write
 }
-
-// ErrSecret is wrapped by the error of a Build that found a provider
-// secret in a file it would deliver.
-var ErrSecret = errors.New("a file to deliver holds a provider secret")
-
-// SecretError is the error (wrapping ErrSecret) of a Build that found a
-// provider secret in a file it would deliver: which file, which
-// variable; never the value.
-type SecretError struct{ Path, Variable string }
-
-func (e *SecretError) Error() string {
-	return fmt.Sprintf("%s: %q holds the value of the provider variable %q, or an encoding of it; nothing is delivered", ErrSecret, e.Path, e.Variable)
-}
-
-func (e *SecretError) Unwrap() error { return ErrSecret }
 
 // ErrHidden is wrapped by the error of a Build whose root keeps a file
 // the base tracks but its ignore rules now hide (an agent added it to a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -155,7 +155,7 @@ func TestBuildRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const secret = "sk-live-0123456789abcdef"
+	const value = "sk-live-0123456789abcdef"
 	cases := []struct {
 		name   string
 		change func(t *testing.T, root string)
@@ -165,9 +165,9 @@ func TestBuildRefuses(t *testing.T) {
 	}{
 		{name: "the root moved since certification", change: edit1("calc.sh", "echo 5\n"),
 			spec: func(s *Spec) { s.Snapshot = string(certified) }, is: ErrRootMoved, want: "not " + certified.Short()},
-		{name: "a provider secret in a file", change: edit1("notes/leak.txt", "key="+secret+"\n"),
-			spec: func(s *Spec) { s.Secrets = []export.Secret{{Name: "API_KEY", Forms: []string{secret}}} },
-			is:   ErrSecret, want: `"notes/leak.txt" holds the value of the provider variable "API_KEY"`},
+		{name: "a provider secret in a file", change: edit1("notes/leak.txt", "key="+value+"\n"),
+			spec: func(s *Spec) { s.Secrets = []secret.Secret{{Name: "API_KEY", Forms: []string{value}}} },
+			is:   secret.ErrHeld, want: `"notes/leak.txt" holds the value of the provider variable "API_KEY"`},
 		{name: "a tracked file made ignored", change: edit1(".gitignore", "calc.sh\n"), spec: func(*Spec) {},
 			is: ErrHidden, want: `"calc.sh" is in the loop root but ignored`},
 		{name: "a base that is not there", spec: func(s *Spec) { s.Base = strings.Repeat("ab", 20) }, want: "is not in the repository"},
@@ -189,11 +189,11 @@ func TestBuildRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("Build: %v; want an error wrapping %v that says %q", err, tc.is, tc.want)
 			}
-			if strings.Contains(err.Error(), secret) {
+			if strings.Contains(err.Error(), value) {
 				t.Errorf("the error holds the secret: %v", err)
 			}
-			if se := (*SecretError)(nil); errors.As(err, &se) != (tc.is == ErrSecret) || (se != nil && *se != (SecretError{"notes/leak.txt", "API_KEY"})) {
-				t.Errorf("Build: %v; a *SecretError (naming the path and the variable) exactly when a secret is found: %+v", err, se)
+			if se := (*secret.HeldError)(nil); errors.As(err, &se) != (tc.is == secret.ErrHeld) || (se != nil && *se != (secret.HeldError{Path: "notes/leak.txt", Variable: "API_KEY"})) {
+				t.Errorf("Build: %v; a *secret.HeldError (naming the path and the variable) exactly when a secret is found: %+v", err, se)
 			}
 			if after := gitfake.Git(t, root, "status", "--porcelain", "--ignored"); after != before {
 				t.Errorf("Build changed the root:\n%s\nnow:\n%s", before, after)

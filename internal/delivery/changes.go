@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/loop-action/loop-action/internal/export"
+	"github.com/loop-action/loop-action/internal/secret"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -268,11 +268,11 @@ func (d *Delivery) checkHidden(keep []edit) error {
 }
 
 // checkSecrets fails when a file to deliver holds a form of a secret.
-func (d *Delivery) checkSecrets(keep []edit, secrets []export.Secret) error {
+func (d *Delivery) checkSecrets(keep []edit, secrets []secret.Secret) error {
 	if len(secrets) == 0 {
 		return nil
 	}
-	f := export.NewFinder(secrets)
+	f := secret.NewFinder(secrets)
 	for _, e := range keep {
 		if e.to == nil {
 			continue
@@ -282,7 +282,7 @@ func (d *Delivery) checkSecrets(keep []edit, secrets []export.Secret) error {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
 		if name := f.Find(data); name != "" {
-			return &SecretError{Path: e.path, Variable: name}
+			return &secret.HeldError{Path: e.path, Variable: name}
 		}
 	}
 	return nil

@@ -37,22 +37,23 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // Input is what a successful run hands the export.
 type Input struct {
-	Config   *loop.Config   // the config that converged (Source is copied verbatim to loop.toml)
-	RunID    string         // the run's id
-	Commit   string         // git commit the run started from ("" if unknown)
-	Snapshot string         // workspace snapshot id the final gate measured
-	Verdicts []gate.Verdict // the final verdicts
-	History  []Iteration    // one per iteration, oldest first
-	Spend    Spend          // tokens (and whether estimated), cost USD, wall clock
-	Root     string         // the loop root: [export] paths are matched here
-	Finished time.Time      // when the run succeeded (passed in; export reads no clock)
-	Version  string         // loop-action version that produced it
-	Secrets  []Secret       // provider secrets: a file holding one is withheld, and the markdown is masked
-	Changes  *Changes       // changes.patch, or why there is none; nil: the export says nothing of changes
+	Config   *loop.Config    // the config that converged (Source is copied verbatim to loop.toml)
+	RunID    string          // the run's id
+	Commit   string          // git commit the run started from ("" if unknown)
+	Snapshot string          // workspace snapshot id the final gate measured
+	Verdicts []gate.Verdict  // the final verdicts
+	History  []Iteration     // one per iteration, oldest first
+	Spend    Spend           // tokens (and whether estimated), cost USD, wall clock
+	Root     string          // the loop root: [export] paths are matched here
+	Finished time.Time       // when the run succeeded (passed in; export reads no clock)
+	Version  string          // loop-action version that produced it
+	Secrets  []secret.Secret // provider secrets: a file holding one is withheld, and the markdown is masked
+	Changes  *Changes        // changes.patch, or why there is none; nil: the export says nothing of changes
 }
 
 // Iteration is one iteration of the run, as the history shows it.
@@ -190,7 +191,7 @@ func build(tmp string, in Input, src *source) (Manifest, error) {
 	outFiles := len(w.files)
 	w.writePatch(in.Changes)
 	config := in.Config.Source
-	if found := w.secrets.find(config); found != "" {
+	if found := w.secrets.Find(config); found != "" {
 		w.withhold(Withheld{Path: configFile, Reason: heldBy(found)})
 		config = nil
 	}
@@ -226,17 +227,17 @@ type writer struct {
 	files    []File
 	withheld []Withheld
 	windows  WindowsNames // the out/ files written, as Windows reads them
-	secrets  *matcher
+	secrets  *secret.Finder
 	mask     func(string) string
 	err      error
 }
 
-func newWriter(dir string, secrets []Secret) (*writer, error) {
+func newWriter(dir string, secrets []secret.Secret) (*writer, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &writer{root: r, secrets: newMatcher(secrets), mask: Mask(secrets)}, nil
+	return &writer{root: r, secrets: secret.NewFinder(secrets), mask: secret.Mask(secrets)}, nil
 }
 
 func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
@@ -283,13 +284,13 @@ func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
 // in it on the way. When it finds one it removes the file again (the
 // export is still being built aside) and returns the secret's name.
 func (w *writer) createScanned(rel string, src io.Reader) string {
-	sc := &scanner{m: w.secrets}
-	if w.err = w.create(rel, src, 0o644, sc); w.err != nil || sc.found == "" {
+	sc := w.secrets.Scanner()
+	if w.err = w.create(rel, src, 0o644, sc); w.err != nil || sc.Found() == "" {
 		return ""
 	}
 	w.files = w.files[:len(w.files)-1]
 	w.err = w.remove(rel)
-	return sc.found
+	return sc.Found()
 }
 
 // remove removes the file rel and the directories above it that it leaves

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // TestChangesPatch: changes.patch is written, withheld when it holds a
@@ -33,7 +35,7 @@ func TestChangesPatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			f.in.Changes, f.in.Secrets = tc.changes, []Secret{tokenSecret}
+			f.in.Changes, f.in.Secrets = tc.changes, []secret.Secret{tokenSecret}
 			dir, m, err := Write(f.parent, f.in)
 			if err != nil {
 				t.Fatal(err)

@@ -10,13 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 const token = "tok-3f9c2e1d4b5a6978-do-not-leak"
 
 // tokenSecret is token with two of its forms; the runner finds all of them
-// (runner.Secrets).
-var tokenSecret = Secret{Name: "AGENT_TOKEN", Forms: []string{token, base64.StdEncoding.EncodeToString([]byte(token))}}
+// (runner.Secrets, secret.Append).
+var tokenSecret = secret.Secret{Name: "AGENT_TOKEN", Forms: []string{token, base64.StdEncoding.EncodeToString([]byte(token))}}
 
 func TestFilesHoldingASecretAreWithheld(t *testing.T) {
 	t.Parallel()
@@ -37,7 +38,7 @@ func TestFilesHoldingASecretAreWithheld(t *testing.T) {
 		Config:  &loop.Config{Name: "s", Source: []byte(src), Export: loop.Export{Paths: []string{"out/**", "*.txt"}}},
 		Root:    root,
 		History: []Iteration{{N: 1, Satisfied: 1, Total: 1, Summary: "the agent said " + b64}},
-		Secrets: []Secret{tokenSecret},
+		Secrets: []secret.Secret{tokenSecret},
 	}
 	dir, m, err := Write(t.TempDir(), in)
 	if err != nil {
@@ -92,61 +93,5 @@ func TestFilesHoldingASecretAreWithheld(t *testing.T) {
 	}
 	if skill := string(files["SKILL.md"]); !strings.Contains(skill, "7 files were left out; [EVIDENCE.md](EVIDENCE.md) says which and why.") {
 		t.Errorf("SKILL.md does not say files were left out:\n%s", skill)
-	}
-}
-
-// TestScannerFindsFormsAcrossWrites writes data in chunks of every size
-// up to the form's length: the scanner must find a form split between
-// writes.
-func TestScannerFindsFormsAcrossWrites(t *testing.T) {
-	t.Parallel()
-	data := []byte("0123456789" + token + "abcdefghij")
-	for size := 1; size <= len(token)+1; size++ {
-		s := &scanner{m: newMatcher([]Secret{tokenSecret, {Name: "OTHER", Forms: []string{"zzzz"}}})}
-		for rest := data; len(rest) > 0; {
-			n := min(size, len(rest))
-			if _, err := s.Write(rest[:n]); err != nil {
-				t.Fatal(err)
-			}
-			rest = rest[n:]
-		}
-		if s.found != "AGENT_TOKEN" {
-			t.Errorf("chunks of %d: found %q, want AGENT_TOKEN", size, s.found)
-		}
-	}
-	if got := newMatcher([]Secret{tokenSecret}).find([]byte(token[1:])); got != "" {
-		t.Errorf("a part of the token was taken for it: %q", got)
-	}
-}
-
-// BenchmarkScanner looks for 45 forms (three secrets in fifteen forms
-// each) in 4 MiB of text that holds none, written in io.Copy's 32 KiB
-// chunks. "one form" is the baseline.
-func BenchmarkScanner(b *testing.B) {
-	var secrets []Secret
-	for i := range 3 {
-		var forms []string
-		for j := range 15 {
-			forms = append(forms, strings.Repeat(string(rune('a'+i)), 3)+"-secret-form-"+strings.Repeat("x", j))
-		}
-		secrets = append(secrets, Secret{Name: "S", Forms: forms})
-	}
-	data := bytes.Repeat([]byte("--- PASS: TestParse/trailing_comma (0.00s) ok example.com/parser 0.412s\n"), 4<<20/72)
-	for _, c := range []struct {
-		name    string
-		secrets []Secret
-	}{{"one form", []Secret{{Name: "S", Forms: secrets[0].Forms[:1]}}}, {"45 forms", secrets}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			m := newMatcher(c.secrets)
-			for b.Loop() {
-				s := &scanner{m: m}
-				for rest := data; len(rest) > 0; {
-					n := min(32<<10, len(rest))
-					_, _ = s.Write(rest[:n])
-					rest = rest[n:]
-				}
-			}
-		})
 	}
 }

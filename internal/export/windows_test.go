@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // TestExportWithholdsNamesWindowsReadsDifferently: loop-root files
@@ -183,7 +184,7 @@ func TestCaseClashCountsOnlyExportedFiles(t *testing.T) {
 	in := Input{
 		Config:  &loop.Config{Name: "c", Export: loop.Export{Paths: []string{"out/**"}}},
 		Root:    root,
-		Secrets: []Secret{{Name: "TOKEN", Forms: []string{"s3cr3t-value"}}},
+		Secrets: []secret.Secret{{Name: "TOKEN", Forms: []string{"s3cr3t-value"}}},
 	}
 	dir, m, err := Write(t.TempDir(), in)
 	if err != nil {

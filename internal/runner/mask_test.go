@@ -1,17 +1,11 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +14,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/leak"
 )
 
 // hostileSecret has bytes that base64 encodes with + and /, and that URL
@@ -33,67 +28,6 @@ func tokenConfig(t testing.TB) *loop.Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-// TestSecretFormsCoverEmbeddings encodes a secret inside larger data, at
-// every offset mod 3 and with every encoding the masker claims to catch,
-// and checks that the masker finds and masks it there.
-func TestSecretFormsCoverEmbeddings(t *testing.T) {
-	t.Parallel()
-	encodings := map[string]func([]byte) string{
-		"base64":          base64.StdEncoding.EncodeToString,
-		"base64 unpadded": base64.RawStdEncoding.EncodeToString,
-		"base64url":       base64.URLEncoding.EncodeToString,
-		"base64url nopad": base64.RawURLEncoding.EncodeToString,
-		"hex":             hex.EncodeToString,
-		"HEX":             func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) },
-		"query escaped":   func(b []byte) string { return url.QueryEscape(string(b)) },
-		"path escaped":    func(b []byte) string { return url.PathEscape(string(b)) },
-		"raw":             func(b []byte) string { return string(b) },
-		"JSON string":     func(b []byte) string { j, _ := json.Marshal(string(b)); return string(j) },
-	}
-	for _, secret := range []string{"abcd", "abcde", hostileSecret, "s3cr3t t0ken with spaces", strings.Repeat("\xff\x00", 20)} {
-		mask := Masker(tokenConfig(t), []string{"AGENT_TOKEN=" + secret})
-		for name, enc := range encodings {
-			for _, prefix := range []string{"", "p", "pq", "pqr", "pqrs"} {
-				for _, suffix := range []string{"", "z", "zy", "zyx"} {
-					text := "before " + enc([]byte(prefix+secret+suffix)) + " after"
-					if got := mask(text); recoverable(got, secret) != "" || !strings.Contains(got, "***") {
-						t.Errorf("%s of %q+%q+%q: masked to %q", name, prefix, secret, suffix, got)
-					}
-				}
-			}
-		}
-	}
-}
-
-func TestMaskerMasksEveryForm(t *testing.T) {
-	t.Parallel()
-	mask := Masker(tokenConfig(t), []string{"AGENT_TOKEN=" + hostileSecret, "OTHER=" + hostileSecret + "x"})
-	in := strings.Join([]string{
-		"raw " + hostileSecret,
-		"hex 736b2d6c6976652f2b4162433d313226787933f3f3e3e7e7e",
-		"HEX " + strings.ToUpper(hex.EncodeToString([]byte(hostileSecret))),
-		"url https://example.com/?key=" + url.QueryEscape(hostileSecret),
-		"b64 " + base64.StdEncoding.EncodeToString([]byte(hostileSecret)),
-		"b64 in a blob eHNrLWxpdmUvK0FiQz0xMiZ4eT8/Pj5+fnRhaWwtYnl0ZXM=",
-		"short abc",
-	}, "\n")
-	want := strings.Join([]string{
-		"raw ***",
-		"hex 736b2d6c6976652f2b4162433d313226787933f3f3e3e7e7e", // not the hex of the secret (typo'd): left alone
-		"HEX ***",
-		"url https://example.com/?key=***",
-		"b64 ***",
-		"b64 in a blob eH***nRhaWwtYnl0ZXM=",
-		"short abc",
-	}, "\n")
-	if diff := cmp.Diff(want, mask(in)); diff != "" {
-		t.Errorf("masked (-want +got):\n%s", diff)
-	}
-	if got := Masker(tokenConfig(t), []string{"AGENT_TOKEN=abc"})("abc"); got != "abc" {
-		t.Errorf("a value under 4 bytes was masked: %q", got)
-	}
 }
 
 // TestMaskerMasksSecretLookingEnvValues: a value written in a provider's
@@ -112,61 +46,6 @@ func TestMaskerMasksSecretLookingEnvValues(t *testing.T) {
 		t.Errorf("masked %q, want %q", got, want)
 	}
 }
-
-// recoverable says how secret can be read back from text: found raw, or
-// decoded from a run of base64, hex or URL-encoded characters at any
-// alignment; "" when it cannot. It shares no code with the masker.
-func recoverable(text, secret string) string {
-	if strings.Contains(text, secret) {
-		return "raw"
-	}
-	if strings.Contains(jsonUnescape(text), secret) {
-		return "JSON string"
-	}
-	if u, err := url.QueryUnescape(text); err == nil && strings.Contains(u, secret) {
-		return "url"
-	}
-	for _, run := range base64Run.FindAllString(text, -1) {
-		run = strings.TrimRight(run, "=")
-		for start := range min(4, len(run)) {
-			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-				part := run[start:]
-				part = part[:len(part)/4*4]
-				if b, err := enc.DecodeString(part); err == nil && bytes.Contains(b, []byte(secret)) {
-					return "base64"
-				}
-			}
-		}
-	}
-	for _, run := range hexRun.FindAllString(text, -1) {
-		for start := range min(2, len(run)) {
-			part := run[start:]
-			if b, err := hex.DecodeString(part[:len(part)/2*2]); err == nil && bytes.Contains(b, []byte(secret)) {
-				return "hex"
-			}
-		}
-	}
-	return ""
-}
-
-// jsonUnescape undoes the escapes of JSON strings (which encoding/json
-// uses for <, > and &).
-func jsonUnescape(text string) string {
-	text = jsonEscape.ReplaceAllStringFunc(text, func(e string) string {
-		r, err := strconv.ParseUint(e[2:], 16, 32)
-		if err != nil {
-			return e
-		}
-		return string(rune(r))
-	})
-	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\/`, `/`).Replace(text)
-}
-
-var (
-	jsonEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}`)
-	base64Run  = regexp.MustCompile(`[A-Za-z0-9+/_=-]{4,}`)
-	hexRun     = regexp.MustCompile(`(?i)[0-9a-f]{8,}`)
-)
 
 // TestHostileAgentCannotExportItsSecret runs testdata/agents/exfiltrate.sh
 // to success. The agent writes its provider secret, raw and encoded, into
@@ -194,7 +73,7 @@ func TestHostileAgentCannotExportItsSecret(t *testing.T) {
 		}
 		data, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(h.root, p)
-		if how := recoverable(rel+"\n"+string(data), hostileSecret); how != "" {
+		if how := leak.Recoverable(rel+"\n"+string(data), hostileSecret); how != "" {
 			t.Errorf("%s gives the secret away (%s)", rel, how)
 		}
 		return err
