@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -170,9 +172,16 @@ func back(cp state.Checkpoint, k, cut int) *state.Checkpoint {
 // the head's objects (the consolidated blobs, not the files they were made
 // of): a drop that ends inside a consolidated hundred expands it back, and
 // the run reads as the checkpoint saved from plus the new save, then goes
-// on and consolidates again.
+// on and consolidates again. The run is seeded once; each case saves into
+// a copy of its remote.
 func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 	t.Parallel()
+	seeded := newBare(t, t.TempDir(), "state.git")
+	seedRun(t, openBranch(t, seeded, t.TempDir(), t.TempDir()), "loop/main", 230)
+	checkConsolidated(t, seeded, "loop/main", "ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md")
+	if t.Failed() {
+		t.FailNow() // the drops would not end inside a consolidated hundred
+	}
 	for _, tc := range []struct {
 		name   string
 		k, cut int // the checkpoint's iteration; bytes its log lacks of iteration k's
@@ -187,11 +196,9 @@ func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			bare := newBare(t, t.TempDir(), "state.git")
-			seedRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", 230)
-			checkConsolidated(t, bare, "loop/main", "ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md")
-			if t.Failed() {
-				t.FailNow() // the drop would not end inside a consolidated hundred
+			bare := filepath.Join(t.TempDir(), "state.git")
+			if err := os.CopyFS(bare, os.DirFS(seeded)); err != nil {
+				t.Fatal(err)
 			}
 			b := openBranch(t, bare, t.TempDir(), t.TempDir())
 			head, err := b.Load(t.Context(), "loop/main")
