@@ -144,18 +144,19 @@ func TestBranchResumeAfterAKill(t *testing.T) {
 	bin := buildLoopAction(t)
 	origin := originRepo(t)
 	a := shallowClone(t, origin)
-	cmd := loopActionCmd(bin, a, "run", "--state", "branch:loop-state")
+	cmd := loopActionCmd(t, bin, a, "run", "--state", "branch:loop-state")
 	cmd.Env = append(cmd.Env, "AGENT_SLEEP=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
+	// The deadline is a bound only: each iteration takes about a second.
+	deadline := time.Now().Add(runBound)
 	for checkpointsOn(t, origin) < 3 { // the baseline and iterations 1 and 2
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("no third checkpoint within a minute:\n%s", &out)
+			t.Fatalf("no third checkpoint within %v:\n%s", runBound, &out)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // hostileBound bounds every hostile run: a run that hangs fails the test.
@@ -30,9 +32,9 @@ func loopAction(ctx context.Context, t *testing.T, dir string, env []string, arg
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := subprocess.Command(ctx, exe, args...)
 	cmd.Args[0] = "loop-action"
-	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 5*time.Second
+	cmd.Dir, cmd.Env = dir, env
 	return cmd
 }
 
