@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // branchLoop fixes calc.sh on its third attempt; only the first iteration
@@ -85,7 +85,7 @@ func shallowClone(t *testing.T, origin string) string {
 
 func checkpointsOn(t *testing.T, origin string) int {
 	t.Helper()
-	cmd := exec.Command("git", "rev-list", "--count", "loop-state")
+	cmd := subprocess.ForTest(t, "git", "rev-list", "--count", "loop-state")
 	cmd.Dir = origin
 	out, err := cmd.Output()
 	if err != nil {

@@ -108,7 +108,7 @@ func frameworkEnv(t *testing.T, ctx context.Context) []string {
 	env := append(os.Environ(), "HOME="+home, "PRE_COMMIT_HOME="+filepath.Join(home, "pre-commit"), "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")
 	for _, v := range []string{"GOMODCACHE", "GOCACHE"} {
-		out, err := exec.CommandContext(ctx, "go", "env", v).Output()
+		out, err := subprocess.Command(ctx, "go", "env", v).Output()
 		if err != nil {
 			t.Skipf("go env %s: %v: the framework cannot build loop-action", v, err)
 		}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // hostLoop succeeds at iteration 0 (the head already passes) and exports
@@ -172,7 +172,7 @@ func hostEnv(t *testing.T, w *actionWorld) []string {
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
 	env = append(env, "RUNNER_OS=Linux", "RUNNER_ARCH="+arch, "RUNNER_TEMP="+t.TempDir())
 	// Go's caches, as actions/setup-go leaves them for a source build.
-	out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY", "GOFLAGS").Output()
+	out, err := subprocess.ForTest(t, "go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY", "GOFLAGS").Output()
 	if err != nil {
 		t.Fatalf("go env: %v", err)
 	}

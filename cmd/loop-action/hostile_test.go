@@ -321,7 +321,7 @@ func TestActionSecretsOutOfReach(t *testing.T) {
 	w := newActionWorld(t, token)
 	loot := filepath.Join(t.TempDir(), "loot")
 	out := hunt(ctx, t, w.workspace, w.env(t), loot, secrets, "action")
-	if _, err := exec.Command("git", "--git-dir", w.bare, "rev-parse", "--verify", "-q", "loop-state").Output(); err != nil {
+	if _, err := subprocess.ForTest(t, "git", "--git-dir", w.bare, "rev-parse", "--verify", "-q", "loop-state").Output(); err != nil {
 		t.Errorf("the state branch was not pushed with the token: %v\n%s", err, out)
 	}
 }

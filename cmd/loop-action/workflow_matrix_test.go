@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/scaffold"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // repoKind is a fresh repository of one kind init detects: a calculator
@@ -92,7 +93,7 @@ var corepackWorks = sync.OnceValue(func() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, pm := range []string{"pnpm", "yarn"} {
-		cmd := exec.CommandContext(ctx, "corepack", pm, "--version")
+		cmd := subprocess.Command(ctx, "corepack", pm, "--version")
 		cmd.Dir = os.TempDir()
 		cmd.Env = append(os.Environ(), "COREPACK_HOME="+filepath.Join(os.TempDir(), "loop-action-test-corepack"),
 			"COREPACK_DEFAULT_TO_LATEST=0", "COREPACK_ENABLE_DOWNLOAD_PROMPT=0")
@@ -106,7 +107,9 @@ var corepackWorks = sync.OnceValue(func() error {
 // pythonWorks: Debian's python3 with pytest, venv and pip, which the
 // setup-python stand-in uses (.ci/run installs them).
 func pythonWorks() error {
-	out, err := exec.Command(debianPython, "-c", "import setuptools, pytest, venv, pip").CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), subprocess.TestBound)
+	defer cancel()
+	out, err := subprocess.Command(ctx, debianPython, "-c", "import setuptools, pytest, venv, pip").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s lacks pytest, venv, pip or setuptools (apt-get install python3-pytest python3-venv python3-pip python3-setuptools): %s", debianPython, out)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // lightCommit is the commit of iteration n: one event, a log line, a
@@ -314,7 +314,7 @@ func TestBranchConsolidatedCollected(t *testing.T) {
 	}
 	for _, i := range []int{150, 199} { // chunks of the ledger's second hundred, consolidated
 		blob := plumbing.ComputeHash(plumbing.BlobObject, lightCommit(i+1).Ledger)
-		if exec.Command("git", "--git-dir="+cache, "cat-file", "-e", blob.String()).Run() == nil {
+		if subprocess.ForTest(t, "git", "--git-dir="+cache, "cat-file", "-e", blob.String()).Run() == nil {
 			t.Fatalf("the collected cache holds ledger chunk %d: the test proves nothing", i)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // The tests in this file run against every kind of store: each must
@@ -83,7 +83,7 @@ func branchFixture(t testing.TB) *fixture {
 		open:      func(t testing.TB) state.Store { return openBranch(t, "file://"+bare, root, cache) },
 		elsewhere: func(t testing.TB) state.Store { return openBranch(t, bare, t.TempDir(), t.TempDir()) },
 		committed: func(t testing.TB, rel string) ([]byte, bool) {
-			cmd := exec.Command("git", "--git-dir="+bare, "cat-file", "-p", "loop-state:"+rel)
+			cmd := subprocess.ForTest(t, "git", "--git-dir="+bare, "cat-file", "-p", "loop-state:"+rel)
 			cmd.Env = gitfake.Env(t.TempDir())
 			out, err := cmd.Output()
 			return out, err == nil

@@ -9,6 +9,7 @@ package subprocess
 import (
 	"context"
 	"os/exec"
+	"testing"
 	"time"
 )
 
@@ -29,4 +30,16 @@ func Bound(cmd *exec.Cmd) *exec.Cmd {
 	group(cmd)
 	cmd.WaitDelay = WaitDelay
 	return cmd
+}
+
+// TestBound bounds a command started by ForTest.
+const TestBound = 2 * time.Minute
+
+// ForTest is Command bounded by TestBound, for the short commands a test
+// runs (git, go env). The bound is not tb's context, which ends before
+// tb's cleanups, some of which run git.
+func ForTest(tb testing.TB, name string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), TestBound)
+	tb.Cleanup(cancel)
+	return Command(ctx, name, args...)
 }
