@@ -4,13 +4,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // shippedBinary is the loop-action the fake release ships and the
@@ -29,29 +28,13 @@ var shippedBinary = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(exe)
 })
 
-// shippedExe is the path of the file shippedBinary reads. It is written
-// by another process (go build), never by this one, and nothing here
-// opens it for writing: a file this process wrote is open for writing in
-// every child a parallel test forks until that child execs, and running
-// it then fails with "text file busy" (ETXTBSY) — which it did in CI,
-// when each test copied the binary into its own directory.
+// shippedExe is the path of the file shippedBinary reads: the test binary,
+// or builtLoopAction, whose file no process of the tests writes.
 var shippedExe = sync.OnceValues(func() (string, error) {
 	if !raceDetector {
 		return os.Executable()
 	}
-	dir, err := os.MkdirTemp("", "loop-action-bin-")
-	if err != nil {
-		return "", err
-	}
-	builtDir = dir
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	out := filepath.Join(dir, "loop-action")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build loop-action (shipped by the tests' fake release): %v\n%s", err, b)
-	}
-	return out, nil
+	return builtLoopAction()
 })
 
 // shippedCommand is shippedBinary run as loop-action in dir, with exactly
@@ -65,7 +48,7 @@ func shippedCommand(ctx context.Context, t *testing.T, dir string, env []string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 5*time.Second
+	cmd := subprocess.Command(ctx, exe, args...)
+	cmd.Dir, cmd.Env = dir, env
 	return cmd
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // branchLoop fixes calc.sh on its third attempt; only the first iteration
@@ -85,7 +85,7 @@ func shallowClone(t *testing.T, origin string) string {
 
 func checkpointsOn(t *testing.T, origin string) int {
 	t.Helper()
-	cmd := exec.Command("git", "rev-list", "--count", "loop-state")
+	cmd := subprocess.ForTest(t, "git", "rev-list", "--count", "loop-state")
 	cmd.Dir = origin
 	out, err := cmd.Output()
 	if err != nil {
@@ -144,18 +144,19 @@ func TestBranchResumeAfterAKill(t *testing.T) {
 	bin := buildLoopAction(t)
 	origin := originRepo(t)
 	a := shallowClone(t, origin)
-	cmd := loopActionCmd(bin, a, "run", "--state", "branch:loop-state")
+	cmd := loopActionCmd(t, bin, a, "run", "--state", "branch:loop-state")
 	cmd.Env = append(cmd.Env, "AGENT_SLEEP=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
+	// The deadline is a bound only: each iteration takes about a second.
+	deadline := time.Now().Add(runBound)
 	for checkpointsOn(t, origin) < 3 { // the baseline and iterations 1 and 2
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("no third checkpoint within a minute:\n%s", &out)
+			t.Fatalf("no third checkpoint within %v:\n%s", runBound, &out)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

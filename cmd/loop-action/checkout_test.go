@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // TestGateReadsCheckoutSettings: in a checkout that git made with
@@ -27,7 +28,7 @@ func TestGateReadsCheckoutSettings(t *testing.T) {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	git := func(dir string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
+		cmd := subprocess.ForTest(t, "git", args...)
 		cmd.Dir, cmd.Env = dir, vars
 		out, err := cmd.CombinedOutput()
 		if err != nil {

@@ -9,14 +9,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // compositeAction is an action.yml with runs.using: composite, as the
@@ -267,12 +267,12 @@ func (j *jobEnv) script(ctx context.Context, body string, env []string) (map[str
 			j.t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", filepath.Join(dir, "step.sh"))
+	// Bounded as a whole: a go build the step started dies with it.
+	cmd := subprocess.Command(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", filepath.Join(dir, "step.sh"))
 	cmd.Dir = j.dir
 	cmd.Env = j.environ(append(env, "GITHUB_OUTPUT="+filepath.Join(dir, "output"),
 		"GITHUB_PATH="+filepath.Join(dir, "path"), "GITHUB_ENV="+filepath.Join(dir, "env"))...)
 	cmd.Stdout, cmd.Stderr = j.log, j.log
-	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	for p := range strings.Lines(readFile(j.t, filepath.Join(dir, "path"))) {
 		if p = strings.TrimSpace(p); p != "" {

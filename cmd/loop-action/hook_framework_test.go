@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // TestPreCommitFramework runs this repository's .pre-commit-hooks.yaml
@@ -25,6 +27,7 @@ func TestPreCommitFramework(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the pre-commit framework builds loop-action")
 	}
+	t.Parallel()
 	if _, err := exec.LookPath("pre-commit"); err != nil {
 		t.Skip("pre-commit is not installed (apt-get install pre-commit): the framework integration is not tested")
 	}
@@ -35,18 +38,18 @@ func TestPreCommitFramework(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		t.Skipf("%s is not a git checkout: pre-commit try-repo needs one", root)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	env := frameworkEnv(t, ctx)
 	clone := filepath.Join(t.TempDir(), "loop-action")
-	if out, err := exec.CommandContext(ctx, "git", "clone", "-q", "--no-local", root, clone).CombinedOutput(); err != nil {
+	if out, err := subprocess.Command(ctx, "git", "clone", "-q", "--no-local", root, clone).CombinedOutput(); err != nil {
 		t.Fatalf("clone %s: %v\n%s", root, err, out)
 	}
 	root = clone
 	work := t.TempDir()
 	sh := func(wantOK bool, name string, args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, name, args...)
+		cmd := subprocess.Command(ctx, name, args...) // pre-commit's go install dies with it
 		cmd.Dir, cmd.Env = work, env
 		out, err := cmd.CombinedOutput()
 		if (err == nil) != wantOK {
@@ -105,7 +108,7 @@ func frameworkEnv(t *testing.T, ctx context.Context) []string {
 	env := append(os.Environ(), "HOME="+home, "PRE_COMMIT_HOME="+filepath.Join(home, "pre-commit"), "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")
 	for _, v := range []string{"GOMODCACHE", "GOCACHE"} {
-		out, err := exec.CommandContext(ctx, "go", "env", v).Output()
+		out, err := subprocess.Command(ctx, "go", "env", v).Output()
 		if err != nil {
 			t.Skipf("go env %s: %v: the framework cannot build loop-action", v, err)
 		}

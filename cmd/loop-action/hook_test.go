@@ -13,6 +13,7 @@ import (
 // installed hook running the real binary (on $PATH) when git pushes or
 // commits. Every script has a git identity and a home of its own.
 func TestHookScripts(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the hooks and checks are POSIX sh")
 	}

@@ -48,7 +48,9 @@ func TestHostActionUploadFailureIsAWarning(t *testing.T) {
 // (the action sets up the Go of its go.mod itself), and cached under a
 // hash of that source: a second job with the same source restores the
 // binary and builds nothing, not even setting up Go; a changed source
-// builds again.
+// builds again, with the go on the runner's PATH (no Go set up), and the
+// run goes on. (The build of the first job is the one costly step: this
+// test is the only one that builds loop-action from source.)
 func TestHostActionCachesTheSourceBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds loop-action")
@@ -58,25 +60,30 @@ func TestHostActionCachesTheSourceBuild(t *testing.T) {
 	rel := newRelease(t, "v1.2.3")
 	with := map[string]string{"comment": "false", "deliver": "none", "upload-export": "false"}
 	cache := t.TempDir()
-	job := func(name string) *hostRun {
+	job := func(name string, goOnPath bool) *hostRun {
 		h := newHostRun(t, rel)
 		h.j.cache = cache
-		h.j.env = withoutGo(t, h.j.env)
+		if !goOnPath {
+			h.j.env = withoutGo(t, h.j.env)
+		}
 		h.run(t, 3*hostileBound, filepath.Join(src, "host"), "main", with)
-		if h.failed != "" || h.outputs["success"] != "true" {
-			t.Fatalf("%s: step %q failed, outputs %v:\n%s", name, h.failed, h.outputs, h.log())
+		if h.failed != "" || h.outputs["success"] != "true" || h.outputs["artifact-url"] != "" {
+			t.Fatalf("%s: step %q failed, outputs %v (upload-export false uploads nothing):\n%s", name, h.failed, h.outputs, h.log())
+		}
+		if log := h.log(); !strings.Contains(log, "no release for 'main': building from source") {
+			t.Fatalf("%s: the install did not fall back to the source:\n%s", name, log)
 		}
 		return h
 	}
 	built := "built loop-action from this action's source (main)"
 
-	first := job("first job").log()
+	first := job("first job", false).log()
 	for _, want := range []string{"--- step 3: Set up Go to build loop-action", built, "cache saved with key: loop-action-linux-"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first job: no %q:\n%s", want, first)
 		}
 	}
-	second := job("second job").log()
+	second := job("second job", false).log()
 	if !strings.Contains(second, "restored loop-action built from this action's source from the cache") ||
 		strings.Contains(second, built) || !strings.Contains(second, "--- skipped: Set up Go to build loop-action") {
 		t.Errorf("second job: want the cached binary, no Go set up, no build:\n%s", second)
@@ -87,8 +94,10 @@ func TestHostActionCachesTheSourceBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, f, string(b)+"\n// a change to the action's source\n")
-	if third := job("changed source").log(); !strings.Contains(third, built) || !strings.Contains(third, "cache not found") {
-		t.Errorf("changed source: want a new build:\n%s", third)
+	third := job("changed source, go on PATH", true).log()
+	if !strings.Contains(third, built) || !strings.Contains(third, "cache not found") ||
+		!strings.Contains(third, "--- skipped: Set up Go to build loop-action") {
+		t.Errorf("changed source: want a new build with the runner's go, no Go set up:\n%s", third)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // hostLoop succeeds at iteration 0 (the head already passes) and exports
@@ -124,14 +124,8 @@ func (h *hostRun) log() string { return h.j.log.String() }
 
 func runHost(t *testing.T, rel *release, ref string, with map[string]string) *hostRun {
 	t.Helper()
-	return runHostWithin(t, hostileBound, rel, ref, with)
-}
-
-// runHostWithin is runHost bounded by d (a source build needs longer).
-func runHostWithin(t *testing.T, d time.Duration, rel *release, ref string, with map[string]string) *hostRun {
-	t.Helper()
 	h := newHostRun(t, rel)
-	h.run(t, d, absPath(t, "../../host"), ref, with)
+	h.run(t, hostileBound, absPath(t, "../../host"), ref, with)
 	return h
 }
 
@@ -178,7 +172,7 @@ func hostEnv(t *testing.T, w *actionWorld) []string {
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
 	env = append(env, "RUNNER_OS=Linux", "RUNNER_ARCH="+arch, "RUNNER_TEMP="+t.TempDir())
 	// Go's caches, as actions/setup-go leaves them for a source build.
-	out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY", "GOFLAGS").Output()
+	out, err := subprocess.ForTest(t, "go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY", "GOFLAGS").Output()
 	if err != nil {
 		t.Fatalf("go env: %v", err)
 	}
@@ -288,24 +282,6 @@ func TestHostActionInstallModes(t *testing.T) {
 				t.Errorf("failed step %q, want %q with %q:\n%s", h.failed, c.failed, c.logs, log)
 			}
 		})
-	}
-}
-
-// TestHostActionBuildsFromSource: a ref without a release (a branch) is
-// built from the action's own checkout, and the run goes on.
-func TestHostActionBuildsFromSource(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds loop-action")
-	}
-	t.Parallel()
-	rel := newRelease(t, "v1.2.3")
-	h := runHostWithin(t, 3*hostileBound, rel, "main", map[string]string{"comment": "false", "deliver": "none", "upload-export": "false"})
-	log := h.log()
-	if h.failed != "" || !strings.Contains(log, "no release for 'main': building from source") {
-		t.Fatalf("failed step %q:\n%s", h.failed, log)
-	}
-	if h.outputs["success"] != "true" || h.outputs["artifact-url"] != "" {
-		t.Errorf("outputs %v (upload-export false uploads nothing)\n%s", h.outputs, log)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // hostileBound bounds every hostile run: a run that hangs fails the test.
@@ -30,9 +32,9 @@ func loopAction(ctx context.Context, t *testing.T, dir string, env []string, arg
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := subprocess.Command(ctx, exe, args...)
 	cmd.Args[0] = "loop-action"
-	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 5*time.Second
+	cmd.Dir, cmd.Env = dir, env
 	return cmd
 }
 
@@ -319,7 +321,7 @@ func TestActionSecretsOutOfReach(t *testing.T) {
 	w := newActionWorld(t, token)
 	loot := filepath.Join(t.TempDir(), "loot")
 	out := hunt(ctx, t, w.workspace, w.env(t), loot, secrets, "action")
-	if _, err := exec.Command("git", "--git-dir", w.bare, "rev-parse", "--verify", "-q", "loop-state").Output(); err != nil {
+	if _, err := subprocess.ForTest(t, "git", "--git-dir", w.bare, "rev-parse", "--verify", "-q", "loop-state").Output(); err != nil {
 		t.Errorf("the state branch was not pushed with the token: %v\n%s", err, out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // TestInitFlagsOfferWhatScaffoldKnows: --preset and --template accept
 // exactly the agents and templates scaffold renders.
 func TestInitFlagsOfferWhatScaffoldKnows(t *testing.T) {
+	t.Parallel()
 	typ := reflect.TypeFor[initCmd]()
 	for flag, want := range map[string][]string{"Preset": scaffold.Presets(), "Template": scaffold.Templates} {
 		f, _ := typ.FieldByName(flag)

@@ -73,6 +73,7 @@ func TestKillAnyInstant(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL and POSIX sh agents")
 	}
+	t.Parallel()
 	bin := buildLoopAction(t)
 	fixture := killFixture(t)
 
@@ -139,17 +140,6 @@ func TestKillAnyInstant(t *testing.T) {
 	t.Run("sigterm", func(t *testing.T) { terminateQuietly(t, bin, fixture) })
 }
 
-// buildLoopAction builds the binary once for the test.
-func buildLoopAction(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loop-action")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // killFixture writes the project the kill test runs in: the quickstart's
 // calc.sh and test.sh, the scripted agents and killLoop.
 func killFixture(t *testing.T) string {
@@ -191,17 +181,10 @@ func trialDir(t *testing.T, fixture string) string {
 	return dir
 }
 
-func loopActionCmd(bin, dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	return cmd
-}
-
 // runLoopAction runs the binary to its end and returns its exit code.
 func runLoopAction(t *testing.T, bin, dir string, args ...string) int {
 	t.Helper()
-	cmd := loopActionCmd(bin, dir, args...)
+	cmd := loopActionCmd(t, bin, dir, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -226,7 +209,7 @@ var successRE = regexp.MustCompile(`"status":\s*"success"`)
 // nothing to resume: resume says so and exits 2, and run starts it anew.
 func killAndContinue(t *testing.T, bin, dir, cont string, wait func(exited <-chan struct{})) int {
 	t.Helper()
-	run := loopActionCmd(bin, dir, "run")
+	run := loopActionCmd(t, bin, dir, "run")
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	if err := run.Start(); err != nil {
@@ -242,7 +225,7 @@ func killAndContinue(t *testing.T, bin, dir, cont string, wait func(exited <-cha
 	_, err := os.Stat(filepath.Join(dir, ".loop", "state", "runs", "killed", "local", "checkpoint.json"))
 	checkpointed := err == nil
 	if !checkpointed && cont == "resume" {
-		cmd := loopActionCmd(bin, dir, "resume")
+		cmd := loopActionCmd(t, bin, dir, "resume")
 		b, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || !strings.Contains(string(b), "no run to resume") {
@@ -262,7 +245,7 @@ func waitForOrphans(t *testing.T, dir string) {
 		time.Sleep(time.Second)
 		return
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(runBound) // a bound only: they end in moments
 	for {
 		left := processesIn(dir)
 		if len(left) == 0 {
@@ -306,7 +289,7 @@ type finished struct {
 // ledger with ledger --json.
 func checkFinished(t *testing.T, bin, dir string, restarts bool) finished {
 	t.Helper()
-	out, err := loopActionCmd(bin, dir, "status", "--json").Output()
+	out, err := loopActionCmd(t, bin, dir, "status", "--json").Output()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("status --json: %v", err)
@@ -315,7 +298,7 @@ func checkFinished(t *testing.T, bin, dir string, restarts bool) finished {
 	if err := json.Unmarshal(out, &f); err != nil {
 		t.Fatalf("status --json does not load: %v\n%s", err, out)
 	}
-	led, err := loopActionCmd(bin, dir, "ledger", "--json").Output()
+	led, err := loopActionCmd(t, bin, dir, "ledger", "--json").Output()
 	if err != nil {
 		t.Fatalf("ledger --json: %v", err)
 	}
@@ -377,7 +360,7 @@ func terminateQuietly(t *testing.T, bin, fixture string) {
 	dir := trialDir(t, fixture)
 	cp := filepath.Join(dir, ".loop", "state", "runs", "killed", "local", "checkpoint.json")
 
-	run := loopActionCmd(bin, dir, "run")
+	run := loopActionCmd(t, bin, dir, "run")
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	if err := run.Start(); err != nil {
@@ -385,14 +368,14 @@ func terminateQuietly(t *testing.T, bin, fixture string) {
 	}
 	// Once iteration 2 is checkpointed, iteration 3 is under way.
 	iter2 := regexp.MustCompile(`"iteration":\s*2,`)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(runBound) // a bound only
 	for {
 		if b, err := os.ReadFile(cp); err == nil && iter2.Match(b) {
 			break
 		}
 		if time.Now().After(deadline) {
 			_ = run.Process.Kill()
-			t.Fatalf("no checkpoint of iteration 2 within 30s:\n%s", &out)
+			t.Fatalf("no checkpoint of iteration 2 within %v:\n%s", runBound, &out)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -410,7 +393,7 @@ func terminateQuietly(t *testing.T, bin, fixture string) {
 	if got.Status != "cancelled" || got.Iteration != 2 {
 		t.Errorf("after SIGTERM: %s after %d iterations, want cancelled after 2\n%s", got.Status, got.Iteration, &out)
 	}
-	status, _ := loopActionCmd(bin, dir, "status", "--json").Output()
+	status, _ := loopActionCmd(t, bin, dir, "status", "--json").Output()
 	if !regexp.MustCompile(`"node_failures":\s*0,`).Match(status) {
 		t.Errorf("a cancelled iteration counted a node failure:\n%s", status)
 	}
@@ -466,6 +449,7 @@ func TestStopWhileHashing(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sparse files and /proc")
 	}
+	t.Parallel()
 	bin := buildLoopAction(t)
 	for _, tc := range []struct {
 		name, wall, status string
@@ -486,7 +470,7 @@ func TestStopWhileHashing(t *testing.T) {
 			if err := os.Truncate(big, 1<<40); err != nil {
 				t.Skipf("no sparse terabyte here: %v", err)
 			}
-			run := loopActionCmd(bin, dir, "run")
+			run := loopActionCmd(t, bin, dir, "run")
 			var out bytes.Buffer
 			run.Stdout, run.Stderr = &out, &out
 			if err := run.Start(); err != nil {
@@ -509,7 +493,7 @@ func TestStopWhileHashing(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != exitUnsuccessful {
 				t.Errorf("run: %v, want exit %d\n%s", err, exitUnsuccessful, &out)
 			}
-			status, err := loopActionCmd(bin, dir, "status", "--json").Output()
+			status, err := loopActionCmd(t, bin, dir, "status", "--json").Output()
 			var f finished
 			if jerr := json.Unmarshal(status, &f); jerr != nil || f.Status != tc.status {
 				t.Errorf("status --json: %v, %v: %s, want %s", err, jerr, status, tc.status)

@@ -16,6 +16,7 @@ import (
 // format ($PRESET_RECORDINGS, the provider parsers' testdata), whose tokens
 // and cost the scripts find in the run's spend.
 func TestPresetScripts(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-ins are POSIX sh")
 	}

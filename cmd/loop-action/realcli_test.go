@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/testing/modelfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // The real-CLI suite: every preset driven end to end through the real agent
@@ -385,7 +385,7 @@ func callRealTier(t *testing.T, c realCLI, srv *modelfake.Server, key, dir, tier
 	argv := cfg.Providers["agent"].Argv(tier)
 	ctx, cancel := context.WithTimeout(t.Context(), realBound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(realBin(t), argv[0]), argv[1:]...)
+	cmd := subprocess.Command(ctx, filepath.Join(realBin(t), argv[0]), argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = realEnv(t, c, srv, key, t.TempDir(), t.TempDir())
 	for _, kv := range table { // NAME = "value"

@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // TestReleasedActionUsesTheImage renders action.yml as release.yml does
@@ -15,6 +16,7 @@ import (
 // nothing else changes; a tag that is not vX.Y.Z, or a file without the
 // one image: Dockerfile line, is refused and the file left as it was.
 func TestReleasedActionUsesTheImage(t *testing.T) {
+	t.Parallel()
 	script, err := filepath.Abs("../../scripts/release-action.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +30,7 @@ func TestReleasedActionUsesTheImage(t *testing.T) {
 		if err := os.WriteFile(file, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command("bash", append(append([]string{script}, args...), file)...).CombinedOutput()
+		out, err := subprocess.ForTest(t, "bash", append(append([]string{script}, args...), file)...).CombinedOutput()
 		got, rerr := os.ReadFile(file)
 		if rerr != nil {
 			t.Fatal(rerr)

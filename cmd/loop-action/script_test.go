@@ -21,6 +21,7 @@ import (
 // TestScripts drives the real binary with the scripts in testdata/script:
 // the small commands, validate, plan and gate.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, scriptParams(t, "../../testdata/script", false))
 }
 
@@ -29,6 +30,7 @@ func TestScripts(t *testing.T) {
 // resumes, reports and exports, and the scripts check what it measured,
 // recorded and left behind.
 func TestRunScripts(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the scripted agents are POSIX sh")
 	}

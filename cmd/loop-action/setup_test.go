@@ -6,13 +6,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // checkoutStandIn is actions/checkout@v4: a git init, a fetch of ref
@@ -46,7 +46,7 @@ func checkoutStandIn(token string) standIn {
 			steps = append(steps, []string{"config", "http." + j.getenv("GITHUB_SERVER_URL") + "/.extraheader", header})
 		}
 		for _, args := range steps {
-			cmd := exec.CommandContext(ctx, "git", args...)
+			cmd := subprocess.Command(ctx, "git", args...)
 			cmd.Dir, cmd.Env = j.dir, gitfake.Env(j.temp)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return nil, fmt.Errorf("git %s: %v\n%s", args[len(args)-1], err, out)
@@ -78,7 +78,7 @@ func setupNodeStandIn(ctx context.Context, j *jobEnv, with map[string]string, _ 
 		}
 		tools[name] = p
 	}
-	out, err := exec.CommandContext(ctx, tools["node"], "--version").Output()
+	out, err := subprocess.Command(ctx, tools["node"], "--version").Output()
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ const debianPython = "/usr/bin/python3"
 // as written.
 func setupPythonStandIn(ctx context.Context, j *jobEnv, with map[string]string, _ []string) (map[string]string, error) {
 	allowInputs(j, "actions/setup-python@v5", with, "python-version")
-	out, err := exec.CommandContext(ctx, debianPython, "-c", "import platform; print(platform.python_version())").Output()
+	out, err := subprocess.Command(ctx, debianPython, "-c", "import platform; print(platform.python_version())").Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", debianPython, err)
 	}
@@ -121,7 +121,7 @@ func setupPythonStandIn(ctx context.Context, j *jobEnv, with map[string]string, 
 	venv := filepath.Join(j.temp, "toolcache", "python")
 	// Debian's pip (python3-pip) installs into it: the venv's own copy of
 	// pip takes ensurepip seconds per job.
-	if out, err := exec.CommandContext(ctx, debianPython, "-m", "venv", "--system-site-packages", "--without-pip", venv).CombinedOutput(); err != nil {
+	if out, err := subprocess.Command(ctx, debianPython, "-m", "venv", "--system-site-packages", "--without-pip", venv).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("venv: %v\n%s", err, out)
 	}
 	j.path = append([]string{filepath.Join(venv, "bin")}, j.path...)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/artifact"
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // Stand-ins for the actions a job uses that cannot run here (they are
@@ -111,7 +112,7 @@ func setupGoStandIn(ctx context.Context, j *jobEnv, with map[string]string, _ []
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	out, err := subprocess.Command(ctx, goBin, "env", "GOVERSION").Output()
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func copyTree(ctx context.Context, src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if out, err := exec.CommandContext(ctx, "cp", "-a", src, dst).CombinedOutput(); err != nil {
+	if out, err := subprocess.Command(ctx, "cp", "-a", src, dst).CombinedOutput(); err != nil {
 		return fmt.Errorf("cp: %v: %s", err, out)
 	}
 	return nil

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/scaffold"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // repoKind is a fresh repository of one kind init detects: a calculator
@@ -92,7 +94,7 @@ var corepackWorks = sync.OnceValue(func() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, pm := range []string{"pnpm", "yarn"} {
-		cmd := exec.CommandContext(ctx, "corepack", pm, "--version")
+		cmd := subprocess.Command(ctx, "corepack", pm, "--version")
 		cmd.Dir = os.TempDir()
 		cmd.Env = append(os.Environ(), "COREPACK_HOME="+filepath.Join(os.TempDir(), "loop-action-test-corepack"),
 			"COREPACK_DEFAULT_TO_LATEST=0", "COREPACK_ENABLE_DOWNLOAD_PROMPT=0")
@@ -106,7 +108,9 @@ var corepackWorks = sync.OnceValue(func() error {
 // pythonWorks: Debian's python3 with pytest, venv and pip, which the
 // setup-python stand-in uses (.ci/run installs them).
 func pythonWorks() error {
-	out, err := exec.Command(debianPython, "-c", "import setuptools, pytest, venv, pip").CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), subprocess.TestBound)
+	defer cancel()
+	out, err := subprocess.Command(ctx, debianPython, "-c", "import setuptools, pytest, venv, pip").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s lacks pytest, venv, pip or setuptools (apt-get install python3-pytest python3-venv python3-pip python3-setuptools): %s", debianPython, out)
 	}
@@ -128,9 +132,24 @@ func merged(a, b map[string]string) map[string]string {
 	return out
 }
 
-// TestWorkflowsRunGreen: for every template init writes and every kind of
-// repository it detects, the rendered workflow runs green through the
-// emulator on its first event — a pull request (pr-fixer, gate-only) or
+// greenKinds are the kinds of repository TestWorkflowsRunGreen runs each
+// template's workflow for: every kind for pr-fixer, the default; for the
+// others Go (always there) and npm (whose install writes node_modules and
+// no lockfile, which the exclude step must keep out of the snapshot). What
+// a kind adds to a workflow — its setup steps, the exclude step and the
+// goal's checks — is the same in every template (TestTemplatesShareKindSteps),
+// so pr-fixer's runs prove it for all three; the others' runs prove what
+// is their own: their jobs, events and delivery, with and without an
+// install that writes into the workspace.
+var greenKinds = map[string][]string{
+	"pr-fixer":  nil, // every kind
+	"nightly":   {"go", "npm"},
+	"gate-only": {"go", "npm"},
+}
+
+// TestWorkflowsRunGreen: for every template init writes and the kinds of
+// repository greenKinds gives it, the rendered workflow runs green through
+// the emulator on its first event — a pull request (pr-fixer, gate-only) or
 // the nightly schedule — against the GitHub fake and the bare remote, with
 // the preset's agent replaced by a scripted claude on PATH that fixes the
 // seeded bug. Green: the jobs succeed; the fix is delivered (pr-fixer: one
@@ -146,7 +165,14 @@ func TestWorkflowsRunGreen(t *testing.T) {
 	}
 	t.Parallel()
 	for _, tmpl := range scaffold.Templates {
+		kinds, ok := greenKinds[tmpl]
+		if !ok {
+			t.Fatalf("greenKinds says nothing of template %s", tmpl)
+		}
 		for _, k := range repoKinds {
+			if kinds != nil && !slices.Contains(kinds, k.name) {
+				continue
+			}
 			t.Run(tmpl+"/"+k.name, func(t *testing.T) {
 				t.Parallel()
 				if err := k.needs(); err != nil {
@@ -167,6 +193,81 @@ func TestWorkflowsRunGreen(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestTemplatesShareKindSteps: for every kind of repository, init writes
+// the same kind-dependent part into every template — the steps of the job
+// that runs the action before it (setup, exclude; not the checkout nor the
+// agent's install) and the config's goals — so that a kind
+// TestWorkflowsRunGreen runs with pr-fixer only runs the same in the
+// others.
+func TestTemplatesShareKindSteps(t *testing.T) {
+	t.Parallel()
+	for _, k := range repoKinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			type part struct {
+				Steps []ciStep
+				Goals string
+			}
+			parts := map[string]part{}
+			for _, tmpl := range scaffold.Templates {
+				dir := t.TempDir()
+				for name, content := range k.files {
+					writeTestFile(t, filepath.Join(dir, name), content)
+				}
+				var stdout, stderr strings.Builder
+				if code := run(t.Context(), []string{"init", "--yes", "--template", tmpl, "--name", "calc"}, env{lookup: noEnv, wd: dir}, nil, &stdout, &stderr); code != exitSuccess {
+					t.Fatalf("init --template %s: exit %d\n%s%s", tmpl, code, &stdout, &stderr)
+				}
+				parts[tmpl] = part{kindSteps(t, readFile(t, filepath.Join(dir, scaffold.WorkflowPath))), kindGoals(readFile(t, filepath.Join(dir, scaffold.ConfigPath)))}
+			}
+			want := parts[scaffold.Templates[0]]
+			if (len(want.Steps) == 0 && k.name != "make") || want.Goals == "" { // make needs no setup
+				t.Fatalf("%s: no setup steps or no goals found: %+v", scaffold.Templates[0], want)
+			}
+			for tmpl, got := range parts {
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s writes for %s what %s does not (-%s +%s):\n%s", tmpl, k.name, scaffold.Templates[0], scaffold.Templates[0], tmpl, diff)
+				}
+			}
+		})
+	}
+}
+
+// kindSteps are the steps before the action's in the jobs that use it
+// (pr-fixer's authorize job has none), without the checkout and the
+// agent's install.
+func kindSteps(t *testing.T, workflow string) []ciStep {
+	t.Helper()
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []ciStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yamlUnmarshal([]byte(workflow), &wf); err != nil {
+		t.Fatal(err)
+	}
+	var steps []ciStep
+	for _, id := range slices.Sorted(maps.Keys(wf.Jobs)) {
+		j := wf.Jobs[id]
+		i := slices.IndexFunc(j.Steps, func(s ciStep) bool { return strings.HasPrefix(s.Uses, "loop-action/loop-action/host@") })
+		if i < 0 {
+			continue
+		}
+		steps = append(steps, slices.DeleteFunc(slices.Clone(j.Steps[:i]), func(s ciStep) bool {
+			return strings.HasPrefix(s.Uses, "actions/checkout@") || strings.HasPrefix(s.Name, "Install the agent CLI")
+		})...)
+	}
+	return steps
+}
+
+// kindGoals is the config from its first [[goal]] on.
+func kindGoals(config string) string {
+	if i := strings.Index(config, "[[goal]]"); i >= 0 {
+		return config[i:]
+	}
+	return ""
 }
 
 // wantSucceeded checks every job of the run succeeded, the job loop among

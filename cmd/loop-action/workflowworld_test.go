@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/loop-action/loop-action/internal/testing/artifactfake"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/testing/githubfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 const (
@@ -163,7 +163,7 @@ func (w *wfWorld) runnerEnv() []string {
 	env := append(baseEnv(w.t), "GITHUB_REPOSITORY="+owner+"/"+repo, "GITHUB_REPOSITORY_OWNER="+owner,
 		"GITHUB_API_URL="+w.gh.URL(), "GITHUB_SERVER_URL="+w.git.URL, "GITHUB_RETENTION_DAYS=1",
 		"COREPACK_HOME="+corepackHome(w.t), "COREPACK_DEFAULT_TO_LATEST=0", "COREPACK_ENABLE_DOWNLOAD_PROMPT=0")
-	out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY").Output()
+	out, err := subprocess.ForTest(w.t, "go", "env", "GOMODCACHE", "GOCACHE", "GOPROXY").Output()
 	if err != nil {
 		w.t.Fatalf("go env: %v", err)
 	}
@@ -239,7 +239,7 @@ func (w *wfWorld) commit(parent, ref string, files map[string]string, msg string
 
 // rev is what ref points to in the bare repository ("" when nothing).
 func (w *wfWorld) rev(ref string) string {
-	cmd := exec.Command("git", "--git-dir="+w.bare, "rev-parse", "-q", "--verify", ref+"^{commit}")
+	cmd := subprocess.ForTest(w.t, "git", "--git-dir="+w.bare, "rev-parse", "-q", "--verify", ref+"^{commit}")
 	cmd.Env = gitfake.Env(w.t.TempDir())
 	out, _ := cmd.Output()
 	return strings.TrimSpace(string(out))

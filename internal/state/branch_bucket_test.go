@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // lightCommit is the commit of iteration n: one event, a log line, a
@@ -138,20 +140,22 @@ func TestBranchConsolidates(t *testing.T) {
 	gitfake.Fsck(t, bare)
 }
 
-// TestBranchTreeStaysSmall: the head's tree of a run 2,000 iterations long
+// TestBranchTreeStaysSmall: the head's tree of a run 500 iterations long
 // holds a few entries per hundred iterations, not one per file (git's
-// receive-pack walks all of them at every push).
+// receive-pack walks all of them at every push): about 230, where one
+// entry per ledger chunk, log chunk and summary would be over 1,500. Each
+// hundred more adds three (one blob each); a run of 2,000 holds about 290.
 func TestBranchTreeStaysSmall(t *testing.T) {
 	t.Parallel()
 	bare := newBare(t, t.TempDir(), "state.git")
 	b := openBranch(t, bare, t.TempDir(), t.TempDir())
-	cp := seedRun(t, b, "loop/main", 1998)
+	cp := seedRun(t, b, "loop/main", 498)
 	saveNext(t, b, cp)
 	saveNext(t, b, cp)
-	if n := len(branchFiles(t, bare, "runs/loop/main", true)); n >= 400 {
-		t.Errorf("the run's tree at iteration 2,000 holds %d entries, want fewer than 400", n)
+	if n := len(branchFiles(t, bare, "runs/loop/main", true)); n >= 300 {
+		t.Errorf("the run's tree at iteration 500 holds %d entries, want fewer than 300", n)
 	}
-	checkRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", 2000)
+	checkRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", 500)
 }
 
 // back returns the checkpoint of iteration k of a run of lightCommit, as a
@@ -168,9 +172,16 @@ func back(cp state.Checkpoint, k, cut int) *state.Checkpoint {
 // the head's objects (the consolidated blobs, not the files they were made
 // of): a drop that ends inside a consolidated hundred expands it back, and
 // the run reads as the checkpoint saved from plus the new save, then goes
-// on and consolidates again.
+// on and consolidates again. The run is seeded once; each case saves into
+// a copy of its remote.
 func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 	t.Parallel()
+	seeded := newBare(t, t.TempDir(), "state.git")
+	seedRun(t, openBranch(t, seeded, t.TempDir(), t.TempDir()), "loop/main", 230)
+	checkConsolidated(t, seeded, "loop/main", "ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md")
+	if t.Failed() {
+		t.FailNow() // the drops would not end inside a consolidated hundred
+	}
 	for _, tc := range []struct {
 		name   string
 		k, cut int // the checkpoint's iteration; bytes its log lacks of iteration k's
@@ -185,11 +196,9 @@ func TestBranchGoesBackIntoConsolidated(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			bare := newBare(t, t.TempDir(), "state.git")
-			seedRun(t, openBranch(t, bare, t.TempDir(), t.TempDir()), "loop/main", 230)
-			checkConsolidated(t, bare, "loop/main", "ledger/00/00.jsonl", "ledger/00/01.jsonl", "log/00/01.log", "summaries/00/01.md")
-			if t.Failed() {
-				t.FailNow() // the drop would not end inside a consolidated hundred
+			bare := filepath.Join(t.TempDir(), "state.git")
+			if err := os.CopyFS(bare, os.DirFS(seeded)); err != nil {
+				t.Fatal(err)
 			}
 			b := openBranch(t, bare, t.TempDir(), t.TempDir())
 			head, err := b.Load(t.Context(), "loop/main")
@@ -305,7 +314,7 @@ func TestBranchConsolidatedCollected(t *testing.T) {
 	}
 	for _, i := range []int{150, 199} { // chunks of the ledger's second hundred, consolidated
 		blob := plumbing.ComputeHash(plumbing.BlobObject, lightCommit(i+1).Ledger)
-		if exec.Command("git", "--git-dir="+cache, "cat-file", "-e", blob.String()).Run() == nil {
+		if subprocess.ForTest(t, "git", "--git-dir="+cache, "cat-file", "-e", blob.String()).Run() == nil {
 			t.Fatalf("the collected cache holds ledger chunk %d: the test proves nothing", i)
 		}
 	}

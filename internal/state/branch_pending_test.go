@@ -2,13 +2,13 @@ package state_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // TestBranchResumesAfterUnwrittenObjects: a process that pushed its
@@ -40,7 +40,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 	save(dead, 2)
 	save(dead, 3)
 	head := strings.TrimSpace(gitfake.Git(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
-	if exec.Command("git", "--git-dir="+cache, "cat-file", "-e", head).Run() == nil {
+	if subprocess.ForTest(t, "git", "--git-dir="+cache, "cat-file", "-e", head).Run() == nil {
 		t.Fatal("the local repository holds the head: the test proves nothing")
 	}
 	checkWhole(t, cache)
@@ -65,7 +65,7 @@ func TestBranchResumesAfterUnwrittenObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	head = strings.TrimSpace(gitfake.Git(t, "", "--git-dir="+bare, "rev-parse", "loop-state"))
-	if err := exec.Command("git", "--git-dir="+cache, "cat-file", "-e", head).Run(); err != nil {
+	if err := subprocess.ForTest(t, "git", "--git-dir="+cache, "cat-file", "-e", head).Run(); err != nil {
 		t.Errorf("Close left the head %s unwritten in the local repository: %v", head, err)
 	}
 	checkWhole(t, cache)
@@ -89,7 +89,7 @@ func checkWhole(t *testing.T, gitDir string) {
 			roots = append(roots, id)
 		}
 	}
-	cmd := exec.Command("git", "--git-dir="+gitDir, "rev-list", "--objects", "--no-walk", "--missing=print", "--stdin")
+	cmd := subprocess.ForTest(t, "git", "--git-dir="+gitDir, "rev-list", "--objects", "--no-walk", "--missing=print", "--stdin")
 	cmd.Stdin = strings.NewReader(strings.Join(roots, "\n") + "\n")
 	out, err := cmd.Output()
 	if err != nil {

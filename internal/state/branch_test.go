@@ -3,14 +3,12 @@ package state_test
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/google/go-cmp/cmp"
@@ -19,19 +17,27 @@ import (
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 )
 
-// TestBranchConcurrentWriters has 8 runs save 10 checkpoints each at once
+// TestBranchConcurrentWriters has 8 runs save 4 checkpoints each at once
 // to one state branch over HTTP, each through its own Branch with its own
 // local repository, as 8 CI jobs would: every checkpoint must reach the
-// branch's history, and every run resume from its last.
+// branch's history, and every run resume from its last. The writers save
+// in rounds: all 8 start their save of iteration k together, once every
+// save of iteration k-1 returned, so that each round is an 8-way race
+// however fast or slow the machine (and a writer that just won cannot
+// win every race after it).
 func TestBranchConcurrentWriters(t *testing.T) {
 	t.Parallel()
-	const runs, saves = 8, 10
+	const runs, saves = 8, 4
 	srv := gitfake.Start(t, gitfake.Options{Tokens: []string{"s3cret"}})
 	url, bare := srv.Repo(t, "state.git")
+	rounds := make([]sync.WaitGroup, saves+1)
+	for i := range rounds {
+		rounds[i].Add(runs)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, runs)
 	for i := range runs {
-		wg.Go(func() { errs[i] = saveRun(t, url, fmt.Sprintf("loop/run-%d", i), saves) })
+		wg.Go(func() { errs[i] = saveRun(t, url, fmt.Sprintf("loop/run-%d", i), rounds) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -71,20 +77,33 @@ func TestBranchConcurrentWriters(t *testing.T) {
 	gitfake.Fsck(t, bare)
 }
 
-// saveRun saves iterations 1 to n of run id, changing a file of its loop
-// root each time, with a pause of up to 50 ms before each save for the
-// iteration's work (without it, a writer that just won pushes again from
-// its own head at once, and the others lose every race until it is done).
-func saveRun(t *testing.T, url, id string, n int) error {
+// saveRun saves iterations 1 to len(rounds)-1 of run id, changing a file
+// of its loop root each time. Round 0 is the opening of its Branch; each
+// round ends when every writer is done with it (rounds[k] counts them
+// down), and the next save starts only then. A writer that fails still
+// counts down the rounds left, so that the others go on.
+func saveRun(t *testing.T, url, id string, rounds []sync.WaitGroup) error {
+	next := 0
+	done := func() {
+		rounds[next].Done()
+		rounds[next].Wait()
+		next++
+	}
+	defer func() {
+		for next < len(rounds) {
+			rounds[next].Done()
+			next++
+		}
+	}()
 	root := t.TempDir()
 	b, err := state.OpenBranch(t.Context(), state.BranchOptions{Root: root, Branch: "loop-state", Remote: url, Token: "s3cret"})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	done()
 	cp := newCheckpoint(id)
-	for it := 1; it <= n; it++ {
-		time.Sleep(rand.N(50 * time.Millisecond))
+	for it := 1; it < len(rounds); it++ {
 		if err := os.WriteFile(filepath.Join(root, "work.txt"), []byte(id+" "+strconv.Itoa(it)+"\n"), 0o644); err != nil {
 			return err
 		}
@@ -92,6 +111,7 @@ func saveRun(t *testing.T, url, id string, n int) error {
 		if err := b.Save(t.Context(), cp, commitFor(it)); err != nil {
 			return err
 		}
+		done()
 	}
 	return nil
 }

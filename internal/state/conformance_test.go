@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -17,6 +17,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // The tests in this file run against every kind of store: each must
@@ -56,7 +57,12 @@ func forEachStore(t *testing.T, test func(t *testing.T, f *fixture)) {
 
 func dirFixture(t testing.TB) *fixture {
 	dir := t.TempDir()
-	open := func(t testing.TB) state.Store { return openStore(t, dir) }
+	var opened []*state.Dir
+	open := func(t testing.TB) state.Store {
+		d := openStore(t, dir)
+		opened = append(opened, d)
+		return d
+	}
 	return &fixture{
 		open:      open,
 		elsewhere: open,
@@ -66,8 +72,19 @@ func dirFixture(t testing.TB) *fixture {
 		},
 		breakSaves: func(t testing.TB, id string) func() {
 			// Block the commit point's temporary file: everything before
-			// it is written, the commit itself fails.
+			// it is written, the commit itself fails. The last save's
+			// background flush creates that file for the next save: once
+			// it is done, a directory takes the file's place (racing it,
+			// the directory lost whenever the flush came first).
+			for _, d := range opened {
+				if err := state.Settle(d, id); err != nil {
+					t.Fatal(err)
+				}
+			}
 			block := filepath.Join(dir, "runs", filepath.FromSlash(id), ".checkpoint.json.tmp")
+			if err := os.Remove(block); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal(err)
+			}
 			if err := os.MkdirAll(block, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +100,7 @@ func branchFixture(t testing.TB) *fixture {
 		open:      func(t testing.TB) state.Store { return openBranch(t, "file://"+bare, root, cache) },
 		elsewhere: func(t testing.TB) state.Store { return openBranch(t, bare, t.TempDir(), t.TempDir()) },
 		committed: func(t testing.TB, rel string) ([]byte, bool) {
-			cmd := exec.Command("git", "--git-dir="+bare, "cat-file", "-p", "loop-state:"+rel)
+			cmd := subprocess.ForTest(t, "git", "--git-dir="+bare, "cat-file", "-p", "loop-state:"+rel)
 			cmd.Env = gitfake.Env(t.TempDir())
 			out, err := cmd.Output()
 			return out, err == nil

@@ -116,3 +116,7 @@ func WriteHeld(b *Branch) error {
 	defer b.mu.Unlock()
 	return b.store.wait()
 }
+
+// Settle waits for the background flush of run id's last save on d, if
+// one is running, and returns its error.
+func Settle(d *Dir, id string) error { return d.settle(id) }

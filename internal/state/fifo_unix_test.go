@@ -13,6 +13,11 @@ import (
 	"github.com/loop-action/loop-action/internal/state"
 )
 
+// fifoBound bounds the wait for a load that must not block on a FIFO:
+// without the defence it blocks forever, with it it ends at once; a loaded
+// machine must not make it fail.
+const fifoBound = 2 * time.Minute
+
 // TestDirStoreNeverBlocksOnAFIFO: .loop/state lies in the loop root, where
 // an agent can replace a run's checkpoint, ledger chunk or summary with a
 // FIFO; reading it must fail at once, not wait for a writer forever.
@@ -47,7 +52,7 @@ func TestDirStoreNeverBlocksOnAFIFO(t *testing.T) {
 		if err == nil {
 			t.Error("Load read a FIFO as the checkpoint")
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(fifoBound):
 		t.Fatal("Load blocked on a FIFO")
 	}
 }
@@ -80,7 +85,7 @@ func TestTornCheckNeverBlocksOnAFIFO(t *testing.T) {
 		if got != nil && got.Iteration != 1 {
 			t.Errorf("Load with the log a FIFO: iteration %d, want the checkpoint before (1)", got.Iteration)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(fifoBound):
 		t.Fatal("Load blocked on a FIFO in the log's place")
 	}
 }
@@ -113,7 +118,7 @@ func TestDirSaveNeverBlocksOnAFIFO(t *testing.T) {
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(30 * time.Second):
+		case <-time.After(fifoBound):
 			t.Fatalf("%s blocked on a FIFO", what)
 			return nil
 		}

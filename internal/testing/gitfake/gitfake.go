@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
 
 // Env is the environment of a git command isolated from the user's and
@@ -43,7 +45,7 @@ func Env(home string) []string {
 // error, if git fails.
 func Git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := subprocess.ForTest(tb, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = Env(tb.TempDir())
 	out, err := cmd.Output()
