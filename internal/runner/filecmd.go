@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func recordFile(name, path string) (commandFile, bool, error) {
 	case !fi.Mode().IsRegular():
 		return f, false, nil
 	}
-	if f.content, err = os.ReadFile(path); err != nil {
+	if f.content, fi, err = readRegular(path); err != nil {
 		return f, false, fmt.Errorf("file command %s %q: %w", name, path, err)
 	}
 	f.info = fi
@@ -161,8 +162,26 @@ func (f commandFile) unchanged(now fs.FileInfo) bool {
 	if !now.Mode().IsRegular() || !os.SameFile(now, f.info) || now.Mode() != f.info.Mode() || now.Size() != int64(len(f.content)) {
 		return false
 	}
-	b, err := os.ReadFile(f.path)
-	return err == nil && bytes.Equal(b, f.content)
+	b, fi, err := readRegular(f.path)
+	return err == nil && os.SameFile(fi, f.info) && bytes.Equal(b, f.content)
+}
+
+// readRegular reads the regular file at path and returns its status as
+// read. It never blocks in open(2): a FIFO swapped in after an lstat is
+// refused, not waited on (workspace.OpenFile).
+func readRegular(path string) ([]byte, fs.FileInfo, error) {
+	r, err := workspace.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	file, fi, err := workspace.OpenFile(r, filepath.Base(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer file.Close()
+	b, err := io.ReadAll(file)
+	return b, fi, err
 }
 
 // replace writes the recorded content to a new file in the same directory
