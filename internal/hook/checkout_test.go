@@ -325,7 +325,10 @@ func TestCheckoutBorrows(t *testing.T) {
 			defer cancel()
 			dir := t.TempDir()
 			tt.make(t, ctx, dir)
-			r, err := Open(ctx, dir, CleanEnv(os.Environ()))
+			// The user's identity, which a machine without a git config
+			// (CI's) does not have: the fix is committed as the user.
+			r, err := Open(ctx, dir, CleanEnv(append(os.Environ(), "GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com",
+				"GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")))
 			if err != nil {
 				t.Fatal(err)
 			}
