@@ -70,13 +70,21 @@ if [ -z "$update" ] && [ "$(id -u)" = 0 ] && unshare -n -m true 2>/dev/null; the
 fi
 set +e
 if [ -n "$walled" ]; then
+	# The checkout, the cache or both may lie under /tmp (a CI checkout
+	# there, or HOME there): the fresh /tmp would hide them, so the old
+	# /tmp stays reachable, read-only, at $hold, and their paths are moved
+	# there.
+	hold=$(mktemp -d /run/loop-realcli.XXXXXX 2>/dev/null || mktemp -d /var/tmp/loop-realcli.XXXXXX)
+	trap 'rmdir "$hold" 2>/dev/null || true' EXIT
+	held() { case "$1" in /tmp/*) printf '%s%s' "$hold" "${1#/tmp}" ;; *) printf '%s' "$1" ;; esac; }
 	# shellcheck disable=SC2016
 	LOOP_REALCLI_WALLED=1 unshare -n -m sh -c '
-		mount --make-rprivate / && mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+		mount --make-rprivate / && mount --bind /tmp "$3" && mount -o remount,bind,ro "$3" &&
+		mount -t tmpfs -o mode=1777 tmpfs /tmp &&
 		mount -o remount,bind,ro / && ip link set lo up || exit 99
 		cd "$0/cmd/loop-action" && exec env TMPDIR=/tmp LOOP_REALCLI_BIN="$1" LOOP_REALCLI_REQUIRE=1 "$2" \
 			-test.run "^TestRealCLI" -test.count=1 -test.v -test.timeout 15m' \
-		"$repo" "$bin" "$test" >"$log" 2>&1
+		"$(held "$repo")" "$(held "$bin")" "$(held "$test")" "$hold" >"$log" 2>&1
 	rc=$?
 else
 	echo "realcli: no unshare (not root, or -update): running without the network and write walls"
