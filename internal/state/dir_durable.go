@@ -133,3 +133,7 @@ func (d *Dir) keepPrev(run string, fi fs.FileInfo) bool {
 	}
 	return d.root.Rename(tmp, filepath.Join(run, prevFile)) == nil && d.syncDir(run) == nil
 }
+
+// syncDir fsyncs the store-relative directory rel, making the entries
+// created or renamed in it durable (nothing on Windows).
+func (d *Dir) syncDir(rel string) error { return workspace.SyncDir(d.root, rel) }

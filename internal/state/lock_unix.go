@@ -34,20 +34,6 @@ func (d *Dir) lockFile(rel string) (release func() error, err error) {
 	}, nil
 }
 
-// syncDir fsyncs the store-relative directory rel, making the entries
-// created or renamed in it durable.
-func (d *Dir) syncDir(rel string) error {
-	f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0) // never a FIFO in its place
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // sharedLock is a flock held shared by every open Branch of a cache, and
 // exclusively by one that collects it.
 type sharedLock struct{ f *os.File }

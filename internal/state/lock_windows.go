@@ -31,10 +31,6 @@ func (d *Dir) lockFile(rel string) (release func() error, err error) {
 	return func() error { return syscall.CloseHandle(h) }, nil
 }
 
-// syncDir does nothing on Windows: directories cannot be fsynced there, and
-// NTFS journals renames.
-func (d *Dir) syncDir(string) error { return nil }
-
 // sharedLock is held by every open Branch of a cache on Unix. On Windows
 // the cache is never collected (open files cannot be deleted there), so
 // there is nothing to hold.
