@@ -146,7 +146,7 @@ type commentJSON struct {
 
 var reactionContents = []string{"+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"}
 
-func (s *Server) commentJSON(base string, rs *repoState, cm *comment) commentJSON {
+func (s commentsAPI) json(base string, rs *repoState, cm *comment) commentJSON {
 	full := rs.owner + "/" + rs.name
 	url := fmt.Sprintf("%s/repos/%s/issues/comments/%d", base, full, cm.ID)
 	summary := map[string]any{"url": url + "/reactions", "total_count": len(cm.reactions)}
@@ -184,16 +184,11 @@ func (rs *repoState) association(login string) string {
 	return "NONE"
 }
 
-// listComments is GET /repos/{owner}/{repo}/issues/{number}/comments, with
+// list is GET /repos/{owner}/{repo}/issues/{number}/comments, with
 // since (updated at or after), per_page (default 30, at most 100) and page.
-func (s *Server) listComments(c *call) {
-	rs, ok := s.lookup(c)
+func (s commentsAPI) list(c *call) {
+	rs, issue, ok := s.issue(c)
 	if !ok {
-		return
-	}
-	issue := int(c.intParam("number"))
-	if !rs.issues[issue] {
-		notFound(c.w)
 		return
 	}
 	q := c.r.URL.Query()
@@ -204,7 +199,7 @@ func (s *Server) listComments(c *call) {
 	all := []commentJSON{}
 	for _, cm := range rs.comments {
 		if cm.Issue == issue && !cm.UpdatedAt.Before(since) {
-			all = append(all, s.commentJSON(c.base(), rs, cm))
+			all = append(all, s.json(c.base(), rs, cm))
 		}
 	}
 	paged(c, all)
@@ -277,15 +272,10 @@ func (c *call) body() (string, bool) {
 	return *in.Body, true
 }
 
-// createComment is POST /repos/{owner}/{repo}/issues/{number}/comments.
-func (s *Server) createComment(c *call) {
-	rs, ok := s.lookup(c)
+// create is POST /repos/{owner}/{repo}/issues/{number}/comments.
+func (s commentsAPI) create(c *call) {
+	rs, issue, ok := s.issue(c)
 	if !ok {
-		return
-	}
-	issue := int(c.intParam("number"))
-	if !rs.issues[issue] {
-		notFound(c.w)
 		return
 	}
 	body, ok := c.body()
@@ -293,13 +283,28 @@ func (s *Server) createComment(c *call) {
 		return
 	}
 	cm := s.addComment(rs, issue, s.user(c.login, ""), "", body)
-	out := s.commentJSON(c.base(), rs, cm)
+	out := s.json(c.base(), rs, cm)
 	c.w.Header().Set("Location", out.URL)
 	c.json(http.StatusCreated, out)
 }
 
+// issue is the repository and the issue (or pull request) named in the
+// path, or a 404 answered.
+func (s commentsAPI) issue(c *call) (*repoState, int, bool) {
+	rs, ok := s.lookup(c)
+	if !ok {
+		return nil, 0, false
+	}
+	issue := int(c.intParam("number"))
+	if !rs.issues[issue] {
+		notFound(c.w)
+		return nil, 0, false
+	}
+	return rs, issue, true
+}
+
 // comment is the comment named in the path, or a 404 answered.
-func (s *Server) comment(c *call) (*repoState, *comment, bool) {
+func (s commentsAPI) comment(c *call) (*repoState, *comment, bool) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return nil, nil, false
@@ -312,15 +317,15 @@ func (s *Server) comment(c *call) (*repoState, *comment, bool) {
 	return rs, cm, true
 }
 
-// getComment is GET /repos/{owner}/{repo}/issues/comments/{id}.
-func (s *Server) getComment(c *call) {
+// get is GET /repos/{owner}/{repo}/issues/comments/{id}.
+func (s commentsAPI) get(c *call) {
 	if rs, cm, ok := s.comment(c); ok {
-		c.json(http.StatusOK, s.commentJSON(c.base(), rs, cm))
+		c.json(http.StatusOK, s.json(c.base(), rs, cm))
 	}
 }
 
-// editComment is PATCH /repos/{owner}/{repo}/issues/comments/{id}.
-func (s *Server) editComment(c *call) {
+// edit is PATCH /repos/{owner}/{repo}/issues/comments/{id}.
+func (s commentsAPI) edit(c *call) {
 	rs, cm, ok := s.comment(c)
 	if !ok {
 		return
@@ -330,11 +335,11 @@ func (s *Server) editComment(c *call) {
 		return
 	}
 	cm.Body, cm.UpdatedAt = body, s.now()
-	c.json(http.StatusOK, s.commentJSON(c.base(), rs, cm))
+	c.json(http.StatusOK, s.json(c.base(), rs, cm))
 }
 
-// deleteComment is DELETE /repos/{owner}/{repo}/issues/comments/{id}.
-func (s *Server) deleteComment(c *call) {
+// delete is DELETE /repos/{owner}/{repo}/issues/comments/{id}.
+func (s commentsAPI) delete(c *call) {
 	if rs, cm, ok := s.comment(c); ok {
 		rs.remove(cm.ID)
 		c.w.WriteHeader(http.StatusNoContent)
@@ -349,10 +354,10 @@ type reactionJSON struct {
 	CreatedAt string   `json:"created_at"`
 }
 
-// createReaction is POST /repos/{owner}/{repo}/issues/comments/{id}/reactions:
+// react is POST /repos/{owner}/{repo}/issues/comments/{id}/reactions:
 // 201 for a new reaction, 200 with the existing one when this user already
 // reacted so.
-func (s *Server) createReaction(c *call) {
+func (s commentsAPI) react(c *call) {
 	_, cm, ok := s.comment(c)
 	if !ok {
 		return

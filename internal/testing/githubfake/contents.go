@@ -20,7 +20,7 @@ func (s *Server) AddFile(owner, repo, ref, path string, content []byte) {
 
 // getContents answers GET /repos/{o}/{r}/contents/{path...}?ref= for one
 // file (404 otherwise), base64-encoded as GitHub does.
-func (s *Server) getContents(c *call) {
+func (s contentsAPI) get(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return

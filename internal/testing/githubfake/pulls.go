@@ -21,9 +21,9 @@ func (s *Server) Pulls(owner, repo string) []Pull {
 	return out
 }
 
-// listPulls is GET /repos/{owner}/{repo}/pulls with state (default open)
+// list is GET /repos/{owner}/{repo}/pulls with state (default open)
 // and head ("owner:branch") filters, oldest first, in one page.
-func (s *Server) listPulls(c *call) {
+func (s pullsAPI) list(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -42,7 +42,7 @@ func (s *Server) listPulls(c *call) {
 		case state != "all" && pr.State != state:
 		case byHead && (!strings.EqualFold(owner, headOwner) || pr.HeadRef != headRef):
 		default:
-			list = append(list, s.pullJSON(c.base(), rs, pr))
+			list = append(list, s.json(c.base(), rs, pr))
 		}
 	}
 	c.json(http.StatusOK, list)
@@ -62,10 +62,10 @@ type pullInput struct {
 	Body  *string `json:"body"`
 }
 
-// createPull is POST /repos/{owner}/{repo}/pulls: a pull request from a
+// create is POST /repos/{owner}/{repo}/pulls: a pull request from a
 // branch of this repository. As GitHub does, it refuses a second open one
 // for the same head and base, and a body over BodyLimit characters.
-func (s *Server) createPull(c *call) {
+func (s pullsAPI) create(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -94,11 +94,11 @@ func (s *Server) createPull(c *call) {
 	}
 	pr := Pull{Number: n, Title: *in.Title, Author: c.login, Creator: c.login, HeadRef: head, BaseRef: in.Base, State: "open", Body: deref(in.Body)}
 	rs.pulls[n], rs.issues[n] = pr, true
-	c.json(http.StatusCreated, s.pullJSON(c.base(), rs, pr))
+	c.json(http.StatusCreated, s.json(c.base(), rs, pr))
 }
 
-// editPull is PATCH /repos/{owner}/{repo}/pulls/{number}: title and body.
-func (s *Server) editPull(c *call) {
+// edit is PATCH /repos/{owner}/{repo}/pulls/{number}: title and body.
+func (s pullsAPI) edit(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -120,7 +120,7 @@ func (s *Server) editPull(c *call) {
 		pr.Body = *in.Body
 	}
 	rs.pulls[n] = pr
-	c.json(http.StatusOK, s.pullJSON(c.base(), rs, withDefaults(pr)))
+	c.json(http.StatusOK, s.json(c.base(), rs, withDefaults(pr)))
 }
 
 // validPull answers 422 for an empty title or a body over BodyLimit.

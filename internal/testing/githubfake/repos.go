@@ -147,8 +147,8 @@ type pullJSON struct {
 	Base      branchJSON `json:"base"`
 }
 
-// getPull is GET /repos/{owner}/{repo}/pulls/{number}.
-func (s *Server) getPull(c *call) {
+// get is GET /repos/{owner}/{repo}/pulls/{number}.
+func (s pullsAPI) get(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -158,7 +158,7 @@ func (s *Server) getPull(c *call) {
 		notFound(c.w)
 		return
 	}
-	c.json(http.StatusOK, s.pullJSON(c.base(), rs, withDefaults(pr)))
+	c.json(http.StatusOK, s.json(c.base(), rs, withDefaults(pr)))
 }
 
 func withDefaults(pr Pull) Pull {
@@ -175,7 +175,7 @@ func withDefaults(pr Pull) Pull {
 	return pr
 }
 
-func (s *Server) pullJSON(base string, rs *repoState, pr Pull) pullJSON {
+func (s pullsAPI) json(base string, rs *repoState, pr Pull) pullJSON {
 	full := rs.owner + "/" + rs.name
 	baseRepo := s.repoJSON(base, full, rs.id, false)
 	headFull := pr.HeadRepo
@@ -218,8 +218,8 @@ type permissionUser struct {
 	RoleName    string          `json:"role_name"`
 }
 
-// getPermission is GET /repos/{owner}/{repo}/collaborators/{user}/permission.
-func (s *Server) getPermission(c *call) {
+// permission is GET /repos/{owner}/{repo}/collaborators/{user}/permission.
+func (s reposAPI) permission(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return

@@ -55,7 +55,7 @@ type statusJSON struct {
 	Creator     userJSON `json:"creator"`
 }
 
-func (s *Server) statusJSON(base, full string, st Status) statusJSON {
+func (s statusesAPI) json(base, full string, st Status) statusJSON {
 	opt := func(v string) *string {
 		if v == "" {
 			return nil
@@ -72,8 +72,8 @@ func (s *Server) statusJSON(base, full string, st Status) statusJSON {
 
 var states = map[string]bool{"pending": true, "success": true, "failure": true, "error": true}
 
-// createStatus is POST /repos/{owner}/{repo}/statuses/{sha}.
-func (s *Server) createStatus(c *call) {
+// create is POST /repos/{owner}/{repo}/statuses/{sha}.
+func (s statusesAPI) create(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -103,13 +103,13 @@ func (s *Server) createStatus(c *call) {
 		TargetURL: in.TargetURL, Creator: c.login, CreatedAt: s.now(),
 	}
 	rs.statuses = append(rs.statuses, st)
-	c.json(http.StatusCreated, s.statusJSON(c.base(), rs.owner+"/"+rs.name, st))
+	c.json(http.StatusCreated, s.json(c.base(), rs.owner+"/"+rs.name, st))
 }
 
-// combinedStatus is GET /repos/{owner}/{repo}/commits/{ref}/status: the
+// combined is GET /repos/{owner}/{repo}/commits/{ref}/status: the
 // latest status per context, and their sum: failure if any failed or
 // errored, pending if any is pending or there are none, else success.
-func (s *Server) combinedStatus(c *call) {
+func (s statusesAPI) combined(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -131,7 +131,7 @@ func (s *Server) combinedStatus(c *call) {
 	state := "success"
 	for _, ctx := range order {
 		st := rs.statuses[latest[ctx]]
-		list = append(list, s.statusJSON(c.base(), full, st))
+		list = append(list, s.json(c.base(), full, st))
 		switch {
 		case st.State == "failure" || st.State == "error":
 			state = "failure"
@@ -150,10 +150,10 @@ func (s *Server) combinedStatus(c *call) {
 	})
 }
 
-// listStatuses is GET /repos/{owner}/{repo}/commits/{ref}/statuses: every
+// list is GET /repos/{owner}/{repo}/commits/{ref}/statuses: every
 // status set on the commit, newest first, with who set it (creator), in
 // pages (per_page default 30, at most 100).
-func (s *Server) listStatuses(c *call) {
+func (s statusesAPI) list(c *call) {
 	rs, ok := s.lookup(c)
 	if !ok {
 		return
@@ -163,7 +163,7 @@ func (s *Server) listStatuses(c *call) {
 	all := []statusJSON{}
 	for i := len(rs.statuses) - 1; i >= 0; i-- {
 		if st := rs.statuses[i]; st.SHA == sha {
-			all = append(all, s.statusJSON(c.base(), full, st))
+			all = append(all, s.json(c.base(), full, st))
 		}
 	}
 	paged(c, all)

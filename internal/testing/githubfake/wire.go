@@ -19,26 +19,38 @@ type route struct {
 }
 
 var routes = []route{
-	on("GET", "/user", (*Server).getUser),
-	on("GET", "/repos/{owner}/{repo}/pulls/{number}", (*Server).getPull),
-	on("PATCH", "/repos/{owner}/{repo}/pulls/{number}", (*Server).editPull),
-	on("GET", "/repos/{owner}/{repo}/pulls", (*Server).listPulls),
-	on("POST", "/repos/{owner}/{repo}/pulls", (*Server).createPull),
-	on("GET", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).getComment),
-	on("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).editComment),
-	on("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", (*Server).deleteComment),
-	on("POST", "/repos/{owner}/{repo}/issues/comments/{id}/reactions", (*Server).createReaction),
-	on("GET", "/repos/{owner}/{repo}/issues/{number}/comments", (*Server).listComments),
-	on("POST", "/repos/{owner}/{repo}/issues/{number}/comments", (*Server).createComment),
-	on("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", (*Server).getPermission),
-	on("POST", "/repos/{owner}/{repo}/statuses/{sha}", (*Server).createStatus),
-	on("GET", "/repos/{owner}/{repo}/commits/{ref}/status", (*Server).combinedStatus),
-	on("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses", (*Server).listStatuses),
-	on("GET", "/repos/{owner}/{repo}/contents/{path...}", (*Server).getContents),
+	on("GET", "/user", usersAPI.get),
+	on("GET", "/repos/{owner}/{repo}/pulls/{number}", pullsAPI.get),
+	on("PATCH", "/repos/{owner}/{repo}/pulls/{number}", pullsAPI.edit),
+	on("GET", "/repos/{owner}/{repo}/pulls", pullsAPI.list),
+	on("POST", "/repos/{owner}/{repo}/pulls", pullsAPI.create),
+	on("GET", "/repos/{owner}/{repo}/issues/comments/{id}", commentsAPI.get),
+	on("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", commentsAPI.edit),
+	on("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", commentsAPI.delete),
+	on("POST", "/repos/{owner}/{repo}/issues/comments/{id}/reactions", commentsAPI.react),
+	on("GET", "/repos/{owner}/{repo}/issues/{number}/comments", commentsAPI.list),
+	on("POST", "/repos/{owner}/{repo}/issues/{number}/comments", commentsAPI.create),
+	on("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", reposAPI.permission),
+	on("POST", "/repos/{owner}/{repo}/statuses/{sha}", statusesAPI.create),
+	on("GET", "/repos/{owner}/{repo}/commits/{ref}/status", statusesAPI.combined),
+	on("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses", statusesAPI.list),
+	on("GET", "/repos/{owner}/{repo}/contents/{path...}", contentsAPI.get),
 }
 
-func on(method, pattern string, h func(*Server, *call)) route {
-	return route{method, strings.Split(strings.Trim(pattern, "/"), "/"), h}
+// The handlers are grouped by resource, each group a type over the one
+// Server, so that Server's own methods are the API tests set up and read
+// the fake with, and each group's helpers (json, say) stay with it.
+type (
+	commentsAPI struct{ *Server }
+	pullsAPI    struct{ *Server }
+	statusesAPI struct{ *Server }
+	reposAPI    struct{ *Server }
+	contentsAPI struct{ *Server }
+	usersAPI    struct{ *Server }
+)
+
+func on[H ~struct{ *Server }](method, pattern string, h func(H, *call)) route {
+	return route{method, strings.Split(strings.Trim(pattern, "/"), "/"), func(s *Server, c *call) { h(H{s}, c) }}
 }
 
 func (rt route) match(method, urlPath string) (map[string]string, bool) {
@@ -185,9 +197,9 @@ func (u *userRec) json(base string) userJSON {
 	}
 }
 
-// getUser is GET /user. Installation tokens (GITHUB_TOKEN, app tokens) may
+// get is GET /user. Installation tokens (GITHUB_TOKEN, app tokens) may
 // not read it, so a Bot gets GitHub's 403.
-func (s *Server) getUser(c *call) {
+func (s usersAPI) get(c *call) {
 	u := s.user(c.login, "")
 	if u.kind == "Bot" {
 		writeError(c.w, http.StatusForbidden, "Resource not accessible by integration",
