@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -131,10 +130,5 @@ func blob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
 	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return content(obj)
 }

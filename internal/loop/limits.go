@@ -155,38 +155,32 @@ func (d *depthScanner) arrayDepth(depth int) {
 	if !d.within(depth+1, d.here()) {
 		return
 	}
-	d.advance()
-	for d.pos < len(d.src) && !d.failed {
-		d.skipBlank()
-		switch d.peek() {
-		case ']':
-			d.advance()
-			return
-		case ',':
-			d.advance()
-		default:
-			start := d.pos
-			d.valueDepth(depth + 1)
-			d.unstick(start)
-		}
-	}
+	d.items(']', func() { d.valueDepth(depth + 1) })
 }
 
 // inlineTableDepth reads { k = v, ... }: its keys sit at the table's depth
 // plus their segments, as in a table header.
 func (d *depthScanner) inlineTableDepth(depth int) {
+	d.items('}', func() { d.keyValueDepth(depth) })
+}
+
+// items reads the comma-separated items of an array or inline table, from
+// its opening bracket to close, each with item. Blank lines and comments
+// may sit between items (in an inline table: TOML 1.1, accepted by toml
+// v1.6).
+func (d *depthScanner) items(close byte, item func()) {
 	d.advance()
 	for d.pos < len(d.src) && !d.failed {
-		d.skipBlank() // newlines and comments: TOML 1.1, accepted by toml v1.6
+		d.skipBlank()
 		switch d.peek() {
-		case '}':
+		case close:
 			d.advance()
 			return
 		case ',':
 			d.advance()
 		default:
 			start := d.pos
-			d.keyValueDepth(depth)
+			item()
 			d.unstick(start)
 		}
 	}

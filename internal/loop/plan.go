@@ -9,28 +9,21 @@ import (
 // Waves returns the nodes grouped in waves: a node runs in the wave after
 // the latest of the nodes it runs after. Within a wave, nodes keep config
 // order. A valid config has no cycles, so every node is placed.
-func (c *Config) Waves() [][]Node {
-	var out [][]Node
-	for _, layer := range nodeGraph(c.Nodes).layers() {
-		wave := make([]Node, len(layer))
-		for k, i := range layer {
-			wave[k] = c.Nodes[i]
-		}
-		out = append(out, wave)
-	}
-	return out
-}
+func (c *Config) Waves() [][]Node { return byLayer(c.Nodes, nodeGraph(c.Nodes).layers()) }
 
 // StageOrder returns the stages in the order they open: a stage opens once
 // every stage it comes after has closed. Stages in one step open together.
-func (c *Config) StageOrder() [][]Stage {
-	var out [][]Stage
-	for _, layer := range stageGraph(c.Stages).layers() {
-		step := make([]Stage, len(layer))
+func (c *Config) StageOrder() [][]Stage { return byLayer(c.Stages, stageGraph(c.Stages).layers()) }
+
+// byLayer groups items by layers of their indexes.
+func byLayer[T any](items []T, layers [][]int) [][]T {
+	var out [][]T
+	for _, layer := range layers {
+		group := make([]T, len(layer))
 		for k, i := range layer {
-			step[k] = c.Stages[i]
+			group[k] = items[i]
 		}
-		out = append(out, step)
+		out = append(out, group)
 	}
 	return out
 }

@@ -1,8 +1,8 @@
 package loop
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -104,12 +104,7 @@ var presets = map[string]preset{
 
 // PresetNames lists the known presets, sorted.
 func PresetNames() []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(presets))
 }
 
 // applyPreset fills in what p's preset provides and the table leaves out.

@@ -3,10 +3,10 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -113,13 +113,8 @@ func (p Provider) SecretEnvValues() map[string]string {
 
 // EnvList is p's env table as NAME=value entries, sorted by name.
 func (p Provider) EnvList() []string {
-	names := make([]string, 0, len(p.EnvValues))
-	for k := range p.EnvValues {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, k := range names {
+	out := make([]string, 0, len(p.EnvValues))
+	for _, k := range slices.Sorted(maps.Keys(p.EnvValues)) {
 		out = append(out, k+"="+p.EnvValues[k])
 	}
 	return out
@@ -137,12 +132,7 @@ func (v *validator) providerEnv(name string, p Provider) {
 			v.errorf(at, "provider %q: %q is not an environment variable name", name, e)
 		}
 	}
-	keys := make([]string, 0, len(p.EnvValues))
-	for k := range p.EnvValues {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(p.EnvValues)) {
 		val, where := p.EnvValues[k], []string{providerPath(name, "env", k), at}
 		switch {
 		case !envRE.MatchString(k):

@@ -3,11 +3,11 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"regexp/syntax"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -262,12 +262,7 @@ func (v *validator) providerPrompt(name string, p Provider) {
 }
 
 func (v *validator) providerTiers(name string, p Provider) {
-	tiers := make([]string, 0, len(p.Tiers))
-	for t := range p.Tiers {
-		tiers = append(tiers, t)
-	}
-	sort.Strings(tiers)
-	for _, t := range tiers {
+	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
 		if !slices.Contains(TierLadder, t) {
 			v.errorf(providerPath(name, "tiers", t), "provider %q: unknown tier %q (tiers are %s)", name, t, strings.Join(TierLadder, ", "))
 		}

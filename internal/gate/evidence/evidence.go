@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os/exec"
 	"time"
 
@@ -249,9 +248,5 @@ func startError(err error) string {
 	if errors.As(err, &ee) {
 		return ee.Err.Error()
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return trimPathError(err)
 }
