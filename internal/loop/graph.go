@@ -8,17 +8,12 @@ type graph struct {
 	deps  [][]int
 }
 
-func newGraph(names []string, after func(i int) []string) graph {
-	index := make(map[string]int, len(names))
-	for i, n := range names {
-		if _, dup := index[n]; !dup {
-			index[n] = i
-		}
-	}
-	g := graph{names: names, deps: make([][]int, len(names))}
-	for i := range names {
+func newGraph(list []string, after func(i int) []string) graph {
+	ns := newNames(list)
+	g := graph{names: list, deps: make([][]int, len(list))}
+	for i := range list {
 		for _, a := range after(i) {
-			if j, ok := index[a]; ok && j != i { // self-references are reported apart
+			if j := ns.index(a); j >= 0 && j != i { // self-references are reported apart
 				g.deps[i] = append(g.deps[i], j)
 			}
 		}
@@ -27,19 +22,11 @@ func newGraph(names []string, after func(i int) []string) graph {
 }
 
 func nodeGraph(nodes []Node) graph {
-	names := make([]string, len(nodes))
-	for i, n := range nodes {
-		names[i] = n.Name
-	}
-	return newGraph(names, func(i int) []string { return nodes[i].After })
+	return newGraph(namesOf(nodes), func(i int) []string { return nodes[i].After })
 }
 
 func stageGraph(stages []Stage) graph {
-	names := make([]string, len(stages))
-	for i, s := range stages {
-		names[i] = s.Name
-	}
-	return newGraph(names, func(i int) []string { return stages[i].After })
+	return newGraph(namesOf(stages), func(i int) []string { return stages[i].After })
 }
 
 // layers returns the items in layers: an item is in the layer after the

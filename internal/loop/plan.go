@@ -30,7 +30,7 @@ func byLayer[T any](items []T, layers [][]int) [][]T {
 
 // Goal returns the goal with the given name.
 func (c *Config) Goal(name string) (Goal, bool) {
-	if i := c.goalIndex(name); i >= 0 {
+	if i := indexOf(c.Goals, name); i >= 0 {
 		return c.Goals[i], true
 	}
 	return Goal{}, false
@@ -38,7 +38,7 @@ func (c *Config) Goal(name string) (Goal, bool) {
 
 // Node returns the node with the given name.
 func (c *Config) Node(name string) (Node, bool) {
-	if i := c.nodeIndex(name); i >= 0 {
+	if i := indexOf(c.Nodes, name); i >= 0 {
 		return c.Nodes[i], true
 	}
 	return Node{}, false
@@ -58,7 +58,7 @@ func (c *Config) Builders(goal string) []Node {
 // StageGoals returns the goals whose satisfaction closes the stage: its
 // goals key, or else the goals of its builders.
 func (c *Config) StageGoals(stage string) []string {
-	if i := c.stageIndex(stage); i >= 0 && len(c.Stages[i].Goals) > 0 {
+	if i := indexOf(c.Stages, stage); i >= 0 && len(c.Stages[i].Goals) > 0 {
 		return c.Stages[i].Goals
 	}
 	var out []string

@@ -55,40 +55,25 @@ func (v *validator) didYouMean(name string, known names) string {
 	return ""
 }
 
-func (c *Config) nodeNames() []string {
-	out := make([]string, len(c.Nodes))
-	for i, n := range c.Nodes {
-		out[i] = n.Name
+// named is what the config's named items, nodes, goals and stages, share.
+type named interface{ itemName() string }
+
+func (n Node) itemName() string  { return n.Name }
+func (g Goal) itemName() string  { return g.Name }
+func (s Stage) itemName() string { return s.Name }
+
+// namesOf lists the names of items, in order.
+func namesOf[T named](items []T) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.itemName()
 	}
 	return out
 }
 
-func (c *Config) goalNames() []string {
-	out := make([]string, len(c.Goals))
-	for i, g := range c.Goals {
-		out[i] = g.Name
-	}
-	return out
-}
-
-func (c *Config) stageNames() []string {
-	out := make([]string, len(c.Stages))
-	for i, s := range c.Stages {
-		out[i] = s.Name
-	}
-	return out
-}
-
-func (c *Config) nodeIndex(name string) int {
-	return slices.IndexFunc(c.Nodes, func(n Node) bool { return n.Name == name })
-}
-
-func (c *Config) goalIndex(name string) int {
-	return slices.IndexFunc(c.Goals, func(g Goal) bool { return g.Name == name })
-}
-
-func (c *Config) stageIndex(name string) int {
-	return slices.IndexFunc(c.Stages, func(s Stage) bool { return s.Name == name })
+// indexOf is the index of the first item called name, or -1.
+func indexOf[T named](items []T, name string) int {
+	return slices.IndexFunc(items, func(it T) bool { return it.itemName() == name })
 }
 
 func (v *validator) nodes() {

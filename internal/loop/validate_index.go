@@ -48,7 +48,7 @@ type index struct {
 
 func newIndex(c *Config) *index {
 	ix := &index{
-		nodes: newNames(c.nodeNames()), goals: newNames(c.goalNames()), stages: newNames(c.stageNames()),
+		nodes: newNames(namesOf(c.Nodes)), goals: newNames(namesOf(c.Goals)), stages: newNames(namesOf(c.Stages)),
 		providers: newNames(slices.Sorted(maps.Keys(c.Providers))),
 		builders:  map[string][]int{}, judged: map[string]bool{}, stageGoals: map[string]bool{},
 		graph: nodeGraph(c.Nodes), ancestors: map[int][]uint64{},
