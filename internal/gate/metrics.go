@@ -166,8 +166,11 @@ func lineFrom(out []byte, i int) string {
 }
 
 // OKRun reports whether the command ran and exited 0.
-func (r CommandResult) OKRun() bool {
-	return r.StartErr == "" && !r.TimedOut && r.Stopped == "" && r.Signal == "" && r.ExitCode == 0
+func (r CommandResult) OKRun() bool { return r.exited(0) }
+
+// exited reports whether the command ran and exited with code.
+func (r CommandResult) exited(code int) bool {
+	return r.StartErr == "" && !r.TimedOut && r.Stopped == "" && r.Signal == "" && r.ExitCode == code
 }
 
 func metricRuling(m metricValues, ch loop.Check) (Status, string) {

@@ -18,7 +18,7 @@ func commandRuling(r CommandResult, ok bool, ch loop.Check) (Status, string) {
 		return Fail, "no evidence: the command was not run"
 	}
 	line := CommandLine(r, ch.ExpectExit, ch.Timeout.Duration)
-	if r.StartErr == "" && !r.TimedOut && r.Stopped == "" && r.Signal == "" && r.ExitCode == ch.ExpectExit {
+	if r.exited(ch.ExpectExit) {
 		return Pass, line
 	}
 	return Fail, line
@@ -46,7 +46,7 @@ func CommandLine(r CommandResult, expect int, limit time.Duration) string {
 	if r.OutputBytes >= 1<<20 {
 		head += fmt.Sprintf(", %s of output", size(r.OutputBytes))
 	}
-	if r.ExitCode == expect && !r.TimedOut && r.Stopped == "" && r.Signal == "" {
+	if r.exited(expect) {
 		return head
 	}
 	if ex := Excerpt(r.Tail); ex != "" {
