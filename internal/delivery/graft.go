@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -130,5 +131,10 @@ func blob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
 	}
-	return content(obj)
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }

@@ -1,16 +1,14 @@
 package delivery
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/loop-action/loop-action/internal/gitremote"
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // Remote is a repository to push to (smart HTTP with a token as basic auth
@@ -88,38 +86,32 @@ func branchRef(ref string) (plumbing.ReferenceName, error) {
 // one would match ordinary text.
 const minToken = 8
 
-// checkToken refuses to send objects that hold the token, raw or as the
-// basic auth header carries it.
+// checkToken refuses to send objects that hold the token in any of the
+// forms package secret knows, the basic auth header's base64 among them.
 func (d *Delivery) checkToken(objs []plumbing.Hash, token string) error {
 	if len(token) < minToken {
 		return nil
 	}
-	forms := [][]byte{[]byte(token), []byte(base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token)))}
+	held := secret.NewFinder(secret.Append(nil, "the push token", token))
 	for _, h := range objs {
 		obj, err := d.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}
-		data, err := content(obj)
+		r, err := obj.Reader()
 		if err != nil {
 			return err
 		}
-		for _, f := range forms {
-			if bytes.Contains(data, f) {
-				return fmt.Errorf("refusing to push: the %s %s holds the push token", obj.Type(), h)
-			}
+		found, err := held.FindIn(r)
+		r.Close()
+		switch {
+		case err != nil:
+			return err
+		case found != "":
+			return fmt.Errorf("refusing to push: the %s %s holds the push token", obj.Type(), h)
 		}
 	}
 	return nil
-}
-
-func content(obj plumbing.EncodedObject) ([]byte, error) {
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // Tip returns the commit ref is at on the remote, "" when it does not
