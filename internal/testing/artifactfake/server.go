@@ -19,7 +19,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -45,11 +44,6 @@ type Option func(*Server)
 // (signedUploadUrl, artifactId), instead of GitHub's snake_case.
 func CamelCase() Option { return func(s *Server) { s.camel = true } }
 
-// ListenAddr makes the server listen on addr (say "0.0.0.0:0", for a
-// container to reach it) instead of 127.0.0.1. Signed URLs use the host the
-// client reached the results service on.
-func ListenAddr(addr string) Option { return func(s *Server) { s.addr = addr } }
-
 // Record is what the server knows of an artifact.
 type Record struct {
 	ID          int64 // 0 until finalized
@@ -66,7 +60,6 @@ type Record struct {
 // Server is a fake results service with its blob storage.
 type Server struct {
 	camel bool
-	addr  string
 	srv   *httptest.Server
 
 	mu        sync.Mutex
@@ -95,16 +88,7 @@ func New(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.srv = httptest.NewUnstartedServer(s.routes())
-	if s.addr != "" {
-		l, err := net.Listen("tcp", s.addr)
-		if err != nil {
-			panic(fmt.Sprintf("artifactfake: listen on %q: %v", s.addr, err))
-		}
-		s.srv.Listener.Close()
-		s.srv.Listener = l
-	}
-	s.srv.Start()
+	s.srv = httptest.NewServer(s.routes())
 	return s
 }
 

@@ -13,7 +13,6 @@ package githubfake
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -50,31 +49,15 @@ type fault struct {
 
 // New starts a fake on a loopback port. Close it when done.
 func New() *Server {
-	s := newServer()
-	s.srv = httptest.NewServer(s)
-	return s
-}
-
-// NewListener starts a fake on l, for callers that need another address
-// than loopback (a container reaching the test process, say). URL then
-// reports l's address as is.
-func NewListener(l net.Listener) *Server {
-	s := newServer()
-	s.srv = httptest.NewUnstartedServer(s)
-	s.srv.Listener.Close()
-	s.srv.Listener = l
-	s.srv.Start()
-	return s
-}
-
-func newServer() *Server {
-	return &Server{
+	s := &Server{
 		tokens: map[string]string{},
 		users:  map[string]*userRec{},
 		repos:  map[string]*repoState{},
 		clock:  time.Now,
 		nextID: 3_000_000_000, // above 2^31, so ids must be int64 end to end
 	}
+	s.srv = httptest.NewServer(s)
+	return s
 }
 
 // URL is the API root, e.g. "http://127.0.0.1:41234" (no trailing slash).

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -326,23 +325,6 @@ func TestUser(t *testing.T) {
 	s.SetToken("ghp_user", "alice")
 	if a := doAuth(t, s, "token ghp_user", "GET", "/user", ""); !strings.Contains(a.body, `"login":"alice"`) {
 		t.Errorf("GET /user as alice: %d %s", a.status, a.body)
-	}
-}
-
-func TestNewListener(t *testing.T) {
-	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := githubfake.NewListener(l)
-	t.Cleanup(s.Close)
-	s.SetToken(token, "github-actions[bot]")
-	if s.URL() != "http://"+l.Addr().String() {
-		t.Errorf("URL %s, listener %s", s.URL(), l.Addr())
-	}
-	if got := do(t, s, "GET", "/repos/o/r/pulls/1", "").status; got != http.StatusNotFound {
-		t.Errorf("status %d, want 404", got)
 	}
 }
 
