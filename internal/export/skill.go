@@ -10,6 +10,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/process"
 )
 
 // maxDescription is the longest description the Agent Skills format allows.
@@ -102,7 +103,7 @@ func describeCheck(ch loop.Check) string {
 	case ch.IsCommand():
 		cmd := ch.Run
 		if cmd == "" {
-			cmd = argvString(ch.Argv)
+			cmd = process.Quote(ch.Argv)
 		}
 		return fmt.Sprintf("%s exits %d", code(cmd), ch.ExpectExit)
 	case ch.Type == loop.CheckFileExists && ch.NonEmpty:
@@ -121,18 +122,6 @@ func describeCheck(ch loop.Check) string {
 		return fmt.Sprintf("an authorised person approved the reviewed snapshot: %s", strconv.Quote(phrase.OneLine(ch.Prompt)))
 	}
 	return "unknown check type"
-}
-
-// argvString renders an argv for reading, quoting the words that need it.
-func argvString(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
-			words[i] = strconv.Quote(a)
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // reuseText explains run.sh and run.cmd. Its code spans are written with

@@ -109,7 +109,7 @@ func TestSkillBlockingGoalLeftByMinPassRate(t *testing.T) {
 	skill := string(skillMarkdown(in, 0, 0))
 	for _, want := range []string{
 		"### ✅ `a`\n\n- ✅ `file_exists`: `a.txt` exists and is not empty\n",
-		"### ❌ `b`\n\nNot satisfied at the end: [success] min_pass_rate = 0.5 let the run succeed without it.\n\n- ❌ `command`: `sh -c \"exit 0\"` exits 0\n",
+		"### ❌ `b`\n\nNot satisfied at the end: [success] min_pass_rate = 0.5 let the run succeed without it.\n\n- ❌ `command`: `sh -c 'exit 0'` exits 0\n",
 		"There were no advisory goals",
 		"no environment variables",
 	} {
