@@ -58,7 +58,5 @@ func (v *validator) hook() {
 	if h.MaxCostUSD < 0 {
 		v.errorf("hook.max_cost_usd", "hook.max_cost_usd must be 0 (the default, %g) or more, not %g", DefaultHookCostUSD, h.MaxCostUSD)
 	}
-	if p := h.MaxWallClock.problem(); p != "" {
-		v.errorf("hook.max_wall_clock", "hook.max_wall_clock %s %s", h.MaxWallClock.shown(), p)
-	}
+	v.usable("hook.max_wall_clock", "hook.max_wall_clock", h.MaxWallClock)
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -83,9 +84,7 @@ func (v *validator) openAI(name string, p Provider) {
 	v.providerEnv(name, p)
 	v.openAIHeaders(name, p.Headers)
 	v.openAITiers(name, p)
-	if pr := p.Timeout.problem(); pr != "" {
-		v.errorf(at("timeout"), "provider %q: timeout %s %s", name, p.Timeout.shown(), pr)
-	}
+	v.usable(at("timeout"), fmt.Sprintf("provider %q: timeout", name), p.Timeout)
 	if p.Price != nil && (p.Price.Input < 0 || p.Price.Output < 0) {
 		v.errorf(at("price"), "provider %q: prices must not be negative", name)
 	}

@@ -37,6 +37,21 @@ func (v *validator) errorf(at string, format string, args ...any) {
 	v.report(Error, []string{at}, format, args...)
 }
 
+// value is a Duration or a Size: a value kept as written, with why it
+// cannot be used.
+type value interface {
+	problem() string
+	shown() string
+}
+
+// usable reports a value that cannot be used, at the key at, as
+// "<what> <the value as written> <why>".
+func (v *validator) usable(at, what string, x value) {
+	if p := x.problem(); p != "" {
+		v.errorf(at, "%s %s %s", what, x.shown(), p)
+	}
+}
+
 // Validate checks every rule of a loop config and returns all problems
 // found, errors and warnings, in file order. It reads no environment: see
 // CheckEnv for the provider variables.
@@ -75,9 +90,7 @@ func (v *validator) top() {
 	if r := v.c.Run.CheckConcurrency; r < 0 {
 		v.errorf("run.check_concurrency", "run.check_concurrency must be 0 (every check at once) or more, not %d", r)
 	}
-	if m := v.c.Run.MaxFileSize; m.problem() != "" {
-		v.errorf("run.max_file_size", "run.max_file_size %s %s", m.shown(), m.problem())
-	}
+	v.usable("run.max_file_size", "run.max_file_size", v.c.Run.MaxFileSize)
 	if n := v.c.Context.CarrySummaries; n < 0 {
 		v.errorf("context.carry_summaries", "context.carry_summaries must be 0 or more, not %d", n)
 	}
@@ -118,9 +131,7 @@ func (v *validator) stop() {
 			"stop.perturb_after (%d) must be less than stop.no_progress (%d): the loop has to vary its approach before it stops for lack of progress",
 			s.PerturbAfter, s.NoProgress)
 	}
-	if p := s.MaxWallClock.problem(); p != "" {
-		v.errorf("stop.max_wall_clock", "stop.max_wall_clock %s %s", s.MaxWallClock.shown(), p)
-	}
+	v.usable("stop.max_wall_clock", "stop.max_wall_clock", s.MaxWallClock)
 	if !s.MaxWallClock.IsSet() && s.MaxTokens == 0 && s.MaxCostUSD == 0 {
 		v.report(Warning, []string{"stop", "name"},
 			"no wall-clock, token or cost budget: only stop.max_iterations (%d) bounds this loop", s.MaxIterations)
@@ -132,9 +143,7 @@ func (v *validator) metrics() {
 	if m.Command != "" && len(m.Argv) > 0 {
 		v.errorf("metrics.argv", "metrics takes command or argv, not both")
 	}
-	if p := m.Timeout.problem(); p != "" {
-		v.errorf("metrics.timeout", "metrics.timeout %s %s", m.Timeout.shown(), p)
-	}
+	v.usable("metrics.timeout", "metrics.timeout", m.Timeout)
 }
 
 // paths checks the path lists: context files, protected and exported globs.
@@ -218,9 +227,7 @@ func (v *validator) provider(name string, p Provider) {
 	if msg := usageProblem(p.Usage); msg != "" {
 		v.errorf(at("usage"), "provider %q: %s", name, msg)
 	}
-	if pr := p.Timeout.problem(); pr != "" {
-		v.errorf(at("timeout"), "provider %q: timeout %s %s", name, p.Timeout.shown(), pr)
-	}
+	v.usable(at("timeout"), fmt.Sprintf("provider %q: timeout", name), p.Timeout)
 	v.providerEnv(name, p)
 	v.providerArgs(name, p)
 	v.providerWatch(name, p)

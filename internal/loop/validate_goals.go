@@ -86,9 +86,7 @@ func (v *validator) commandCheck(at func(string) string, owner string, ch Check)
 	case ch.Run != "" && len(ch.Argv) > 0:
 		v.errorf(at("argv"), "%s: give run or argv, not both", owner)
 	}
-	if p := ch.Timeout.problem(); p != "" {
-		v.errorf(at("timeout"), "%s: timeout %s %s", owner, ch.Timeout.shown(), p)
-	}
+	v.usable(at("timeout"), owner+": timeout", ch.Timeout)
 	if ch.ExpectExit < 0 || ch.ExpectExit > 255 {
 		v.errorf(at("expect_exit"), "%s: expect_exit must be between 0 and 255, not %d", owner, ch.ExpectExit)
 	}

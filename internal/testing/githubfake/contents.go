@@ -18,7 +18,7 @@ func (s *Server) AddFile(owner, repo, ref, path string, content []byte) {
 	rs.files[ref+":"+strings.Trim(path, "/")] = append([]byte(nil), content...)
 }
 
-// getContents answers GET /repos/{o}/{r}/contents/{path...}?ref= for one
+// get answers GET /repos/{o}/{r}/contents/{path...}?ref= for one
 // file (404 otherwise), base64-encoded as GitHub does.
 func (s contentsAPI) get(c *call) {
 	rs, ok := s.lookup(c)
