@@ -21,12 +21,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 
 	"github.com/loop-action/loop-action/internal/testing/subprocess"
 )
@@ -196,20 +197,16 @@ func (s *Server) intercept(r *http.Request, token string) error {
 	return nil
 }
 
-// pushedRefs are the refs a receive-pack request's commands update: the
-// pkt-lines "old new ref\x00caps" before the first flush.
+// pushedRefs are the refs a receive-pack request's commands update; none
+// when git would refuse the request as malformed.
 func pushedRefs(body []byte) []string {
-	var refs []string
-	for len(body) >= 4 {
-		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
-		if err != nil || n < 4 || int(n) > len(body) {
-			break
-		}
-		line, _, _ := strings.Cut(string(body[4:n]), "\x00")
-		if f := strings.Fields(line); len(f) == 3 {
-			refs = append(refs, f[2])
-		}
-		body = body[n:]
+	req := packp.NewReferenceUpdateRequest()
+	if req.Decode(bytes.NewReader(body)) != nil {
+		return nil
+	}
+	refs := make([]string, len(req.Commands))
+	for i, c := range req.Commands {
+		refs[i] = c.Name.String()
 	}
 	return refs
 }
