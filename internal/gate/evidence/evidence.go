@@ -141,11 +141,16 @@ func (c *Collector) check(ctx context.Context, ev *gate.Evidence, id gate.CheckI
 
 // voidCommand is the result of a command that was not run because of why.
 func voidCommand(run string, argv []string, why error) gate.CommandResult {
-	shown := run
-	if run == "" {
-		shown = process.Quote(argv)
+	return gate.CommandResult{Command: shownAs(run, argv), ExitCode: -1, StartErr: why.Error()}
+}
+
+// shownAs is a command as users wrote it: the shell command run, or argv
+// quoted as a shell reads it.
+func shownAs(run string, argv []string) string {
+	if run != "" {
+		return run
 	}
-	return gate.CommandResult{Command: shown, ExitCode: -1, StartErr: why.Error()}
+	return process.Quote(argv)
 }
 
 // snapshot takes the workspace snapshot the gate may certify, and says
@@ -178,11 +183,9 @@ func (c *Collector) snapshot(ctx context.Context) (snap, void string) {
 // error says why nothing more may be measured: what it started could not
 // all be killed.
 func (c *Collector) command(ctx context.Context, run string, argv []string, timeout time.Duration) (gate.CommandResult, error) {
-	shown := run
+	shown := shownAs(run, argv)
 	if run != "" {
 		argv = process.ShellArgv(run)
-	} else {
-		shown = process.Quote(argv)
 	}
 	runSpec := c.runSpec
 	if runSpec == nil {
