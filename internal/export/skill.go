@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -101,11 +102,7 @@ func byGoal(vs []gate.Verdict) map[string]gate.Verdict {
 func describeCheck(ch loop.Check) string {
 	switch {
 	case ch.IsCommand():
-		cmd := ch.Run
-		if cmd == "" {
-			cmd = process.Quote(ch.Argv)
-		}
-		return fmt.Sprintf("%s exits %d", code(cmd), ch.ExpectExit)
+		return fmt.Sprintf("%s exits %d", code(cmp.Or(ch.Run, process.Quote(ch.Argv))), ch.ExpectExit)
 	case ch.Type == loop.CheckFileExists && ch.NonEmpty:
 		return code(ch.Path) + " exists and is not empty"
 	case ch.Type == loop.CheckFileExists:

@@ -24,10 +24,7 @@ func evalManual(g loop.Goal, i int, ch loop.Check, others []CheckVerdict, ev Evi
 		return cv
 	}
 	snap := phrase.Short(ev.Snapshot)
-	question := ch.Prompt
-	if question == "" {
-		question = fmt.Sprintf("approve goal %q?", g.Name)
-	}
+	question := cmp.Or(ch.Prompt, fmt.Sprintf("approve goal %q?", g.Name))
 	var stale *Decision
 	for k := len(ev.Decisions) - 1; k >= 0; k-- {
 		d := ev.Decisions[k]

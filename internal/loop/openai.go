@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -39,9 +40,7 @@ func (p Provider) ModelFor(tier string) string {
 // variable joins env, so that it is checked before a run and masked
 // wherever env is.
 func (p Provider) openAIDefaults() Provider {
-	if p.BaseURL == "" {
-		p.BaseURL = DefaultOpenAIBaseURL
-	}
+	p.BaseURL = cmp.Or(p.BaseURL, DefaultOpenAIBaseURL)
 	if !p.Timeout.IsSet() {
 		p.Timeout = D(DefaultProviderTimeout)
 	}

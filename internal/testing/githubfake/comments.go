@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -50,9 +51,7 @@ func (s *Server) AddComment(owner, repo string, issue int, user, userType, body 
 // addComment appends a comment by u, shown as of type kind ("" for u's own).
 // Callers hold s.mu.
 func (s *Server) addComment(rs *repoState, issue int, u *userRec, kind, body string) *comment {
-	if kind == "" {
-		kind = u.kind
-	}
+	kind = cmp.Or(kind, u.kind)
 	now := s.now()
 	cm := &comment{Comment: Comment{
 		ID: s.id(), Issue: issue, User: u.login, UserType: kind, Body: body, CreatedAt: now, UpdatedAt: now,

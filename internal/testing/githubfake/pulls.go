@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -29,15 +30,12 @@ func (s pullsAPI) list(c *call) {
 		return
 	}
 	q := c.r.URL.Query()
-	state := q.Get("state")
-	if state == "" {
-		state = "open"
-	}
+	state := cmp.Or(q.Get("state"), "open")
 	headOwner, headRef, byHead := strings.Cut(q.Get("head"), ":")
 	list := []pullJSON{}
 	for _, n := range slices.Sorted(maps.Keys(rs.pulls)) {
 		pr := withDefaults(rs.pulls[n])
-		owner, _, _ := strings.Cut(or(pr.HeadRepo, rs.owner+"/"+rs.name), "/")
+		owner, _, _ := strings.Cut(cmp.Or(pr.HeadRepo, rs.owner+"/"+rs.name), "/")
 		switch {
 		case state != "all" && pr.State != state:
 		case byHead && (!strings.EqualFold(owner, headOwner) || pr.HeadRef != headRef):
@@ -46,13 +44,6 @@ func (s pullsAPI) list(c *call) {
 		}
 	}
 	c.json(http.StatusOK, list)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 type pullInput struct {

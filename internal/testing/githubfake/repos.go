@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -162,26 +163,18 @@ func (s pullsAPI) get(c *call) {
 }
 
 func withDefaults(pr Pull) Pull {
-	def := func(v *string, d string) {
-		if *v == "" {
-			*v = d
-		}
-	}
-	def(&pr.Title, fmt.Sprintf("Pull request %d", pr.Number))
-	def(&pr.Author, "octocat")
-	def(&pr.HeadRef, "feature")
-	def(&pr.BaseRef, "main")
-	def(&pr.State, "open")
+	pr.Title = cmp.Or(pr.Title, fmt.Sprintf("Pull request %d", pr.Number))
+	pr.Author = cmp.Or(pr.Author, "octocat")
+	pr.HeadRef = cmp.Or(pr.HeadRef, "feature")
+	pr.BaseRef = cmp.Or(pr.BaseRef, "main")
+	pr.State = cmp.Or(pr.State, "open")
 	return pr
 }
 
 func (s pullsAPI) json(base string, rs *repoState, pr Pull) pullJSON {
 	full := rs.owner + "/" + rs.name
 	baseRepo := s.repoJSON(base, full, rs.id, false)
-	headFull := pr.HeadRepo
-	if headFull == "" {
-		headFull = full
-	}
+	headFull := cmp.Or(pr.HeadRepo, full)
 	headOwner, _, _ := strings.Cut(headFull, "/")
 	var headRepo *repoJSON
 	if !pr.HeadRepoDeleted {

@@ -11,6 +11,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -152,10 +153,7 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 		for k, v := range f.headers {
 			w.Header().Set(k, v)
 		}
-		body := f.body
-		if body == "" {
-			body = defaultBody(f.status)
-		}
+		body := cmp.Or(f.body, defaultBody(f.status))
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(f.status)
 		_, _ = w.Write([]byte(body))

@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -95,9 +96,7 @@ func (s statusesAPI) create(c *call) {
 		invalid(c.w, "Status", "custom", "description", "description is too long (maximum is 140 characters)")
 		return
 	}
-	if in.Context == "" {
-		in.Context = "default"
-	}
+	in.Context = cmp.Or(in.Context, "default")
 	st := Status{
 		ID: s.id(), SHA: c.p["sha"], State: in.State, Context: in.Context, Description: in.Description,
 		TargetURL: in.TargetURL, Creator: c.login, CreatedAt: s.now(),

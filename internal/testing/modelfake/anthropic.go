@@ -1,6 +1,7 @@
 package modelfake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -87,10 +88,7 @@ func (p anthropic) write(w http.ResponseWriter, t turn, a answer) {
 }
 
 func (anthropic) fail(w http.ResponseWriter, status int, message string) {
-	typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-		404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}[status]
-	if typ == "" {
-		typ = "api_error"
-	}
+	typ := cmp.Or(map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+		404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}[status], "api_error")
 	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": message}})
 }
