@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -26,17 +27,8 @@ const (
 
 // Budgets returns the loop budgets of --mode loop, defaults filled in.
 func (h Hook) Budgets() (iterations int, wall time.Duration, costUSD float64) {
-	iterations, wall, costUSD = h.MaxIterations, h.MaxWallClock.Duration, h.MaxCostUSD
-	if iterations == 0 {
-		iterations = DefaultHookIterations
-	}
-	if wall == 0 {
-		wall = DefaultHookWallClock
-	}
-	if costUSD == 0 {
-		costUSD = DefaultHookCostUSD
-	}
-	return iterations, wall, costUSD
+	return cmp.Or(h.MaxIterations, DefaultHookIterations), cmp.Or(h.MaxWallClock.Duration, DefaultHookWallClock),
+		cmp.Or(h.MaxCostUSD, DefaultHookCostUSD)
 }
 
 // Gated reports whether the hook gates the goal named goal.

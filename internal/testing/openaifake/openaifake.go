@@ -7,6 +7,7 @@
 package openaifake
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,9 +116,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(k, v)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if reply.Status == 0 {
-		reply.Status = http.StatusOK
-	}
-	w.WriteHeader(reply.Status)
+	w.WriteHeader(cmp.Or(reply.Status, http.StatusOK))
 	_, _ = io.WriteString(w, reply.Body)
 }
