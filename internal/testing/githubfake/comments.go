@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,13 +120,9 @@ func (rs *repoState) find(id int64) *comment {
 }
 
 func (rs *repoState) remove(id int64) bool {
-	for i, cm := range rs.comments {
-		if cm.ID == id {
-			rs.comments = append(rs.comments[:i:i], rs.comments[i+1:]...)
-			return true
-		}
-	}
-	return false
+	n := len(rs.comments)
+	rs.comments = slices.DeleteFunc(rs.comments, func(cm *comment) bool { return cm.ID == id })
+	return len(rs.comments) < n
 }
 
 type commentJSON struct {
@@ -367,11 +364,7 @@ func (s commentsAPI) react(c *call) {
 	if !c.decode(&in) {
 		return
 	}
-	valid := false
-	for _, content := range reactionContents {
-		valid = valid || in.Content == content
-	}
-	if !valid {
+	if !slices.Contains(reactionContents, in.Content) {
 		invalid(c.w, "Reaction", "custom", "content", "content is not included in the list")
 		return
 	}
