@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -52,7 +53,7 @@ func (e *LocalEditsError) Error() string {
 func Apply(ctx context.Context, l Local) ([]Change, error) {
 	cs, err := apply(ctx, l)
 	if err != nil {
-		return nil, fmt.Errorf("apply the workspace %s to %q: %w", l.Snapshot[:min(7, len(l.Snapshot))], l.Root, err)
+		return nil, fmt.Errorf("apply the workspace %s to %q: %w", phrase.Short(l.Snapshot), l.Root, err)
 	}
 	return cs, nil
 }

@@ -3,8 +3,6 @@ package delivery
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -75,7 +73,7 @@ func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout
 			co.Changes = append(co.Changes, Change{Path: c.To.Name, Kind: Modified})
 		}
 	}
-	slices.SortFunc(co.Changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	sortChanges(co.Changes)
 	return co, nil
 }
 
