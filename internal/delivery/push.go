@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/loop-action/loop-action/internal/gitremote"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/secret"
 )
 
@@ -31,7 +32,7 @@ var ErrMoved = errors.New("the branch is not where the push expected it")
 // in an error, and a delivery whose objects hold it is never sent.
 func (d *Delivery) Push(ctx context.Context, r Remote, ref, old string) error {
 	if err := d.push(ctx, r, ref, old); err != nil {
-		return fmt.Errorf("deliver %s to %q: %w", d.SHA[:7], ref, err)
+		return fmt.Errorf("deliver %s to %q: %w", phrase.Short(d.SHA), ref, err)
 	}
 	return nil
 }
