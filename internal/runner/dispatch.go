@@ -56,30 +56,19 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 			break
 		}
 		wave = p.order(wave)
-		end := r.span("plan")
 		ahead := r.scanAhead()
 		runs := r.planWave(it, wi+1, wave, p)
-		end()
-		end = r.span("guard-before-wave")
 		guard, root := r.guardWave(runs, ahead), r.guardRoot(runs)
-		end()
-		end = r.span("wave")
 		r.runWave(ctx, runs)
-		end()
 		if wi == len(waves)-1 {
 			d.swept = sweepAhead()
 		}
-		end = r.span("after-wave")
 		r.restoreFileCommands()
 		r.recordWave(ctx, it, runs, &d)
 		r.noteEdits(runs)
-		end()
-		end = r.span("guard-after-wave")
 		r.putBack(it, runs, guard, root, &d)
-		end()
-		end = r.span("publish")
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
-		end()
+		r.step("published")
 	}
 	return d
 }

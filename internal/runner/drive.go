@@ -174,9 +174,7 @@ func (r *run) save(ctx context.Context) error {
 	led, log, n := r.rec.Take()
 	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary,
 		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt}
-	end := r.span("checkpoint")
 	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
-	end()
 	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}

@@ -42,12 +42,8 @@ func (r *run) iterate(ctx context.Context) bool {
 	r.spendRevisions(d.ranBuilders)
 	r.progress()
 	closed := r.refreshStages()
-	end := r.span("summary")
 	r.summary = r.mask(r.summarize(it, d, before, closed, spent)) // it lists paths agents named
-	end()
-	end = r.span("history")
 	r.appendHistory(r.summary)
-	end()
 	r.carry(r.summary)
 	return true
 }
@@ -67,23 +63,13 @@ func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeR
 // measureSwept is measure whose sweep, when swept is not nil, was started
 // already (sweepAhead): it waits for its result before anything else.
 func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.JudgeResult, pending <-chan error) bool {
-	end := r.span("sweep")
 	swept := awaitSweep(pending)
-	end()
-	end = r.span("uncarried")
+	r.step("swept")
 	r.scrubUncarried(ctx, it, swept)
-	end()
-	end = r.span("guard-before-measure")
 	guard := r.guardBeforeMeasure()
-	end()
-	end = r.span("evidence")
 	r.beside = nil
 	ev := r.collect(ctx, swept)
-	end()
-	end = r.span("guard-after-measure")
 	void := withVoid(r.guardedWhileMeasuring(it, guard), ev.Void)
-	end()
-	defer r.span("gate")()
 	if ctx.Err() != nil {
 		return false
 	}

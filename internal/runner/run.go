@@ -303,3 +303,15 @@ func (r *run) relative(path string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// testStep, which only tests set, is called at the steps of an iteration
+// a test acts between: "published" (a wave's guard and publication are
+// done) and "swept" (the measurement's sweep is done). The binary leaves
+// it nil.
+var testStep func(r *run, step string)
+
+func (r *run) step(name string) {
+	if testStep != nil {
+		testStep(r, name)
+	}
+}

@@ -108,8 +108,6 @@ type Options struct {
 	// (iteration, verdicts, spend). cp is the run's own: read it during the
 	// call, copy what is kept, change nothing. The run waits for it.
 	Checkpointed func(cp *state.Checkpoint)
-
-	phases phaseClock // times the phases of each iteration (benchmarks); nil times nothing
 }
 
 // DroppedDecision is a review decision VerifyDecisions did not let stand.
