@@ -48,7 +48,7 @@ type dispatched struct {
 // [run] concurrency nodes run at once; outcomes are recorded after the
 // wave, in wave order. Once the last wave's nodes have ended, the
 // measurement's sweep starts beside what follows (sweepAhead).
-func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
+func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 	d := dispatched{judges: map[string]gate.JudgeResult{}}
 	waves := r.cfg.Waves()
 	for wi, wave := range waves {
@@ -77,7 +77,7 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 // planning of a wave, which only decides, builds prompts and records (no
 // process runs, nothing is written): the wave's guard (guardWave) starts
 // from that scan.
-func (r *run) scanAhead() <-chan guardState {
+func (r *iteration) scanAhead() <-chan guardState {
 	g, c := r.guarded(), make(chan guardState, 1)
 	go func() { c <- g.scan() }()
 	return c
@@ -85,7 +85,7 @@ func (r *run) scanAhead() <-chan guardState {
 
 // guardWave records the guarded paths before a wave in which a node runs,
 // as scanAhead found them; with nothing running, nothing is guarded.
-func (r *run) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
+func (r *iteration) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
 	g := <-ahead
 	if !slices.ContainsFunc(runs, func(nr *nodeRun) bool { return nr.queued }) {
 		return nil
@@ -98,7 +98,7 @@ func (r *run) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
 // isolated nodes only) anything in the loop root. Each is recorded; a
 // wave that changed any counts as one node failure, and one whose changes
 // could not be put back leaves the iteration's measurement void.
-func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
+func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
 	if guard == nil {
 		return
 	}
@@ -128,7 +128,7 @@ func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuar
 
 // planWave decides which nodes of a wave run, recording why the others
 // are skipped, and builds the prompts of those that run.
-func (r *run) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
+func (r *iteration) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
 	var runs []*nodeRun
 	for _, n := range nodes {
 		nr := &nodeRun{node: n, wave: wave, tier: r.tier(n)}
@@ -199,7 +199,7 @@ func (r *run) dependence(judge loop.Node) string {
 
 // runWave runs the nodes, at most [run] concurrency at once, starting them
 // in order. No node starts once a budget is spent.
-func (r *run) runWave(ctx context.Context, runs []*nodeRun) {
+func (r *iteration) runWave(ctx context.Context, runs []*nodeRun) {
 	queued := 0
 	for _, nr := range runs {
 		if nr.queued {
@@ -233,7 +233,7 @@ func (r *run) runWave(ctx context.Context, runs []*nodeRun) {
 
 // runNode runs one node unless a budget is spent; a judge whose answer
 // holds no parseable verdict is asked once more.
-func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
+func (r *iteration) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 	mu.Lock()
 	nr.skip = r.budgetSpent(ctx)
 	mu.Unlock()
@@ -264,7 +264,7 @@ func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 	mu.Unlock()
 }
 
-func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
+func (r *iteration) call(ctx context.Context, nr *nodeRun) provider.Response {
 	p, ok := r.providers[nr.node.Provider]
 	if !ok {
 		return provider.Response{Err: fmt.Errorf("no provider %q", nr.node.Provider)}
@@ -320,7 +320,7 @@ func causeText(ctx context.Context) string {
 
 // recordWave records each node's outcome in wave order, counts node
 // failures and collects the judges' answers for the gate.
-func (r *run) recordWave(ctx context.Context, it int, runs []*nodeRun, d *dispatched) {
+func (r *iteration) recordWave(ctx context.Context, it int, runs []*nodeRun, d *dispatched) {
 	for _, nr := range runs {
 		d.runs = append(d.runs, nr)
 		n := nr.node

@@ -34,7 +34,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.
-		if !r.measure(ctx, r.cp.Iteration, nil) {
+		if !r.begin(r.cp.Iteration).measure(ctx, nil, nil) {
 			return r.interrupted(ctx)
 		}
 		if fresh { // the baseline progress is measured against

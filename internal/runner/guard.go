@@ -35,7 +35,7 @@ func (g guarded) scan() guardState {
 // scanBeside is the collector's Beside (run.go): it scans the guarded
 // paths as the measurement's checks left them, while the snapshot is
 // taken, for the revert that follows the measurement (scanNow).
-func (r *run) scanBeside() {
+func (r *iteration) scanBeside() {
 	s := r.guarded().scan()
 	r.beside = &s
 }
@@ -43,7 +43,7 @@ func (r *run) scanBeside() {
 // scanNow scans the guarded paths g, or takes the scan scanBeside made
 // during the measurement that just ended, once: nothing ran since but the
 // snapshot, which only reads.
-func (r *run) scanNow(g guarded) guardState {
+func (r *iteration) scanNow(g guarded) guardState {
 	if s := r.beside; s != nil {
 		r.beside = nil
 		return *s
@@ -70,7 +70,7 @@ func (rv reverted) paths() []string { return append(slices.Clone(rv.protected), 
 // hold afterwards is kept in r.settled: the scan revert took when nothing
 // changed, before when everything changed was put back, nothing when
 // anything could not be read or put back.
-func (r *run) revert(it int, nodes []string, before guardState, during string) reverted {
+func (r *iteration) revert(it int, nodes []string, before guardState, during string) reverted {
 	r.settled = nil
 	rv := r.revertTo(it, nodes, before, during)
 	if !rv.any() {
@@ -82,7 +82,7 @@ func (r *run) revert(it int, nodes []string, before guardState, during string) r
 }
 
 // revertTo is revert but for r.settled.
-func (r *run) revertTo(it int, nodes []string, before guardState, during string) reverted {
+func (r *iteration) revertTo(it int, nodes []string, before guardState, during string) reverted {
 	var rv reverted
 	if before.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read before: "+before.err.Error())
@@ -112,7 +112,7 @@ func (r *run) revertTo(it int, nodes []string, before guardState, during string)
 }
 
 // revertOne puts rel back as it was and records it.
-func (r *run) revertOne(w *workspace.Writer, it int, nodes []string, rel string, was workspace.Entry, had bool, what string, rv *reverted) {
+func (r *iteration) revertOne(w *workspace.Writer, it int, nodes []string, rel string, was workspace.Entry, had bool, what string, rv *reverted) {
 	note, err := putBack(w, rel, was, had)
 	what += note
 	if err != nil {
@@ -202,7 +202,7 @@ func sortedKeys[V any](a, b map[string]V) []string {
 // dropped, and it counts no node failure (a stopped run is quiet), but
 // what its agents changed in guarded paths may still be there, as after a
 // kill.
-func (r *run) guardsStopped(failed []string, rootErr string) bool {
+func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
 	if r.guardContext().Err() == nil || (len(failed) == 0 && rootErr == "") {
 		return false
 	}

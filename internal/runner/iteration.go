@@ -14,6 +14,22 @@ import (
 	"github.com/loop-action/loop-action/internal/process"
 )
 
+// iteration is what one iteration holds while it runs, from its waves to
+// its ruling: made anew for each (begin), so nothing of one reaches the
+// next but through the checkpoint.
+type iteration struct {
+	*run
+	n        int
+	void     []string    // why the measurement cannot count
+	scrubbed []string    // ignored paths removed before the measurement
+	settled  *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
+	beside   *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
+}
+
+// begin starts iteration n (or, for the measurement before the first
+// iteration, the one that has ended).
+func (r *run) begin(n int) *iteration { return &iteration{run: r, n: n} }
+
 // iterate runs one iteration: context, waves, evidence, gate, summary,
 // history, revisions, progress signature and stages. It reports false when
 // the run's context ended before the gate could rule; the iteration then
@@ -24,25 +40,25 @@ func (r *run) iterate(ctx context.Context) bool {
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
-	r.void, r.scrubbed, r.settled, r.beside = nil, nil, nil, nil
+	x := r.begin(it)
 	before := r.cp.Verdicts
 	spent := r.cp.Spend
 	p := r.perturbation(it)
-	d := r.dispatch(ctx, it, p)
+	d := x.dispatch(ctx, it, p)
 	if ctx.Err() != nil {
 		if d.swept != nil {
 			<-d.swept // no sweep outlives the iteration
 		}
 		return false
 	}
-	if !r.measureSwept(ctx, it, d.judges, d.swept) {
+	if !x.measure(ctx, d.judges, d.swept) {
 		return false
 	}
 	r.cp.Iteration = it
 	r.spendRevisions(d.ranBuilders)
 	r.progress()
 	closed := r.refreshStages()
-	r.summary = r.mask(r.summarize(it, d, before, closed, spent)) // it lists paths agents named
+	r.summary = r.mask(x.summarize(d, before, closed, spent)) // it lists paths agents named
 	r.appendHistory(r.summary)
 	r.carry(r.summary)
 	return true
@@ -51,23 +67,18 @@ func (r *run) iterate(ctx context.Context) bool {
 // measure collects evidence, adds the judges' answers and the review
 // decisions, and lets the gate rule. It reports false when ctx ended first.
 // First, whatever agents left running is killed (one thorough
-// process.Sweep, which the collector is told about), then ignored files
-// created or changed since the session started are removed
-// (uncarried.go). The guarded paths are compared before and after: if
-// anything changed them meanwhile, or the iteration's waves left the root
-// unfit, what was put back is recorded and the measurement is void.
-func (r *run) measure(ctx context.Context, it int, judges map[string]gate.JudgeResult) bool {
-	return r.measureSwept(ctx, it, judges, nil)
-}
-
-// measureSwept is measure whose sweep, when swept is not nil, was started
-// already (sweepAhead): it waits for its result before anything else.
-func (r *run) measureSwept(ctx context.Context, it int, judges map[string]gate.JudgeResult, pending <-chan error) bool {
+// process.Sweep, which the collector is told about; when pending is not
+// nil it was started already, sweepAhead, and its result is waited for),
+// then ignored files created or changed since the session started are
+// removed (uncarried.go). The guarded paths are compared before and after:
+// if anything changed them meanwhile, or the iteration's waves left the
+// root unfit, what was put back is recorded and the measurement is void.
+func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeResult, pending <-chan error) bool {
+	it := r.n
 	swept := awaitSweep(pending)
 	r.step("swept")
 	r.scrubUncarried(ctx, it, swept)
 	guard := r.guardBeforeMeasure()
-	r.beside = nil
 	ev := r.collect(ctx, swept)
 	void := withVoid(r.guardedWhileMeasuring(it, guard), ev.Void)
 	if ctx.Err() != nil {
@@ -126,7 +137,7 @@ func awaitSweep(pending <-chan error) error {
 // from it (guardState.without). Otherwise (the measurement before any
 // wave, a guard that could not put everything back) the paths are
 // scanned anew.
-func (r *run) guardBeforeMeasure() guardState {
+func (r *iteration) guardBeforeMeasure() guardState {
 	if s := r.settled; s != nil {
 		r.settled = nil
 		return *s
@@ -143,8 +154,14 @@ type sweptCollector interface {
 // collect collects the evidence right after measure's sweep, whose result
 // is swept: between the two only the runner's own scans and removals ran,
 // which start no process, so a collector that can is spared a second
-// sweep; any other sweeps for itself.
-func (r *run) collect(ctx context.Context, swept error) gate.Evidence {
+// sweep; any other sweeps for itself. The runner's own collector scans the
+// guarded paths beside the snapshot (scanBeside).
+func (r *iteration) collect(ctx context.Context, swept error) gate.Evidence {
+	if c, ok := r.collector.(*evidence.Collector); ok && c.Beside == nil {
+		mine := *c
+		mine.Beside = r.scanBeside
+		return mine.CollectSwept(ctx, r.cfg, swept)
+	}
 	if c, ok := r.collector.(sweptCollector); ok {
 		return c.CollectSwept(ctx, r.cfg, swept)
 	}
@@ -153,7 +170,7 @@ func (r *run) collect(ctx context.Context, swept error) gate.Evidence {
 
 // record writes the gate's ruling to the ledger: goals newly satisfied,
 // goals revoked, reviews requested, and the ruling itself.
-func (r *run) record(it int, verdicts []gate.Verdict, snapshot string) {
+func (r *iteration) record(it int, verdicts []gate.Verdict, snapshot string) {
 	before := map[string]gate.Verdict{}
 	for _, v := range r.cp.Verdicts {
 		before[v.Goal] = v

@@ -75,7 +75,7 @@ func dispatchTo(ctx context.Context, p Provider, n loop.Node, req provider.Reque
 // A reply that does not parse, or any block refused or not matching, is
 // the node's failure, with every problem in its error; nothing is written
 // then.
-func (r *run) applyEdits(nr *nodeRun, reply, root string) {
+func (r *iteration) applyEdits(nr *nodeRun, reply, root string) {
 	if nr.resp.Err != nil || nr.node.Role != loop.RoleBuilder || !r.isOpenAI(nr.node) {
 		return
 	}
@@ -111,7 +111,7 @@ func (r *run) applyEdits(nr *nodeRun, reply, root string) {
 
 // noteEdits keeps, after a wave, why each openai builder's edits were not
 // applied, for its next prompt; a builder whose edits applied is cleared.
-func (r *run) noteEdits(runs []*nodeRun) {
+func (r *iteration) noteEdits(runs []*nodeRun) {
 	for _, nr := range runs {
 		if nr.queued && nr.skip == "" && r.isOpenAI(nr.node) && nr.node.Role == loop.RoleBuilder {
 			if r.refusals == nil {

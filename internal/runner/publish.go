@@ -21,7 +21,7 @@ func (r *run) isolation() *isolate.Manager {
 
 // worktree prepares an isolated node's worktree before it runs: seeded with
 // the loop root as it is now, never overwriting the node's own work.
-func (r *run) worktree(ctx context.Context, nr *nodeRun) error {
+func (r *iteration) worktree(ctx context.Context, nr *nodeRun) error {
 	if !nr.node.Isolate || r.iso == nil {
 		return nil
 	}
@@ -33,7 +33,7 @@ func (r *run) worktree(ctx context.Context, nr *nodeRun) error {
 // agentEnv is the environment of a node's agent. An isolated node's
 // worktree lies inside the loop root, so git there must not find the
 // root's repository.
-func (r *run) agentEnv(nr *nodeRun) []string {
+func (r *iteration) agentEnv(nr *nodeRun) []string {
 	base := WithoutAPIKeys(r.cfg, r.opts.Env)
 	if nr.dir == "" {
 		return base
@@ -45,7 +45,7 @@ func (r *run) agentEnv(nr *nodeRun) []string {
 // publish copies what the wave's isolated nodes changed into the loop
 // root, in wave order, and records every publication, conflict, refusal
 // and unpropagated deletion. Refusals count as one node failure.
-func (r *run) publish(ctx context.Context, it int, runs []*nodeRun) []string {
+func (r *iteration) publish(ctx context.Context, it int, runs []*nodeRun) []string {
 	if r.iso == nil {
 		return nil
 	}

@@ -40,7 +40,7 @@ type rootGuard struct {
 // every agent's reach; only what changed since the last wave is added.
 // The repository's HEAD, index and refs are recorded as the guarded paths
 // are, and its object store's files by lstat only.
-func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
+func (r *iteration) guardRoot(runs []*nodeRun) *rootGuard {
 	if r.iso == nil {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 // revert puts the loop root back as it was before the wave if anything
 // changed it, and records every path it put back. It returns the paths,
 // and why the root could not be put back, if it could not.
-func (g *rootGuard) revert(r *run, it int) ([]string, string) {
+func (g *rootGuard) revert(r *iteration, it int) ([]string, string) {
 	if g == nil {
 		return nil, ""
 	}
@@ -87,7 +87,7 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 // git freshened it (see intactObject). A file changed otherwise, or
 // removed, cannot be put back (its content was not kept): that is
 // recorded, and returned as why the root is not as it was.
-func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
+func (g *rootGuard) revertObjects(r *iteration, it int) ([]string, string) {
 	if g.objErr != nil {
 		return nil, "the loop root's object store could not be listed before a wave of isolated nodes: " + g.objErr.Error()
 	}
@@ -137,7 +137,7 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 
 // revertRefs puts the root repository's HEAD and refs back as they were
 // before the wave, recording each path as a .git path put back.
-func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
+func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 	if g.refs.err != nil {
 		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
 	}
@@ -165,7 +165,7 @@ func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
 }
 
 // revertTree puts the loop root's content back as it was before the wave.
-func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
+func (g *rootGuard) revertTree(r *iteration, it int) ([]string, string) {
 	ctx := r.guardContext()
 	now, err := r.hasher.Snapshot(ctx)
 	switch {
@@ -194,7 +194,7 @@ func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 type rootChange struct{ path, kind string }
 
 // changes lists what differs between the root before the wave and now.
-func (g *rootGuard) changes(r *run) ([]rootChange, error) {
+func (g *rootGuard) changes(r *iteration) ([]rootChange, error) {
 	now, err := r.hasher.WriteObjects(r.guardContext(), r.objects)
 	if err != nil {
 		return nil, err
@@ -226,7 +226,7 @@ func (g *rootGuard) changes(r *run) ([]rootChange, error) {
 }
 
 // record writes one event per changed path, up to maxRootEvents.
-func (g *rootGuard) record(r *run, it int, changes []rootChange) []string {
+func (g *rootGuard) record(r *iteration, it int, changes []rootChange) []string {
 	var paths []string
 	for i, c := range changes {
 		paths = append(paths, c.path)

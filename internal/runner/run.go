@@ -47,7 +47,6 @@ type run struct {
 	iso        *isolate.Manager
 	mask       func(string) string
 	objects    *memory.Storage   // the root's content before waves of isolated nodes (rootGuard)
-	void       []string          // why the current iteration's measurement cannot count
 	files      *FileCommands     // the job's file commands, put back after each wave
 	finished   bool              // the run was over when this process took it: saves keep the stored workspace
 	interrupt  bool              // the run was stopped mid-iteration: its last save reads nothing of the loop root
@@ -55,9 +54,7 @@ type run struct {
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
-	guardCache guardCache  // what the scans of the guarded paths read (protect.go)
-	settled    *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
-	beside     *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
+	guardCache guardCache // what the scans of the guarded paths read (protect.go)
 
 	// ctx is the run's context (its deadline and signals) for the walks of
 	// the loop root made outside a step that takes one (an openai node's
@@ -67,7 +64,6 @@ type run struct {
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
-	scrubbed     []string            // ignored paths removed before the current iteration's measurement
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes
@@ -153,8 +149,7 @@ func prepare(opts Options) *run {
 	r.hasher = workspace.NewHasherWith(opts.Root, checkout(opts))
 	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher,
-			Beside: r.scanBeside}
+		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}

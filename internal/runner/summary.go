@@ -13,9 +13,9 @@ import (
 // what is newly satisfied, what was REVOKED, what still fails and why,
 // stages closed and spend. It is built from measurements only, never from
 // what a node said.
-func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []string, spentBefore state.Spend) string {
+func (r *iteration) summarize(d dispatched, before []gate.Verdict, closed []string, spentBefore state.Spend) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Iteration %d\n\n", it)
+	fmt.Fprintf(&b, "### Iteration %d\n\n", r.n)
 	b.WriteString("- ran: " + listOr(ranList(d.runs), "nothing") + "\n")
 	if skipped := skipList(d.runs); len(skipped) > 0 {
 		b.WriteString("- skipped: " + strings.Join(skipped, "; ") + "\n")
@@ -64,7 +64,7 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 
 // failing lists every check of every goal that does not pass, with its
 // evidence line.
-func (r *run) failing(b *strings.Builder) {
+func (r *iteration) failing(b *strings.Builder) {
 	var lines []string
 	for gi, v := range r.cp.Verdicts {
 		for _, c := range v.Checks {

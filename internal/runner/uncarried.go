@@ -36,7 +36,7 @@ func (r *run) uncarriedBase(ctx context.Context) {
 // void when it cannot tell or cannot remove one. The caller has just
 // killed whatever agents left running (process.Sweep, whose error is
 // swept), so nothing writes there once it is done.
-func (r *run) scrubUncarried(ctx context.Context, it int, swept error) {
+func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 	if swept != nil {
 		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
@@ -66,7 +66,7 @@ func (r *run) scrubUncarried(ctx context.Context, it int, swept error) {
 // removeUncarried removes each changed path (through the writer, which
 // never follows a link) and records it, up to maxRootEvents events. It
 // returns the paths it could not remove.
-func (r *run) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
+func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
 	w, err := workspace.OpenWriter(r.opts.Root)
 	if err != nil {
 		return []string{err.Error()}
