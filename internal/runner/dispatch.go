@@ -102,7 +102,7 @@ func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *ro
 	if guard == nil {
 		return
 	}
-	rv := r.revert(it, ranNames(runs), *guard, "")
+	rv := r.w.revert(it, ranNames(runs), *guard, "")
 	rootPaths, rootErr := root.revert(r, it)
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)

@@ -20,15 +20,16 @@ import (
 type iteration struct {
 	*run
 	n        int
-	void     []string    // why the measurement cannot count
-	scrubbed []string    // ignored paths removed before the measurement
-	settled  *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
-	beside   *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
+	void     []string // why the measurement cannot count
+	scrubbed []string // ignored paths removed before the measurement
+	w        *watch   // the guarded paths through the iteration (guard.go)
 }
 
 // begin starts iteration n (or, for the measurement before the first
 // iteration, the one that has ended).
-func (r *run) begin(n int) *iteration { return &iteration{run: r, n: n} }
+func (r *run) begin(n int) *iteration {
+	return &iteration{run: r, n: n, w: &watch{guarded: r.guarded(), rec: r.rec}}
+}
 
 // iterate runs one iteration: context, waves, evidence, gate, summary,
 // history, revisions, progress signature and stages. It reports false when
@@ -78,7 +79,7 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 	swept := awaitSweep(pending)
 	r.step("swept")
 	r.scrubUncarried(ctx, it, swept)
-	guard := r.guardBeforeMeasure()
+	guard := r.w.baseline()
 	ev := r.collect(ctx, swept)
 	void := withVoid(r.guardedWhileMeasuring(it, guard), ev.Void)
 	if ctx.Err() != nil {
@@ -108,7 +109,7 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 // well race if the sweep came after them. Nothing is weaker for it: the
 // guard after the wave may see a rewrite or not, whatever the leftover
 // wrote after its scan is compared by the guard after the measurement,
-// which starts from that scan (guardBeforeMeasure); the ignored files are
+// which starts from that scan (watch.baseline); the ignored files are
 // scrubbed, and the checks run, only once the sweep is done.
 func sweepAhead() <-chan error {
 	c := make(chan error, 1)
@@ -125,26 +126,6 @@ func awaitSweep(pending <-chan error) error {
 	return process.Sweep()
 }
 
-// guardBeforeMeasure is what the guarded paths hold as the measurement
-// starts, which the guard after it compares with. When the guard after
-// this iteration's last wave that ran a node knew what it left there
-// (r.settled), that is it: since then only the runner's own steps ran
-// (publishing, which never writes a guarded path; the sweep), so a new
-// scan would find the same, except for what a process left behind wrote
-// before the sweep killed it — which a new scan would take as the
-// baseline, and which is now put back and voids the measurement. Ignored
-// files the scrub removed just now, which may be guarded, are dropped
-// from it (guardState.without). Otherwise (the measurement before any
-// wave, a guard that could not put everything back) the paths are
-// scanned anew.
-func (r *iteration) guardBeforeMeasure() guardState {
-	if s := r.settled; s != nil {
-		r.settled = nil
-		return *s
-	}
-	return r.guarded().scan()
-}
-
 // sweptCollector is a Collector that can skip its own first sweep when
 // told what the caller's returned (evidence.Collector.CollectSwept).
 type sweptCollector interface {
@@ -159,7 +140,7 @@ type sweptCollector interface {
 func (r *iteration) collect(ctx context.Context, swept error) gate.Evidence {
 	if c, ok := r.collector.(*evidence.Collector); ok && c.Beside == nil {
 		mine := *c
-		mine.Beside = r.scanBeside
+		mine.Beside = r.w.scanBeside
 		return mine.CollectSwept(ctx, r.cfg, swept)
 	}
 	if c, ok := r.collector.(sweptCollector); ok {

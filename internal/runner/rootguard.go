@@ -145,19 +145,7 @@ func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 	if now.err != nil {
 		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
 	}
-	w, err := workspace.OpenWriter(r.opts.Root)
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer w.Close()
-	var rv reverted
-	for _, rel := range sortedKeys(g.refs.files, now.files) {
-		was, had := g.refs.files[rel]
-		is, has := now.files[rel]
-		if what := change(was, had, is, has); what != "" {
-			r.revertOne(w, it, g.nodes, rel, was, had, what, &rv)
-		}
-	}
+	rv := r.w.putBackChanged(it, g.nodes, g.refs, now, "")
 	if len(rv.failed) > 0 {
 		return rv.git, "the loop root's refs could not be put back: " + strings.Join(rv.failed, "; ")
 	}

@@ -57,7 +57,7 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 	if len(changes) == 0 {
 		return
 	}
-	r.settled = r.settled.without(pathsOf(changes)) // a removed path may be guarded
+	r.w.settled = r.w.settled.without(pathsOf(changes)) // a removed path may be guarded
 	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
 		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
 	}

@@ -30,7 +30,7 @@ func (r *iteration) unfit(why string) {
 // before was taken, while the evidence was collected, and says why the
 // measurement is void, or "".
 func (r *iteration) guardedWhileMeasuring(it int, before guardState) string {
-	rv := r.revert(it, nil, before, " while the evidence was collected")
+	rv := r.w.revert(it, nil, before, " while the evidence was collected")
 	if r.guardsStopped(rv.failed, "") {
 		return "the run stopped before the guarded paths were checked after measuring"
 	}
