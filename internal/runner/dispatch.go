@@ -130,6 +130,7 @@ func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *ro
 // are skipped, and builds the prompts of those that run.
 func (r *iteration) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
 	var runs []*nodeRun
+	pr := r.prompts(it, p)
 	for _, n := range nodes {
 		nr := &nodeRun{node: n, wave: wave, tier: r.tier(n)}
 		runs = append(runs, nr)
@@ -139,7 +140,7 @@ func (r *iteration) planWave(it, wave int, nodes []loop.Node, p perturbation) []
 			continue
 		}
 		nr.queued = true
-		nr.prompt = r.prompt(it, n, p)
+		nr.prompt = pr.prompt(n)
 		r.rec.Record(ledger.Event{Type: ledger.NodeDispatched, Iteration: it, Wave: wave, Node: n.Name,
 			Role: n.Role, Provider: n.Provider, Tier: nr.tier})
 	}
@@ -273,7 +274,7 @@ func (r *iteration) call(ctx context.Context, nr *nodeRun) provider.Response {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
 	env := r.agentEnv(nr)
-	if r.isOpenAI(nr.node) {
+	if isOpenAI(r.cfg, nr.node) {
 		env = r.opts.Env // the runner's own request: it needs the key
 	}
 	return dispatchTo(ctx, p, nr.node, provider.Request{
