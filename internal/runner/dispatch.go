@@ -13,6 +13,7 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner/provider"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // nodeRun is one node's part in one iteration.
@@ -63,7 +64,9 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 		if wi == len(waves)-1 {
 			d.swept = sweepAhead()
 		}
-		r.restoreFileCommands()
+		if err := r.files.Restore(); err != nil { // Run returns it at the end
+			r.logf("%v", err)
+		}
 		r.recordWave(ctx, it, runs, &d)
 		r.noteEdits(runs)
 		r.putBack(it, runs, guard, root, &d)
@@ -156,17 +159,17 @@ func (r *run) tier(n loop.Node) string {
 }
 
 // skipReason says why a node must not run this iteration, or "".
-func (r *run) skipReason(n loop.Node) string {
+func (r *iteration) skipReason(n loop.Node) string {
 	if n.Stage != "" && r.cp.Stages[n.Stage] != "open" {
 		return fmt.Sprintf("stage %s is not open (%s)", n.Stage, stageState(r.cp.Stages[n.Stage]))
 	}
 	if n.Role == loop.RoleJudge {
-		return r.dependence(n)
+		return dependence(r.cfg, n)
 	}
 	if max := r.cfg.Stop.MaxRevisionsPerNode; max > 0 && r.cp.Revisions[n.Name] >= max {
 		return fmt.Sprintf("its revisions are spent (%d of max_revisions_per_node = %d)", r.cp.Revisions[n.Name], max)
 	}
-	if len(n.Goals) > 0 && r.allSatisfied(n.Goals) {
+	if len(n.Goals) > 0 && allSatisfied(r.cp.Verdicts, n.Goals) {
 		return "its goals are satisfied (" + strings.Join(n.Goals, ", ") + ")"
 	}
 	return ""
@@ -182,13 +185,13 @@ func stageState(s string) string {
 // dependence refuses a judge that shares a provider with a builder of a
 // goal it judges; validate rejects such configs, and the runner holds the
 // line too.
-func (r *run) dependence(judge loop.Node) string {
-	for _, g := range r.cfg.Goals {
+func dependence(cfg *loop.Config, judge loop.Node) string {
+	for _, g := range cfg.Goals {
 		for _, ch := range g.Checks {
 			if ch.Type != loop.CheckJudge || ch.Node != judge.Name {
 				continue
 			}
-			for _, b := range r.cfg.Builders(g.Name) {
+			for _, b := range cfg.Builders(g.Name) {
 				if b.Provider == judge.Provider {
 					return fmt.Sprintf("refused: it shares provider %s with builder %s of goal %s", judge.Provider, b.Name, g.Name)
 				}
@@ -236,7 +239,7 @@ func (r *iteration) runWave(ctx context.Context, runs []*nodeRun) {
 // holds no parseable verdict is asked once more.
 func (r *iteration) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 	mu.Lock()
-	nr.skip = r.budgetSpent(ctx)
+	nr.skip = budgetSpent(ctx, r.cfg.Stop, r.cp.Spend)
 	mu.Unlock()
 	if nr.skip != "" {
 		return
@@ -246,7 +249,7 @@ func (r *iteration) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 		return
 	}
 	nr.resp = r.call(ctx, nr)
-	r.applyEdits(nr, nr.resp.Answer, r.nodeRoot(nr))
+	r.applyEdits(nr, nr.resp.Answer, nr.root(r.opts.Root))
 	usage := nr.resp.Usage
 	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
 		nr.answers = []string{nr.resp.Answer}
@@ -278,17 +281,17 @@ func (r *iteration) call(ctx context.Context, nr *nodeRun) provider.Response {
 		env = r.opts.Env // the runner's own request: it needs the key
 	}
 	return dispatchTo(ctx, p, nr.node, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.nodeRoot(nr), HistoryFile: r.history,
+		RunID: r.cp.RunID, Node: nr.node.Name, Root: nr.root(r.opts.Root), HistoryFile: r.history,
 		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: env,
 	})
 }
 
-// nodeRoot is where a node works: its worktree, else the loop root.
-func (r *run) nodeRoot(nr *nodeRun) string {
+// root is where a node works: its worktree, else the loop root.
+func (nr *nodeRun) root(loopRoot string) string {
 	if nr.dir != "" {
 		return nr.dir
 	}
-	return r.opts.Root
+	return loopRoot
 }
 
 func addUsage(a, b provider.Usage) provider.Usage {
@@ -299,8 +302,7 @@ func addUsage(a, b provider.Usage) provider.Usage {
 }
 
 // budgetSpent says which budget stops a node from starting, or "".
-func (r *run) budgetSpent(ctx context.Context) string {
-	s, sp := r.cfg.Stop, r.cp.Spend
+func budgetSpent(ctx context.Context, s loop.Stop, sp state.Spend) string {
 	switch {
 	case ctx.Err() != nil:
 		return "the run is stopping: " + causeText(ctx)
@@ -363,7 +365,7 @@ func judgeResult(nr *nodeRun) gate.JudgeResult {
 // countFailure counts a node's error or timeout against max_node_failures;
 // a node that could not even start escalates the run at once. A node cut
 // short because the run itself was stopping is not its fault.
-func (r *run) countFailure(ctx context.Context, nr *nodeRun) {
+func (r *iteration) countFailure(ctx context.Context, nr *nodeRun) {
 	res := nr.resp.Result
 	if res.Canceled || ctx.Err() != nil {
 		return

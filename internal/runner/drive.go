@@ -160,7 +160,7 @@ func (r *run) export(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("write the success export: %w", err)
 	}
-	r.rec.Record(ledger.Event{Type: ledger.ExportWritten, Iteration: r.cp.Iteration, Path: r.relative(path)})
+	r.rec.Record(ledger.Event{Type: ledger.ExportWritten, Iteration: r.cp.Iteration, Path: relative(r.opts.Root, path)})
 	return path, nil
 }
 

@@ -232,7 +232,7 @@ func sortedKeys[V any](a, b map[string]V) []string {
 // what its agents changed in guarded paths may still be there, as after a
 // kill.
 func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
-	if r.guardContext().Err() == nil || (len(failed) == 0 && rootErr == "") {
+	if r.guards.Err() == nil || (len(failed) == 0 && rootErr == "") {
 		return false
 	}
 	why := slices.Clone(failed)
@@ -244,7 +244,7 @@ func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
 	return true
 }
 
-func (r *run) nodeFailed(why string) {
+func (r *iteration) nodeFailed(why string) {
 	r.cp.NodeFailures++
 	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
 		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)

@@ -203,14 +203,14 @@ func firstFailure(v gate.Verdict) string {
 func (r *run) spendRevisions(ran []string) {
 	for _, name := range ran {
 		n, _ := r.cfg.Node(name)
-		if slices.ContainsFunc(n.Goals, func(g string) bool { return !r.satisfied(g) }) {
+		if slices.ContainsFunc(n.Goals, func(g string) bool { return !satisfied(r.cp.Verdicts, g) }) {
 			r.cp.Revisions[name]++
 		}
 	}
 }
 
-func (r *run) satisfied(goal string) bool {
-	for _, v := range r.cp.Verdicts {
+func satisfied(verdicts []gate.Verdict, goal string) bool {
+	for _, v := range verdicts {
 		if v.Goal == goal {
 			return v.Satisfied
 		}
@@ -267,14 +267,14 @@ func (r *run) refreshStages() []string {
 		for _, st := range r.cfg.Stages {
 			switch r.cp.Stages[st.Name] {
 			case "open":
-				if r.allSatisfied(r.cfg.StageGoals(st.Name)) && len(r.cp.Verdicts) > 0 {
+				if allSatisfied(r.cp.Verdicts, r.cfg.StageGoals(st.Name)) && len(r.cp.Verdicts) > 0 {
 					r.cp.Stages[st.Name], changed = "closed", true
 					closed = append(closed, st.Name)
 					r.rec.Record(ledger.Event{Type: ledger.StageClosed, Iteration: r.cp.Iteration, Stage: st.Name})
 				}
 			case "closed":
 			default:
-				if r.afterClosed(st) {
+				if afterClosed(r.cp.Stages, st) {
 					r.cp.Stages[st.Name], changed = "open", true
 					r.rec.Record(ledger.Event{Type: ledger.StageOpened, Iteration: r.cp.Iteration, Stage: st.Name})
 				}
@@ -284,18 +284,18 @@ func (r *run) refreshStages() []string {
 	return closed
 }
 
-func (r *run) allSatisfied(goals []string) bool {
+func allSatisfied(verdicts []gate.Verdict, goals []string) bool {
 	for _, g := range goals {
-		if !r.satisfied(g) {
+		if !satisfied(verdicts, g) {
 			return false
 		}
 	}
 	return len(goals) > 0
 }
 
-func (r *run) afterClosed(st loop.Stage) bool {
+func afterClosed(stages map[string]string, st loop.Stage) bool {
 	for _, a := range st.After {
-		if r.cp.Stages[a] != "closed" {
+		if stages[a] != "closed" {
 			return false
 		}
 	}

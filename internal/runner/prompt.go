@@ -34,7 +34,7 @@ type prompter struct {
 func (r *run) prompts(it int, p perturbation) prompter {
 	return prompter{cfg: r.cfg, cp: r.cp, it: it, maxIter: r.maxIter, p: p, history: r.history,
 		protect: protectedPatterns(r.cfg, r.opts.Root), refusals: r.refusals, mask: r.mask,
-		hasher: r.hasher, ctx: r.walkContext(), root: r.opts.Root, logf: r.logf}
+		hasher: r.hasher, ctx: r.ctx, root: r.opts.Root, logf: r.logf}
 }
 
 // prompt builds a node's prompt. Builders get the goal,

@@ -5,15 +5,17 @@ import (
 	"path/filepath"
 
 	"github.com/loop-action/loop-action/internal/ledger"
+	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
 )
 
 // isolation returns the manager of the run's worktrees, or nil when no
 // node is isolated.
-func (r *run) isolation() *isolate.Manager {
-	for _, n := range r.cfg.Nodes {
+func isolation(cfg *loop.Config, root string) *isolate.Manager {
+	for _, n := range cfg.Nodes {
 		if n.Isolate {
-			return isolate.New(r.opts.Root, isolate.Options{Protected: r.guarded().protected, MaxFileSize: r.cfg.Run.MaxFileSize.Bytes})
+			protected := guarded{patterns: protectedPatterns(cfg, root)}.protected
+			return isolate.New(root, isolate.Options{Protected: protected, MaxFileSize: cfg.Run.MaxFileSize.Bytes})
 		}
 	}
 	return nil

@@ -60,8 +60,8 @@ func (r *iteration) guardRoot(runs []*nodeRun) *rootGuard {
 	if r.objects == nil {
 		r.objects = memory.NewStorage()
 	}
-	g.before, g.err = r.hasher.WriteObjects(r.guardContext(), r.objects)
-	g.refs = scanRefs(r.guardContext(), r.opts.Root)
+	g.before, g.err = r.hasher.WriteObjects(r.guards, r.objects)
+	g.refs = scanRefs(r.guards, r.opts.Root)
 	g.objs, g.objErr = scanObjects(r.opts.Root)
 	return g
 }
@@ -141,7 +141,7 @@ func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 	if g.refs.err != nil {
 		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
 	}
-	now := scanRefs(r.guardContext(), r.opts.Root)
+	now := scanRefs(r.guards, r.opts.Root)
 	if now.err != nil {
 		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
 	}
@@ -154,7 +154,7 @@ func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 
 // revertTree puts the loop root's content back as it was before the wave.
 func (g *rootGuard) revertTree(r *iteration, it int) ([]string, string) {
-	ctx := r.guardContext()
+	ctx := r.guards
 	now, err := r.hasher.Snapshot(ctx)
 	switch {
 	case err != nil:
@@ -183,7 +183,7 @@ type rootChange struct{ path, kind string }
 
 // changes lists what differs between the root before the wave and now.
 func (g *rootGuard) changes(r *iteration) ([]rootChange, error) {
-	now, err := r.hasher.WriteObjects(r.guardContext(), r.objects)
+	now, err := r.hasher.WriteObjects(r.guards, r.objects)
 	if err != nil {
 		return nil, err
 	}
