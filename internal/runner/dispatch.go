@@ -64,14 +64,14 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 		if wi == len(waves)-1 {
 			d.swept = sweepAhead()
 		}
-		if err := r.files.Restore(); err != nil { // Run returns it at the end
-			r.logf("%v", err)
+		if err := r.run.files.Restore(); err != nil { // Run returns it at the end
+			r.run.logf("%v", err)
 		}
 		r.recordWave(ctx, it, runs, &d)
 		r.noteEdits(runs)
 		r.putBack(it, runs, guard, root, &d)
 		d.published = append(d.published, r.publish(ctx, it, runs)...)
-		r.step("published")
+		r.run.step("published")
 	}
 	return d
 }
@@ -81,7 +81,7 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 // process runs, nothing is written): the wave's guard (guardWave) starts
 // from that scan.
 func (r *iteration) scanAhead() <-chan guardState {
-	g, c := r.guarded(), make(chan guardState, 1)
+	g, c := r.run.guarded(), make(chan guardState, 1)
 	go func() { c <- g.scan() }()
 	return c
 }
@@ -133,9 +133,9 @@ func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *ro
 // are skipped, and builds the prompts of those that run.
 func (r *iteration) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
 	var runs []*nodeRun
-	pr := r.prompts(it, p)
+	pr := r.run.prompts(it, p)
 	for _, n := range nodes {
-		nr := &nodeRun{node: n, wave: wave, tier: r.tier(n)}
+		nr := &nodeRun{node: n, wave: wave, tier: r.run.tier(n)}
 		runs = append(runs, nr)
 		nr.skip = r.skipReason(n)
 		if nr.skip != "" {
@@ -249,7 +249,7 @@ func (r *iteration) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 		return
 	}
 	nr.resp = r.call(ctx, nr)
-	r.applyEdits(nr, nr.resp.Answer, nr.root(r.opts.Root))
+	r.applyEdits(nr, nr.resp.Answer, nr.root(r.run.opts.Root))
 	usage := nr.resp.Usage
 	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
 		nr.answers = []string{nr.resp.Answer}
@@ -269,20 +269,20 @@ func (r *iteration) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
 }
 
 func (r *iteration) call(ctx context.Context, nr *nodeRun) provider.Response {
-	p, ok := r.providers[nr.node.Provider]
+	p, ok := r.run.providers[nr.node.Provider]
 	if !ok {
 		return provider.Response{Err: fmt.Errorf("no provider %q", nr.node.Provider)}
 	}
-	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
+	if err := os.MkdirAll(r.run.tmp, 0o700); err != nil {
 		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
 	}
 	env := r.agentEnv(nr)
 	if isOpenAI(r.cfg, nr.node) {
-		env = r.opts.Env // the runner's own request: it needs the key
+		env = r.run.opts.Env // the runner's own request: it needs the key
 	}
 	return dispatchTo(ctx, p, nr.node, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: nr.root(r.opts.Root), HistoryFile: r.history,
-		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: env,
+		RunID: r.cp.RunID, Node: nr.node.Name, Root: nr.root(r.run.opts.Root), HistoryFile: r.run.history,
+		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.run.tmp, Env: env,
 	})
 }
 
@@ -372,10 +372,10 @@ func (r *iteration) countFailure(ctx context.Context, nr *nodeRun) {
 	}
 	r.cp.NodeFailures++
 	switch max := r.cfg.Stop.MaxNodeFailures; {
-	case res.StartErr != nil && r.escalate == "":
-		r.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
-	case max > 0 && r.cp.NodeFailures >= max && r.escalate == "":
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, nr.node.Name, nr.resp.Err)
+	case res.StartErr != nil && r.run.escalate == "":
+		r.run.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
+	case max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "":
+		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, nr.node.Name, nr.resp.Err)
 	}
 }
 

@@ -232,21 +232,21 @@ func sortedKeys[V any](a, b map[string]V) []string {
 // what its agents changed in guarded paths may still be there, as after a
 // kill.
 func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
-	if r.guards.Err() == nil || (len(failed) == 0 && rootErr == "") {
+	if r.run.guards.Err() == nil || (len(failed) == 0 && rootErr == "") {
 		return false
 	}
 	why := slices.Clone(failed)
 	if rootErr != "" {
 		why = append(why, rootErr)
 	}
-	r.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
+	r.run.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
 		strings.Join(why, "; "))
 	return true
 }
 
 func (r *iteration) nodeFailed(why string) {
 	r.cp.NodeFailures++
-	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
+	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "" {
+		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
 	}
 }

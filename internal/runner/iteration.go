@@ -12,13 +12,17 @@ import (
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/process"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 // iteration is what one iteration holds while it runs, from its waves to
 // its ruling: made anew for each (begin), so nothing of one reaches the
 // next but through the checkpoint.
 type iteration struct {
-	*run
+	run      *run
+	cfg      *loop.Config
+	cp       *state.Checkpoint
+	rec      *ledger.Recorder
 	n        int
 	void     []string // why the measurement cannot count
 	scrubbed []string // ignored paths removed before the measurement
@@ -28,7 +32,7 @@ type iteration struct {
 // begin starts iteration n (or, for the measurement before the first
 // iteration, the one that has ended).
 func (r *run) begin(n int) *iteration {
-	return &iteration{run: r, n: n, w: &watch{guarded: r.guarded(), rec: r.rec}}
+	return &iteration{run: r, cfg: r.cfg, cp: r.cp, rec: r.rec, n: n, w: &watch{guarded: r.guarded(), rec: r.rec}}
 }
 
 // iterate runs one iteration: context, waves, evidence, gate, summary,
@@ -77,7 +81,7 @@ func (r *run) iterate(ctx context.Context) bool {
 func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeResult, pending <-chan error) bool {
 	it := r.n
 	swept := awaitSweep(pending)
-	r.step("swept")
+	r.run.step("swept")
 	r.scrubUncarried(ctx, it, swept)
 	guard := r.w.baseline()
 	ev := r.collect(ctx, swept)
@@ -87,12 +91,12 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 	}
 	ev.Judges = judges
 	ev.Decisions = r.cp.Decisions
-	ev = evidence.Masked(ev, r.mask)
+	ev = evidence.Masked(ev, r.run.mask)
 	verdicts := gate.Evaluate(r.cfg, ev)
 	if void != "" {
 		verdicts = voided(verdicts, void)
 		r.recordVoid(it, void)
-		if now, err := r.hasher.Snapshot(ctx); err == nil {
+		if now, err := r.run.hasher.Snapshot(ctx); err == nil {
 			ev.Snapshot = string(now) // what was put back, not what the checks saw
 		}
 	}
@@ -138,15 +142,15 @@ type sweptCollector interface {
 // sweep; any other sweeps for itself. The runner's own collector scans the
 // guarded paths beside the snapshot (scanBeside).
 func (r *iteration) collect(ctx context.Context, swept error) gate.Evidence {
-	if c, ok := r.collector.(*evidence.Collector); ok && c.Beside == nil {
+	if c, ok := r.run.collector.(*evidence.Collector); ok && c.Beside == nil {
 		mine := *c
 		mine.Beside = r.w.scanBeside
 		return mine.CollectSwept(ctx, r.cfg, swept)
 	}
-	if c, ok := r.collector.(sweptCollector); ok {
+	if c, ok := r.run.collector.(sweptCollector); ok {
 		return c.CollectSwept(ctx, r.cfg, swept)
 	}
-	return r.collector.Collect(ctx, r.cfg)
+	return r.run.collector.Collect(ctx, r.cfg)
 }
 
 // record writes the gate's ruling to the ledger: goals newly satisfied,

@@ -91,15 +91,15 @@ func (r *iteration) applyEdits(nr *nodeRun, reply, root string) {
 		return
 	}
 	defer w.Close()
-	g := r.guarded()
+	g := r.run.guarded()
 	refuse := func(rel string) string {
 		if g.protected(rel) {
 			return "it is protected"
 		}
 		return ""
 	}
-	r.edits.Lock() // two nodes in one root check and write one after the other
-	defer r.edits.Unlock()
+	r.run.edits.Lock() // two nodes in one root check and write one after the other
+	defer r.run.edits.Unlock()
 	written, err := edit.Apply(w, blocks, edit.Options{Refuse: refuse})
 	if err != nil {
 		nr.refused = fmt.Sprintf("none of its %d edits applied: %s", len(blocks), strings.ReplaceAll(err.Error(), "\n", "; "))
@@ -114,10 +114,10 @@ func (r *iteration) applyEdits(nr *nodeRun, reply, root string) {
 func (r *iteration) noteEdits(runs []*nodeRun) {
 	for _, nr := range runs {
 		if nr.queued && nr.skip == "" && isOpenAI(r.cfg, nr.node) && nr.node.Role == loop.RoleBuilder {
-			if r.refusals == nil {
-				r.refusals = map[string]string{}
+			if r.run.refusals == nil {
+				r.run.refusals = map[string]string{}
 			}
-			r.refusals[nr.node.Name] = nr.refused
+			r.run.refusals[nr.node.Name] = nr.refused
 		}
 	}
 }

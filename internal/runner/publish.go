@@ -24,10 +24,10 @@ func isolation(cfg *loop.Config, root string) *isolate.Manager {
 // worktree prepares an isolated node's worktree before it runs: seeded with
 // the loop root as it is now, never overwriting the node's own work.
 func (r *iteration) worktree(ctx context.Context, nr *nodeRun) error {
-	if !nr.node.Isolate || r.iso == nil {
+	if !nr.node.Isolate || r.run.iso == nil {
 		return nil
 	}
-	dir, err := r.iso.Prepare(ctx, nr.node.Name)
+	dir, err := r.run.iso.Prepare(ctx, nr.node.Name)
 	nr.dir = dir
 	return err
 }
@@ -36,7 +36,7 @@ func (r *iteration) worktree(ctx context.Context, nr *nodeRun) error {
 // worktree lies inside the loop root, so git there must not find the
 // root's repository.
 func (r *iteration) agentEnv(nr *nodeRun) []string {
-	base := WithoutAPIKeys(r.cfg, r.opts.Env)
+	base := WithoutAPIKeys(r.cfg, r.run.opts.Env)
 	if nr.dir == "" {
 		return base
 	}
@@ -48,7 +48,7 @@ func (r *iteration) agentEnv(nr *nodeRun) []string {
 // root, in wave order, and records every publication, conflict, refusal
 // and unpropagated deletion. Refusals count as one node failure.
 func (r *iteration) publish(ctx context.Context, it int, runs []*nodeRun) []string {
-	if r.iso == nil {
+	if r.run.iso == nil {
 		return nil
 	}
 	var names []string
@@ -60,9 +60,9 @@ func (r *iteration) publish(ctx context.Context, it int, runs []*nodeRun) []stri
 	if len(names) == 0 {
 		return nil
 	}
-	rep, err := r.iso.Publish(ctx, names)
+	rep, err := r.run.iso.Publish(ctx, names)
 	if err != nil {
-		r.logf("publish %v: %v", names, err)
+		r.run.logf("publish %v: %v", names, err)
 	}
 	var published []string
 	for _, c := range rep.Published {

@@ -41,7 +41,7 @@ type rootGuard struct {
 // The repository's HEAD, index and refs are recorded as the guarded paths
 // are, and its object store's files by lstat only.
 func (r *iteration) guardRoot(runs []*nodeRun) *rootGuard {
-	if r.iso == nil {
+	if r.run.iso == nil {
 		return nil
 	}
 	g := &rootGuard{}
@@ -57,12 +57,12 @@ func (r *iteration) guardRoot(runs []*nodeRun) *rootGuard {
 	if len(g.nodes) == 0 {
 		return nil
 	}
-	if r.objects == nil {
-		r.objects = memory.NewStorage()
+	if r.run.objects == nil {
+		r.run.objects = memory.NewStorage()
 	}
-	g.before, g.err = r.hasher.WriteObjects(r.guards, r.objects)
-	g.refs = scanRefs(r.guards, r.opts.Root)
-	g.objs, g.objErr = scanObjects(r.opts.Root)
+	g.before, g.err = r.run.hasher.WriteObjects(r.run.guards, r.run.objects)
+	g.refs = scanRefs(r.run.guards, r.run.opts.Root)
+	g.objs, g.objErr = scanObjects(r.run.opts.Root)
 	return g
 }
 
@@ -91,16 +91,16 @@ func (g *rootGuard) revertObjects(r *iteration, it int) ([]string, string) {
 	if g.objErr != nil {
 		return nil, "the loop root's object store could not be listed before a wave of isolated nodes: " + g.objErr.Error()
 	}
-	now, err := scanObjects(r.opts.Root)
+	now, err := scanObjects(r.run.opts.Root)
 	if err != nil {
 		return nil, "the loop root's object store could not be listed after a wave of isolated nodes: " + err.Error()
 	}
-	w, err := workspace.OpenWriter(r.opts.Root)
+	w, err := workspace.OpenWriter(r.run.opts.Root)
 	if err != nil {
 		return nil, err.Error()
 	}
 	defer w.Close()
-	objects, err := workspace.OpenRoot(filepath.Join(r.opts.Root, ".git", "objects"))
+	objects, err := workspace.OpenRoot(filepath.Join(r.run.opts.Root, ".git", "objects"))
 	if err == nil {
 		defer objects.Close()
 	}
@@ -141,7 +141,7 @@ func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 	if g.refs.err != nil {
 		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
 	}
-	now := scanRefs(r.guards, r.opts.Root)
+	now := scanRefs(r.run.guards, r.run.opts.Root)
 	if now.err != nil {
 		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
 	}
@@ -154,8 +154,8 @@ func (g *rootGuard) revertRefs(r *iteration, it int) ([]string, string) {
 
 // revertTree puts the loop root's content back as it was before the wave.
 func (g *rootGuard) revertTree(r *iteration, it int) ([]string, string) {
-	ctx := r.guards
-	now, err := r.hasher.Snapshot(ctx)
+	ctx := r.run.guards
+	now, err := r.run.hasher.Snapshot(ctx)
 	switch {
 	case err != nil:
 		return nil, "the loop root could not be read after a wave of isolated nodes: " + err.Error()
@@ -169,10 +169,10 @@ func (g *rootGuard) revertTree(r *iteration, it int) ([]string, string) {
 		return nil, "the loop root changed during a wave of isolated nodes: " + err.Error()
 	}
 	paths := g.record(r, it, changes)
-	if _, err := workspace.Restore(ctx, r.opts.Root, r.objects, g.before); err != nil {
+	if _, err := workspace.Restore(ctx, r.run.opts.Root, r.run.objects, g.before); err != nil {
 		return paths, "the loop root could not be put back after a wave of isolated nodes: " + err.Error()
 	}
-	if after, err := r.hasher.Snapshot(ctx); err != nil || after != g.before {
+	if after, err := r.run.hasher.Snapshot(ctx); err != nil || after != g.before {
 		return paths, fmt.Sprintf("the loop root is not as it was before the wave of isolated nodes (%s, want %s; %v)", after.Short(), g.before.Short(), err)
 	}
 	return paths, ""
@@ -183,15 +183,15 @@ type rootChange struct{ path, kind string }
 
 // changes lists what differs between the root before the wave and now.
 func (g *rootGuard) changes(r *iteration) ([]rootChange, error) {
-	now, err := r.hasher.WriteObjects(r.guards, r.objects)
+	now, err := r.run.hasher.WriteObjects(r.run.guards, r.run.objects)
 	if err != nil {
 		return nil, err
 	}
-	a, err := object.GetTree(r.objects, plumbing.NewHash(string(g.before)))
+	a, err := object.GetTree(r.run.objects, plumbing.NewHash(string(g.before)))
 	if err != nil {
 		return nil, err
 	}
-	b, err := object.GetTree(r.objects, plumbing.NewHash(string(now)))
+	b, err := object.GetTree(r.run.objects, plumbing.NewHash(string(now)))
 	if err != nil {
 		return nil, err
 	}

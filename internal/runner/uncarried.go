@@ -40,20 +40,20 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 	if swept != nil {
 		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
-	if r.uncarried == nil && r.uncarriedErr == nil {
-		r.uncarriedBase(ctx) // a session that measures before any agent runs
+	if r.run.uncarried == nil && r.run.uncarriedErr == nil {
+		r.run.uncarriedBase(ctx) // a session that measures before any agent runs
 		return
 	}
-	if r.uncarriedErr != nil {
-		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.uncarriedErr.Error())
+	if r.run.uncarriedErr != nil {
+		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.run.uncarriedErr.Error())
 		return
 	}
-	now, err := workspace.ScanUncarried(ctx, r.opts.Root)
+	now, err := workspace.ScanUncarried(ctx, r.run.opts.Root)
 	if err != nil {
 		r.unfit("the ignored files of the loop root could not be listed before measuring: " + err.Error())
 		return
 	}
-	changes := r.uncarried.Changed(now)
+	changes := r.run.uncarried.Changed(now)
 	if len(changes) == 0 {
 		return
 	}
@@ -67,7 +67,7 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 // never follows a link) and records it, up to maxRootEvents events. It
 // returns the paths it could not remove.
 func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
-	w, err := workspace.OpenWriter(r.opts.Root)
+	w, err := workspace.OpenWriter(r.run.opts.Root)
 	if err != nil {
 		return []string{err.Error()}
 	}

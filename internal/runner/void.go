@@ -21,8 +21,8 @@ import (
 // the next measurement.
 func (r *iteration) unfit(why string) {
 	r.void = append(r.void, why)
-	if r.escalate == "" {
-		r.escalate = why
+	if r.run.escalate == "" {
+		r.run.escalate = why
 	}
 }
 
