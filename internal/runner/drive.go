@@ -34,9 +34,11 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.
-		if !r.begin(r.cp.Iteration).measure(ctx, nil, nil) {
+		m, ok := r.begin(r.cp.Iteration).measure(ctx, nil, nil)
+		if !ok {
 			return r.interrupted(ctx)
 		}
+		r.rule(r.cp.Iteration, m)
 		if fresh { // the baseline progress is measured against
 			r.cp.Signature = gate.Signature(r.cp.Verdicts)
 		}
