@@ -85,7 +85,7 @@ func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *ro
 		return
 	}
 	rv := r.w.revert(it, ranNames(runs), *guard, "")
-	rootPaths, rootErr := root.revert(r, it)
+	rootPaths, rootErr := root.revert(it)
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
 	d.rootChanged = append(d.rootChanged, rootPaths...)

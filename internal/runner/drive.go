@@ -43,10 +43,8 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			r.cp.Signature = gate.Signature(r.cp.Verdicts)
 		}
 		r.refreshStages()
-		if st, _ := r.stopReason(); st == state.Running {
-			if err := r.save(ctx); err != nil { // a kill in iteration 1 can resume
-				return outcome(r.cp, true, ""), err
-			}
+		if err := r.checkpoint(ctx); err != nil { // a kill in iteration 1 can resume
+			return outcome(r.cp, true, ""), err
 		}
 	}
 	for {
@@ -56,12 +54,19 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 		if !r.iterate(ctx) {
 			return r.interrupted(ctx)
 		}
-		if st, _ := r.stopReason(); st == state.Running {
-			if err := r.save(ctx); err != nil {
-				return outcome(r.cp, true, ""), err
-			}
+		if err := r.checkpoint(ctx); err != nil {
+			return outcome(r.cp, true, ""), err
 		}
 	}
+}
+
+// checkpoint saves the run as it stands unless a stop rule fires: then
+// finish records why and saves.
+func (r *run) checkpoint(ctx context.Context) error {
+	if st, _ := r.stopReason(); st != state.Running {
+		return nil
+	}
+	return r.save(ctx)
 }
 
 // restore puts the checkpoint's workspace back into the loop root when the

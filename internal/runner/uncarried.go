@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -64,7 +63,7 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 }
 
 // removeUncarried removes each changed path (through the writer, which
-// never follows a link) and records it, up to maxRootEvents events. It
+// never follows a link) and records it (recordCapped). It
 // returns the paths it could not remove.
 func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
 	w, err := workspace.OpenWriter(r.run.opts.Root)
@@ -78,13 +77,8 @@ func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange)
 		if err := w.Remove(c.Path); err != nil {
 			what, failed = what+"; removing it failed: "+err.Error(), append(failed, c.Path)
 		}
-		switch {
-		case i < maxRootEvents:
-			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it, Path: c.Path, Reason: what})
-		case i == maxRootEvents:
-			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it,
-				Path: fmt.Sprintf("(%d more)", len(changes)-i), Reason: "created or changed"})
-		}
+		recordCapped(r.rec, i, len(changes), "created or changed",
+			ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it, Path: c.Path, Reason: what})
 	}
 	r.scrubbed = append(r.scrubbed, pathsOf(changes)...)
 	return slices.Clip(failed)
