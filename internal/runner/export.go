@@ -49,9 +49,9 @@ func (r *run) exportPath() string {
 	return p
 }
 
-func (r *run) writeExport(ctx context.Context) (string, error) {
+func (r *run) writeExport(ctx context.Context, summary string) (string, error) {
 	committed, _ := r.opts.Store.(Archive)
-	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
+	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: summary}
 	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, exportDir(r.opts), r.opts.Version, r.opts.Env, checkout(r.opts))
 }
 

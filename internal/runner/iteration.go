@@ -35,37 +35,37 @@ func (r *run) begin(n int) *iteration {
 // iterate runs one iteration: its plan and waves (dispatch), the
 // measurement and the gate's ruling on it, then what the ruling changes
 // (revisions, progress signature, stages) and the summary the next
-// checkpoint saves. It reports false when
-// the run's context ended before the gate could rule; the iteration then
-// does not count.
-func (r *run) iterate(ctx context.Context) bool {
+// checkpoint saves, which it returns. It reports false when the run's
+// context ended before the gate could rule; the iteration then does not
+// count.
+func (r *run) iterate(ctx context.Context) (string, bool) {
 	it := r.cp.Iteration + 1
 	r.rec.Record(ledger.Event{Type: ledger.IterationStarted, Iteration: it, MaxIterations: r.maxIter})
 	if r.iso != nil {
 		r.iso.BeginIteration()
 	}
 	x := r.begin(it)
-	before, spent := r.cp.Verdicts, r.cp.Spend
+	spent := r.cp.Spend
 	d := x.dispatch(ctx, it, r.perturbation(it)) // the plan and the waves' outcomes
 	if ctx.Err() != nil {
 		if d.swept != nil {
 			<-d.swept // no sweep outlives the iteration
 		}
-		return false
+		return "", false
 	}
 	m, ok := x.measure(ctx, d.judges, d.swept)
 	if !ok {
-		return false
+		return "", false
 	}
-	r.rule(it, m)
+	ru := r.rule(it, m)
 	r.cp.Iteration = it
 	r.spendRevisions(d.ranBuilders)
 	r.progress()
 	closed := r.refreshStages()
-	r.summary = r.mask(x.summarize(d, before, closed, spent)) // it lists paths agents named
-	r.appendHistory(r.summary)
-	r.carry(r.summary)
-	return true
+	summary := r.mask(x.summarize(d, ru, closed, spent)) // it lists paths agents named
+	r.appendHistory(summary)
+	r.carry(summary)
+	return summary, true
 }
 
 // carry keeps the latest summaries for the next prompts.

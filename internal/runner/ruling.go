@@ -8,11 +8,16 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 )
 
+// ruling is what a ruling changed: the goals it newly satisfied and those
+// it revoked, in verdict order.
+type ruling struct{ newly, revoked []string }
+
 // rule makes m the run's last measurement, and records the ruling in the
 // ledger: goals newly satisfied, goals revoked, reviews requested, and the
 // ruling itself.
-func (r *run) rule(it int, m measurement) {
+func (r *run) rule(it int, m measurement) ruling {
 	verdicts, snapshot := m.verdicts, m.snapshot
+	var ru ruling
 	before := map[string]gate.Verdict{}
 	for _, v := range r.cp.Verdicts {
 		before[v.Goal] = v
@@ -23,8 +28,10 @@ func (r *run) rule(it int, m measurement) {
 		was, had := before[v.Goal]
 		switch {
 		case v.Satisfied && (!had || !was.Satisfied):
+			ru.newly = append(ru.newly, v.Goal)
 			r.rec.Record(ledger.Event{Type: ledger.GoalSatisfied, Iteration: it, Goal: v.Goal})
 		case !v.Satisfied && had && was.Satisfied:
+			ru.revoked = append(ru.revoked, v.Goal)
 			r.rec.Record(ledger.Event{Type: ledger.GoalRevoked, Iteration: it, Goal: v.Goal, Reason: firstFailure(v)})
 		}
 		if v.Satisfied {
@@ -39,6 +46,7 @@ func (r *run) rule(it int, m measurement) {
 	r.rec.Record(ledger.Event{Type: ledger.GateEvaluated, Iteration: it, Satisfied: satisfied, Goals: len(verdicts),
 		Passed: passed, Checks: checks, Signature: gate.Signature(verdicts)})
 	r.cp.Verdicts, r.cp.Snapshot = verdicts, snapshot
+	return ru
 }
 
 // requested reports whether the same review was already requested for the

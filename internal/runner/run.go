@@ -43,7 +43,6 @@ type run struct {
 	history    string // the history file
 	tmp        string // prompt files
 	escalate   string // why the run escalates, once a reason arose
-	summary    string // the summary of the iteration not yet saved
 	iso        *isolate.Manager
 	mask       func(string) string
 	objects    *memory.Storage   // the root's content before waves of isolated nodes (rootGuard)
