@@ -32,34 +32,24 @@ type nodeRun struct {
 // runWave runs the nodes, at most [run] concurrency at once, starting them
 // in order. No node starts once a budget is spent.
 func (r *iteration) runWave(ctx context.Context, runs []*nodeRun) {
-	queued := 0
-	for _, nr := range runs {
-		if nr.queued {
-			queued++
-		}
-	}
 	width := r.cfg.Run.Concurrency
-	if width <= 0 || width > queued {
-		width = queued
+	if width <= 0 || width > len(runs) {
+		width = len(runs)
 	}
-	jobs := make(chan *nodeRun)
+	slots := make(chan struct{}, width)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards the run's spend while nodes finish
-	for range width {
+	for _, nr := range runs {
+		if !nr.queued {
+			continue
+		}
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for nr := range jobs {
-				r.runNode(ctx, nr, &mu)
-			}
+			defer func() { <-slots; wg.Done() }()
+			r.runNode(ctx, nr, &mu)
 		}()
 	}
-	for _, nr := range runs {
-		if nr.queued {
-			jobs <- nr
-		}
-	}
-	close(jobs)
 	wg.Wait()
 }
 
