@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/storage/memory"
 
-	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
@@ -149,7 +148,7 @@ func prepare(opts Options) *run {
 	r.hasher = workspace.NewHasherWith(opts.Root, checkout(opts))
 	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher}
+		r.collector = checkCollector(opts.Config, opts.Root, opts.Env, r.hasher)
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}
