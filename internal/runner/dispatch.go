@@ -60,7 +60,7 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 // process runs, nothing is written): the wave's guard (guardWave) starts
 // from that scan.
 func (r *iteration) scanAhead() <-chan guardState {
-	g, c := r.run.guarded(), make(chan guardState, 1)
+	g, c := r.w.guarded, make(chan guardState, 1)
 	go func() { c <- g.scan() }()
 	return c
 }

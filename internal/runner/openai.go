@@ -91,7 +91,7 @@ func (r *iteration) applyEdits(nr *nodeRun, reply, root string) {
 		return
 	}
 	defer w.Close()
-	g := r.run.guarded()
+	g := r.w.guarded
 	refuse := func(rel string) string {
 		if g.protected(rel) {
 			return "it is protected"
