@@ -28,7 +28,7 @@ type dispatched struct {
 // [run] concurrency nodes run at once; outcomes are recorded after the
 // wave, in wave order. Once the last wave's nodes have ended, the
 // measurement's sweep starts beside what follows (sweepAhead).
-func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispatched {
+func (r *iteration) dispatch(ctx context.Context, p perturbation) dispatched {
 	d := dispatched{judges: map[string]gate.JudgeResult{}}
 	waves := r.cfg.Waves()
 	for wi, wave := range waves {
@@ -37,7 +37,7 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 		}
 		wave = p.order(wave)
 		ahead := r.scanAhead()
-		runs := r.planWave(it, wi+1, wave, p)
+		runs := r.planWave(wi+1, wave, p)
 		guard, root := r.guardWave(runs, ahead), r.guardRoot(runs)
 		r.runWave(ctx, runs)
 		if wi == len(waves)-1 {
@@ -46,10 +46,10 @@ func (r *iteration) dispatch(ctx context.Context, it int, p perturbation) dispat
 		if err := r.run.files.Restore(); err != nil { // Run returns it at the end
 			r.run.logf("%v", err)
 		}
-		r.recordWave(ctx, it, runs, &d)
+		r.recordWave(ctx, runs, &d)
 		r.noteEdits(runs)
-		r.putBack(it, runs, guard, root, &d)
-		d.published = append(d.published, r.publish(ctx, it, runs)...)
+		r.putBack(runs, guard, root, &d)
+		d.published = append(d.published, r.publish(ctx, runs)...)
 		r.run.step("published")
 	}
 	return d
@@ -80,12 +80,12 @@ func (r *iteration) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardSt
 // isolated nodes only) anything in the loop root. Each is recorded; a
 // wave that changed any counts as one node failure, and one whose changes
 // could not be put back leaves the iteration's measurement void.
-func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
+func (r *iteration) putBack(runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
 	if guard == nil {
 		return
 	}
-	rv := r.w.revert(it, ranNames(runs), *guard, "")
-	rootPaths, rootErr := root.revert(it)
+	rv := r.w.revert(r.n, ranNames(runs), *guard, "")
+	rootPaths, rootErr := root.revert(r.n)
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
 	d.rootChanged = append(d.rootChanged, rootPaths...)
@@ -110,7 +110,7 @@ func (r *iteration) putBack(it int, runs []*nodeRun, guard *guardState, root *ro
 
 // recordWave records each node's outcome in wave order, counts node
 // failures and collects the judges' answers for the gate.
-func (r *iteration) recordWave(ctx context.Context, it int, runs []*nodeRun, d *dispatched) {
+func (r *iteration) recordWave(ctx context.Context, runs []*nodeRun, d *dispatched) {
 	for _, nr := range runs {
 		d.runs = append(d.runs, nr)
 		n := nr.node
@@ -118,13 +118,13 @@ func (r *iteration) recordWave(ctx context.Context, it int, runs []*nodeRun, d *
 			continue // its skip is already recorded
 		}
 		if nr.skip != "" {
-			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: it, Wave: nr.wave, Node: n.Name, Reason: nr.skip})
+			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: r.n, Wave: nr.wave, Node: n.Name, Reason: nr.skip})
 			continue
 		}
 		if nr.retried != "" {
-			r.rec.Record(ledger.Event{Type: ledger.JudgeRetried, Iteration: it, Wave: nr.wave, Node: n.Name, Reason: nr.retried})
+			r.rec.Record(ledger.Event{Type: ledger.JudgeRetried, Iteration: r.n, Wave: nr.wave, Node: n.Name, Reason: nr.retried})
 		}
-		e := ledger.Event{Iteration: it, Wave: nr.wave, Node: n.Name, Duration: nr.resp.Result.Duration,
+		e := ledger.Event{Iteration: r.n, Wave: nr.wave, Node: n.Name, Duration: nr.resp.Result.Duration,
 			Tokens: nr.usage.Total, Estimated: nr.usage.Estimated, CostUSD: nr.usage.CostUSD}
 		if nr.resp.Err != nil {
 			e.Type, e.Reason = ledger.NodeFailed, nr.resp.Err.Error()

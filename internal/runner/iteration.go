@@ -46,7 +46,7 @@ func (r *run) iterate(ctx context.Context) (string, bool) {
 	}
 	x := r.begin(it)
 	spent := r.cp.Spend
-	d := x.dispatch(ctx, it, r.perturbation(it)) // the plan and the waves' outcomes
+	d := x.dispatch(ctx, r.perturbation(it)) // the plan and the waves' outcomes
 	if ctx.Err() != nil {
 		if d.swept != nil {
 			<-d.swept // no sweep outlives the iteration

@@ -27,13 +27,12 @@ type measurement struct {
 // if anything changed them meanwhile, or the iteration's waves left the
 // root unfit, what was put back is recorded and the measurement is void.
 func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeResult, pending <-chan error) (measurement, bool) {
-	it := r.n
 	swept := awaitSweep(pending)
 	r.run.step("swept")
-	r.scrubUncarried(ctx, it, swept)
+	r.scrubUncarried(ctx, swept)
 	guard := r.w.baseline()
 	ev := r.collect(ctx, swept)
-	void := withVoid(r.guardedWhileMeasuring(it, guard), ev.Void)
+	void := withVoid(r.guardedWhileMeasuring(guard), ev.Void)
 	if ctx.Err() != nil {
 		return measurement{}, false
 	}
@@ -43,7 +42,7 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 	verdicts := gate.Evaluate(r.cfg, ev)
 	if void != "" {
 		verdicts = voided(verdicts, void)
-		r.recordVoid(it, void)
+		r.recordVoid(void)
 		if now, err := r.run.hasher.Snapshot(ctx); err == nil {
 			ev.Snapshot = string(now) // what was put back, not what the checks saw
 		}

@@ -10,20 +10,20 @@ import (
 
 // planWave decides which nodes of a wave run, recording why the others
 // are skipped, and builds the prompts of those that run.
-func (r *iteration) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
+func (r *iteration) planWave(wave int, nodes []loop.Node, p perturbation) []*nodeRun {
 	var runs []*nodeRun
-	pr := r.run.prompts(it, p)
+	pr := r.run.prompts(r.n, p)
 	for _, n := range nodes {
 		nr := &nodeRun{node: n, wave: wave, tier: r.run.tier(n)}
 		runs = append(runs, nr)
 		nr.skip = r.skipReason(n)
 		if nr.skip != "" {
-			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: it, Wave: wave, Node: n.Name, Reason: nr.skip})
+			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: r.n, Wave: wave, Node: n.Name, Reason: nr.skip})
 			continue
 		}
 		nr.queued = true
 		nr.prompt = pr.prompt(n)
-		r.rec.Record(ledger.Event{Type: ledger.NodeDispatched, Iteration: it, Wave: wave, Node: n.Name,
+		r.rec.Record(ledger.Event{Type: ledger.NodeDispatched, Iteration: r.n, Wave: wave, Node: n.Name,
 			Role: n.Role, Provider: n.Provider, Tier: nr.tier})
 	}
 	return runs

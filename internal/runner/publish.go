@@ -47,7 +47,7 @@ func (r *iteration) agentEnv(nr *nodeRun) []string {
 // publish copies what the wave's isolated nodes changed into the loop
 // root, in wave order, and records every publication, conflict, refusal
 // and unpropagated deletion. Refusals count as one node failure.
-func (r *iteration) publish(ctx context.Context, it int, runs []*nodeRun) []string {
+func (r *iteration) publish(ctx context.Context, runs []*nodeRun) []string {
 	if r.run.iso == nil {
 		return nil
 	}
@@ -66,17 +66,17 @@ func (r *iteration) publish(ctx context.Context, it int, runs []*nodeRun) []stri
 	}
 	var published []string
 	for _, c := range rep.Published {
-		r.rec.Record(ledger.Event{Type: ledger.Published, Iteration: it, Node: c.Node, Path: c.Path, Kind: c.Kind})
+		r.rec.Record(ledger.Event{Type: ledger.Published, Iteration: r.n, Node: c.Node, Path: c.Path, Kind: c.Kind})
 		published = append(published, c.Path)
 	}
 	for _, c := range rep.Conflicts {
-		r.rec.Record(ledger.Event{Type: ledger.PublishConflict, Iteration: it, Node: c.Loser, Winner: c.Winner, Path: c.Path})
+		r.rec.Record(ledger.Event{Type: ledger.PublishConflict, Iteration: r.n, Node: c.Loser, Winner: c.Winner, Path: c.Path})
 	}
 	for _, c := range rep.Refused {
-		r.rec.Record(ledger.Event{Type: ledger.PublishRefused, Iteration: it, Node: c.Node, Path: c.Path, Reason: c.Reason})
+		r.rec.Record(ledger.Event{Type: ledger.PublishRefused, Iteration: r.n, Node: c.Node, Path: c.Path, Reason: c.Reason})
 	}
 	for _, c := range rep.Deletions {
-		r.rec.Record(ledger.Event{Type: ledger.DeletionKept, Iteration: it, Node: c.Node, Path: c.Path})
+		r.rec.Record(ledger.Event{Type: ledger.DeletionKept, Iteration: r.n, Node: c.Node, Path: c.Path})
 	}
 	if len(rep.Refused) > 0 {
 		r.nodeFailed("changes refused at publish (see publish_refused)")

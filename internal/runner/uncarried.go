@@ -35,7 +35,7 @@ func (r *run) uncarriedBase(ctx context.Context) {
 // void when it cannot tell or cannot remove one. The caller has just
 // killed whatever agents left running (process.Sweep, whose error is
 // swept), so nothing writes there once it is done.
-func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
+func (r *iteration) scrubUncarried(ctx context.Context, swept error) {
 	if swept != nil {
 		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
@@ -57,7 +57,7 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 		return
 	}
 	r.w.settled = r.w.settled.without(pathsOf(changes)) // a removed path may be guarded
-	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
+	if failed := r.removeUncarried(changes); len(failed) > 0 {
 		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
 	}
 }
@@ -65,7 +65,7 @@ func (r *iteration) scrubUncarried(ctx context.Context, it int, swept error) {
 // removeUncarried removes each changed path (through the writer, which
 // never follows a link) and records it (recordCapped). It
 // returns the paths it could not remove.
-func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
+func (r *iteration) removeUncarried(changes []workspace.UncarriedChange) []string {
 	w, err := workspace.OpenWriter(r.run.opts.Root)
 	if err != nil {
 		return []string{err.Error()}
@@ -78,7 +78,7 @@ func (r *iteration) removeUncarried(it int, changes []workspace.UncarriedChange)
 			what, failed = what+"; removing it failed: "+err.Error(), append(failed, c.Path)
 		}
 		recordCapped(r.rec, i, len(changes), "created or changed",
-			ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it, Path: c.Path, Reason: what})
+			ledger.Event{Type: ledger.UncarriedRemoved, Iteration: r.n, Path: c.Path, Reason: what})
 	}
 	r.scrubbed = append(r.scrubbed, pathsOf(changes)...)
 	return slices.Clip(failed)
