@@ -166,6 +166,15 @@ func (r *iteration) countFailure(ctx context.Context, nr *nodeRun) {
 	}
 }
 
+// nodeFailed counts a failure the runner found in a wave's changes, and
+// escalates when failures reach max_node_failures.
+func (r *iteration) nodeFailed(why string) {
+	r.cp.NodeFailures++
+	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "" {
+		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
+	}
+}
+
 // ranNames are the nodes of a wave that ran, builders and judges.
 func ranNames(runs []*nodeRun) []string {
 	var out []string

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/ledger"
-	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -223,8 +222,6 @@ func sortedKeys[V any](a, b map[string]V) []string {
 	return keys
 }
 
-// nodeFailed counts a failure the runner found in a wave's changes, and
-// escalates when failures reach max_node_failures.
 // guardsStopped reports whether the guards' context ended (a signal, or
 // the wall-clock deadline and its grace) before they could finish — then
 // failed, and rootErr, say why — and logs what is left: the iteration is
@@ -242,11 +239,4 @@ func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
 	r.run.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
 		strings.Join(why, "; "))
 	return true
-}
-
-func (r *iteration) nodeFailed(why string) {
-	r.cp.NodeFailures++
-	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "" {
-		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
-	}
 }
