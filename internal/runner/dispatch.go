@@ -3,34 +3,14 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
-	"github.com/loop-action/loop-action/internal/runner/provider"
 )
-
-// nodeRun is one node's part in one iteration.
-type nodeRun struct {
-	node    loop.Node
-	wave    int
-	tier    string
-	prompt  string
-	skip    string // why it did not run; "" when it ran
-	queued  bool   // it was dispatched (a budget may still have stopped it)
-	dir     string // an isolated node's worktree
-	resp    provider.Response
-	answers []string // a judge's answers, one per attempt
-	retried string   // why a judge was dispatched again
-	usage   provider.Usage
-	edited  []string // the files an openai builder's edits wrote
-	refused string   // why an openai builder's edits were not applied
-}
 
 // dispatched is what the waves of one iteration left.
 type dispatched struct {
@@ -48,7 +28,7 @@ type dispatched struct {
 // [run] concurrency nodes run at once; outcomes are recorded after the
 // wave, in wave order. Once the last wave's nodes have ended, the
 // measurement's sweep starts beside what follows (sweepAhead).
-func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
+func (r *iteration) dispatch(ctx context.Context, p perturbation) dispatched {
 	d := dispatched{judges: map[string]gate.JudgeResult{}}
 	waves := r.cfg.Waves()
 	for wi, wave := range waves {
@@ -56,30 +36,21 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 			break
 		}
 		wave = p.order(wave)
-		end := r.span("plan")
 		ahead := r.scanAhead()
-		runs := r.planWave(it, wi+1, wave, p)
-		end()
-		end = r.span("guard-before-wave")
+		runs := r.planWave(wi+1, wave, p)
 		guard, root := r.guardWave(runs, ahead), r.guardRoot(runs)
-		end()
-		end = r.span("wave")
 		r.runWave(ctx, runs)
-		end()
 		if wi == len(waves)-1 {
 			d.swept = sweepAhead()
 		}
-		end = r.span("after-wave")
-		r.restoreFileCommands()
-		r.recordWave(ctx, it, runs, &d)
+		if err := r.run.files.Restore(); err != nil { // Run returns it at the end
+			r.run.logf("%v", err)
+		}
+		r.recordWave(ctx, runs, &d)
 		r.noteEdits(runs)
-		end()
-		end = r.span("guard-after-wave")
-		r.putBack(it, runs, guard, root, &d)
-		end()
-		end = r.span("publish")
-		d.published = append(d.published, r.publish(ctx, it, runs)...)
-		end()
+		r.putBack(runs, guard, root, &d)
+		d.published = append(d.published, r.publish(ctx, runs)...)
+		r.run.step("published")
 	}
 	return d
 }
@@ -88,15 +59,15 @@ func (r *run) dispatch(ctx context.Context, it int, p perturbation) dispatched {
 // planning of a wave, which only decides, builds prompts and records (no
 // process runs, nothing is written): the wave's guard (guardWave) starts
 // from that scan.
-func (r *run) scanAhead() <-chan guardState {
-	g, c := r.guarded(), make(chan guardState, 1)
+func (r *iteration) scanAhead() <-chan guardState {
+	g, c := r.w.guarded, make(chan guardState, 1)
 	go func() { c <- g.scan() }()
 	return c
 }
 
 // guardWave records the guarded paths before a wave in which a node runs,
 // as scanAhead found them; with nothing running, nothing is guarded.
-func (r *run) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
+func (r *iteration) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
 	g := <-ahead
 	if !slices.ContainsFunc(runs, func(nr *nodeRun) bool { return nr.queued }) {
 		return nil
@@ -109,12 +80,12 @@ func (r *run) guardWave(runs []*nodeRun, ahead <-chan guardState) *guardState {
 // isolated nodes only) anything in the loop root. Each is recorded; a
 // wave that changed any counts as one node failure, and one whose changes
 // could not be put back leaves the iteration's measurement void.
-func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
+func (r *iteration) putBack(runs []*nodeRun, guard *guardState, root *rootGuard, d *dispatched) {
 	if guard == nil {
 		return
 	}
-	rv := r.revert(it, ranNames(runs), *guard, "")
-	rootPaths, rootErr := root.revert(r, it)
+	rv := r.w.revert(r.n, ranNames(runs), *guard, "")
+	rootPaths, rootErr := root.revert(r.n)
 	d.reverted = append(d.reverted, rv.protected...)
 	d.gitReverted = append(d.gitReverted, rv.git...)
 	d.rootChanged = append(d.rootChanged, rootPaths...)
@@ -137,201 +108,9 @@ func (r *run) putBack(it int, runs []*nodeRun, guard *guardState, root *rootGuar
 	}
 }
 
-// planWave decides which nodes of a wave run, recording why the others
-// are skipped, and builds the prompts of those that run.
-func (r *run) planWave(it, wave int, nodes []loop.Node, p perturbation) []*nodeRun {
-	var runs []*nodeRun
-	for _, n := range nodes {
-		nr := &nodeRun{node: n, wave: wave, tier: r.tier(n)}
-		runs = append(runs, nr)
-		nr.skip = r.skipReason(n)
-		if nr.skip != "" {
-			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: it, Wave: wave, Node: n.Name, Reason: nr.skip})
-			continue
-		}
-		nr.queued = true
-		nr.prompt = r.prompt(it, n, p)
-		r.rec.Record(ledger.Event{Type: ledger.NodeDispatched, Iteration: it, Wave: wave, Node: n.Name,
-			Role: n.Role, Provider: n.Provider, Tier: nr.tier})
-	}
-	return runs
-}
-
-// tier is the tier a node runs on now: builders may have been escalated.
-func (r *run) tier(n loop.Node) string {
-	if t, ok := r.cp.Tiers[n.Name]; ok && n.Role == loop.RoleBuilder {
-		return t
-	}
-	return n.Tier
-}
-
-// skipReason says why a node must not run this iteration, or "".
-func (r *run) skipReason(n loop.Node) string {
-	if n.Stage != "" && r.cp.Stages[n.Stage] != "open" {
-		return fmt.Sprintf("stage %s is not open (%s)", n.Stage, stageState(r.cp.Stages[n.Stage]))
-	}
-	if n.Role == loop.RoleJudge {
-		return r.dependence(n)
-	}
-	if max := r.cfg.Stop.MaxRevisionsPerNode; max > 0 && r.cp.Revisions[n.Name] >= max {
-		return fmt.Sprintf("its revisions are spent (%d of max_revisions_per_node = %d)", r.cp.Revisions[n.Name], max)
-	}
-	if len(n.Goals) > 0 && r.allSatisfied(n.Goals) {
-		return "its goals are satisfied (" + strings.Join(n.Goals, ", ") + ")"
-	}
-	return ""
-}
-
-func stageState(s string) string {
-	if s == "" {
-		return "waiting"
-	}
-	return s
-}
-
-// dependence refuses a judge that shares a provider with a builder of a
-// goal it judges; validate rejects such configs, and the runner holds the
-// line too.
-func (r *run) dependence(judge loop.Node) string {
-	for _, g := range r.cfg.Goals {
-		for _, ch := range g.Checks {
-			if ch.Type != loop.CheckJudge || ch.Node != judge.Name {
-				continue
-			}
-			for _, b := range r.cfg.Builders(g.Name) {
-				if b.Provider == judge.Provider {
-					return fmt.Sprintf("refused: it shares provider %s with builder %s of goal %s", judge.Provider, b.Name, g.Name)
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// runWave runs the nodes, at most [run] concurrency at once, starting them
-// in order. No node starts once a budget is spent.
-func (r *run) runWave(ctx context.Context, runs []*nodeRun) {
-	queued := 0
-	for _, nr := range runs {
-		if nr.queued {
-			queued++
-		}
-	}
-	width := r.cfg.Run.Concurrency
-	if width <= 0 || width > queued {
-		width = queued
-	}
-	jobs := make(chan *nodeRun)
-	var wg sync.WaitGroup
-	var mu sync.Mutex // guards the run's spend while nodes finish
-	for range width {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for nr := range jobs {
-				r.runNode(ctx, nr, &mu)
-			}
-		}()
-	}
-	for _, nr := range runs {
-		if nr.queued {
-			jobs <- nr
-		}
-	}
-	close(jobs)
-	wg.Wait()
-}
-
-// runNode runs one node unless a budget is spent; a judge whose answer
-// holds no parseable verdict is asked once more.
-func (r *run) runNode(ctx context.Context, nr *nodeRun, mu *sync.Mutex) {
-	mu.Lock()
-	nr.skip = r.budgetSpent(ctx)
-	mu.Unlock()
-	if nr.skip != "" {
-		return
-	}
-	if err := r.worktree(ctx, nr); err != nil {
-		nr.resp = provider.Response{Err: fmt.Errorf("prepare the worktree of node %s: %w", nr.node.Name, err)}
-		return
-	}
-	nr.resp = r.call(ctx, nr)
-	r.applyEdits(nr, nr.resp.Answer, r.nodeRoot(nr))
-	usage := nr.resp.Usage
-	if nr.node.Role == loop.RoleJudge && nr.resp.Err == nil {
-		nr.answers = []string{nr.resp.Answer}
-		if _, err := gate.ParseVerdict(nr.resp.Answer); err != nil && ctx.Err() == nil {
-			nr.retried = "no parseable verdict: " + err.Error()
-			nr.resp = r.call(ctx, nr)
-			usage = addUsage(usage, nr.resp.Usage)
-			nr.answers = append(nr.answers, nr.resp.Answer)
-		}
-	}
-	nr.usage = usage
-	mu.Lock()
-	r.cp.Spend.Tokens += usage.Total
-	r.cp.Spend.CostUSD += usage.CostUSD
-	r.cp.Spend.Estimated = r.cp.Spend.Estimated || usage.Estimated
-	mu.Unlock()
-}
-
-func (r *run) call(ctx context.Context, nr *nodeRun) provider.Response {
-	p, ok := r.providers[nr.node.Provider]
-	if !ok {
-		return provider.Response{Err: fmt.Errorf("no provider %q", nr.node.Provider)}
-	}
-	if err := os.MkdirAll(r.tmp, 0o700); err != nil {
-		return provider.Response{Err: fmt.Errorf("prompt directory: %w", err)}
-	}
-	env := r.agentEnv(nr)
-	if r.isOpenAI(nr.node) {
-		env = r.opts.Env // the runner's own request: it needs the key
-	}
-	return dispatchTo(ctx, p, nr.node, provider.Request{
-		RunID: r.cp.RunID, Node: nr.node.Name, Root: r.nodeRoot(nr), HistoryFile: r.history,
-		Iteration: r.cp.Iteration + 1, Prompt: nr.prompt, Tier: nr.tier, TempDir: r.tmp, Env: env,
-	})
-}
-
-// nodeRoot is where a node works: its worktree, else the loop root.
-func (r *run) nodeRoot(nr *nodeRun) string {
-	if nr.dir != "" {
-		return nr.dir
-	}
-	return r.opts.Root
-}
-
-func addUsage(a, b provider.Usage) provider.Usage {
-	return provider.Usage{
-		Input: a.Input + b.Input, Output: a.Output + b.Output, Total: a.Total + b.Total,
-		CostUSD: a.CostUSD + b.CostUSD, Estimated: a.Estimated || b.Estimated, CostKnown: a.CostKnown && b.CostKnown,
-	}
-}
-
-// budgetSpent says which budget stops a node from starting, or "".
-func (r *run) budgetSpent(ctx context.Context) string {
-	s, sp := r.cfg.Stop, r.cp.Spend
-	switch {
-	case ctx.Err() != nil:
-		return "the run is stopping: " + causeText(ctx)
-	case s.MaxTokens > 0 && sp.Tokens >= s.MaxTokens:
-		return fmt.Sprintf("the token budget is spent (%d of %d)", sp.Tokens, s.MaxTokens)
-	case s.MaxCostUSD > 0 && sp.CostUSD >= s.MaxCostUSD:
-		return fmt.Sprintf("the cost budget is spent ($%.4f of $%.2f)", sp.CostUSD, s.MaxCostUSD)
-	}
-	return ""
-}
-
-func causeText(ctx context.Context) string {
-	if c := context.Cause(ctx); c != nil {
-		return c.Error()
-	}
-	return "cancelled"
-}
-
 // recordWave records each node's outcome in wave order, counts node
 // failures and collects the judges' answers for the gate.
-func (r *run) recordWave(ctx context.Context, it int, runs []*nodeRun, d *dispatched) {
+func (r *iteration) recordWave(ctx context.Context, runs []*nodeRun, d *dispatched) {
 	for _, nr := range runs {
 		d.runs = append(d.runs, nr)
 		n := nr.node
@@ -339,13 +118,13 @@ func (r *run) recordWave(ctx context.Context, it int, runs []*nodeRun, d *dispat
 			continue // its skip is already recorded
 		}
 		if nr.skip != "" {
-			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: it, Wave: nr.wave, Node: n.Name, Reason: nr.skip})
+			r.rec.Record(ledger.Event{Type: ledger.NodeSkipped, Iteration: r.n, Wave: nr.wave, Node: n.Name, Reason: nr.skip})
 			continue
 		}
 		if nr.retried != "" {
-			r.rec.Record(ledger.Event{Type: ledger.JudgeRetried, Iteration: it, Wave: nr.wave, Node: n.Name, Reason: nr.retried})
+			r.rec.Record(ledger.Event{Type: ledger.JudgeRetried, Iteration: r.n, Wave: nr.wave, Node: n.Name, Reason: nr.retried})
 		}
-		e := ledger.Event{Iteration: it, Wave: nr.wave, Node: n.Name, Duration: nr.resp.Result.Duration,
+		e := ledger.Event{Iteration: r.n, Wave: nr.wave, Node: n.Name, Duration: nr.resp.Result.Duration,
 			Tokens: nr.usage.Total, Estimated: nr.usage.Estimated, CostUSD: nr.usage.CostUSD}
 		if nr.resp.Err != nil {
 			e.Type, e.Reason = ledger.NodeFailed, nr.resp.Err.Error()
@@ -373,17 +152,26 @@ func judgeResult(nr *nodeRun) gate.JudgeResult {
 // countFailure counts a node's error or timeout against max_node_failures;
 // a node that could not even start escalates the run at once. A node cut
 // short because the run itself was stopping is not its fault.
-func (r *run) countFailure(ctx context.Context, nr *nodeRun) {
+func (r *iteration) countFailure(ctx context.Context, nr *nodeRun) {
 	res := nr.resp.Result
 	if res.Canceled || ctx.Err() != nil {
 		return
 	}
 	r.cp.NodeFailures++
 	switch max := r.cfg.Stop.MaxNodeFailures; {
-	case res.StartErr != nil && r.escalate == "":
-		r.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
-	case max > 0 && r.cp.NodeFailures >= max && r.escalate == "":
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, nr.node.Name, nr.resp.Err)
+	case res.StartErr != nil && r.run.escalate == "":
+		r.run.escalate = fmt.Sprintf("dispatch failure: node %s could not start: %v", nr.node.Name, res.StartErr)
+	case max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "":
+		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d); the last: node %s: %v", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, nr.node.Name, nr.resp.Err)
+	}
+}
+
+// nodeFailed counts a failure the runner found in a wave's changes, and
+// escalates when failures reach max_node_failures.
+func (r *iteration) nodeFailed(why string) {
+	r.cp.NodeFailures++
+	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.run.escalate == "" {
+		r.run.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
 	}
 }
 

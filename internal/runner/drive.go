@@ -34,30 +34,35 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.
-		if !r.measure(ctx, r.cp.Iteration, nil) {
+		m, ok := r.begin(r.cp.Iteration).measure(ctx, nil, nil)
+		if !ok {
 			return r.interrupted(ctx)
 		}
+		r.rule(r.cp.Iteration, m)
 		if fresh { // the baseline progress is measured against
 			r.cp.Signature = gate.Signature(r.cp.Verdicts)
 		}
 		r.refreshStages()
 		if st, _ := r.stopReason(); st == state.Running {
-			if err := r.save(ctx); err != nil { // a kill in iteration 1 can resume
+			if err := r.save(ctx, ""); err != nil { // a kill in iteration 1 can resume
 				return outcome(r.cp, true, ""), err
 			}
 		}
 	}
+	summary := "" // the last iteration's, until a checkpoint saves it
 	for {
 		if st, why := r.stopReason(); st != state.Running {
-			return r.finish(ctx, st, why)
+			return r.finish(ctx, st, why, summary)
 		}
-		if !r.iterate(ctx) {
+		var ok bool
+		if summary, ok = r.iterate(ctx); !ok {
 			return r.interrupted(ctx)
 		}
-		if st, _ := r.stopReason(); st == state.Running {
-			if err := r.save(ctx); err != nil {
+		if st, _ := r.stopReason(); st == state.Running { // else finish saves it
+			if err := r.save(ctx, summary); err != nil {
 				return outcome(r.cp, true, ""), err
 			}
+			summary = ""
 		}
 	}
 }
@@ -123,15 +128,16 @@ func (r *run) stopReason() (state.Status, string) {
 func (r *run) interrupted(ctx context.Context) (Outcome, error) {
 	r.interrupt = true
 	if errors.Is(context.Cause(ctx), errWallClock) {
-		return r.finish(ctx, state.WallClock, fmt.Sprintf("wall clock %s spent during iteration %d", r.cfg.Stop.MaxWallClock, r.cp.Iteration+1))
+		return r.finish(ctx, state.WallClock, fmt.Sprintf("wall clock %s spent during iteration %d", r.cfg.Stop.MaxWallClock, r.cp.Iteration+1), "")
 	}
-	return r.finish(ctx, state.Cancelled, fmt.Sprintf("cancelled during iteration %d; resume to continue", r.cp.Iteration+1))
+	return r.finish(ctx, state.Cancelled, fmt.Sprintf("cancelled during iteration %d; resume to continue", r.cp.Iteration+1), "")
 }
 
-// finish records why the run stopped and saves the checkpoint. On success
-// it writes the success export first, so that a committed success always
-// has its export.
-func (r *run) finish(ctx context.Context, st state.Status, why string) (Outcome, error) {
+// finish records why the run stopped and saves the checkpoint, with the
+// summary of the iteration that ended, if not saved yet. On success it
+// writes the success export first, so that a committed success always has
+// its export.
+func (r *run) finish(ctx context.Context, st state.Status, why, summary string) (Outcome, error) {
 	r.cp.Status, r.cp.StopDetail = st, why
 	r.rec.Record(ledger.Event{Type: ledger.StopTriggered, Iteration: r.cp.Iteration, Status: string(st), Reason: why})
 	sp := r.cp.Spend
@@ -140,48 +146,46 @@ func (r *run) finish(ctx context.Context, st state.Status, why string) (Outcome,
 	var path string
 	var exportErr error
 	if st == state.Success {
-		path, exportErr = r.export(ctx)
+		path, exportErr = r.export(ctx, summary)
 	}
 	if r.iso != nil && !st.Resumable() {
 		if err := r.iso.Remove(); err != nil {
 			r.logf("remove the worktrees: %v", err)
 		}
 	}
-	if err := r.save(ctx); err != nil {
+	if err := r.save(ctx, summary); err != nil {
 		return outcome(r.cp, true, ""), err
 	}
 	return outcome(r.cp, true, path), exportErr
 }
 
-// export writes the success export and records it.
-func (r *run) export(ctx context.Context) (string, error) {
+// export writes the success export and records it; summary is that of
+// the last iteration, when no checkpoint saved it yet.
+func (r *run) export(ctx context.Context, summary string) (string, error) {
 	r.cp.UpdatedAt = r.now().UTC()
-	path, err := r.writeExport(ctx)
+	path, err := r.writeExport(ctx, summary)
 	if err != nil {
 		return "", fmt.Errorf("write the success export: %w", err)
 	}
-	r.rec.Record(ledger.Event{Type: ledger.ExportWritten, Iteration: r.cp.Iteration, Path: r.relative(path)})
+	r.rec.Record(ledger.Event{Type: ledger.ExportWritten, Iteration: r.cp.Iteration, Path: relative(r.opts.Root, path)})
 	return path, nil
 }
 
 // save commits the checkpoint with everything recorded since the last
 // save and the summary of the iteration it ends, if any. It is never
 // cancelled: a stopping run must still save.
-func (r *run) save(ctx context.Context) error {
+func (r *run) save(ctx context.Context, summary string) error {
 	r.cp.Spend.WallClock = r.wallUsed()
 	r.cp.UpdatedAt = r.now().UTC()
 	r.rec.Record(ledger.Event{Type: ledger.CheckpointSaved, Iteration: r.cp.Iteration, Status: string(r.cp.Status)})
 	led, log, n := r.rec.Take()
-	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: r.summary,
+	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: summary,
 		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt}
-	end := r.span("checkpoint")
 	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
-	end()
 	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
 	r.stored = r.stored || !r.interrupt
-	r.summary = ""
 	if r.opts.Checkpointed != nil {
 		r.opts.Checkpointed(r.cp)
 	}

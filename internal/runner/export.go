@@ -30,11 +30,11 @@ type Archive interface {
 // is empty: .loop/export in the loop root.
 func ExportDir(root string) string { return filepath.Join(root, ".loop", "export") }
 
-func (r *run) exportDir() string {
-	if r.opts.ExportDir != "" {
-		return r.opts.ExportDir
+func exportDir(opts Options) string {
+	if opts.ExportDir != "" {
+		return opts.ExportDir
 	}
-	return ExportDir(r.opts.Root)
+	return ExportDir(opts.Root)
 }
 
 // exportPath is where the run's export is, when it exists.
@@ -42,17 +42,17 @@ func (r *run) exportPath() string {
 	if r.cp.Status != state.Success {
 		return ""
 	}
-	p := filepath.Join(r.exportDir(), export.SanitizeName(r.cfg.Name)+"-success")
+	p := filepath.Join(exportDir(r.opts), export.SanitizeName(r.cfg.Name)+"-success")
 	if _, err := os.Stat(p); err != nil {
 		return ""
 	}
 	return p
 }
 
-func (r *run) writeExport(ctx context.Context) (string, error) {
+func (r *run) writeExport(ctx context.Context, summary string) (string, error) {
 	committed, _ := r.opts.Store.(Archive)
-	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: r.summary}
-	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, r.exportDir(), r.opts.Version, r.opts.Env, checkout(r.opts))
+	arch := pendingArchive{Archive: committed, ledger: r.rec.Pending(), iteration: r.cp.Iteration, summary: summary}
+	return WriteExport(ctx, arch, r.cfg, r.cp, r.opts.Root, exportDir(r.opts), r.opts.Version, r.opts.Env, checkout(r.opts))
 }
 
 // pendingArchive is the store's archive plus what this process recorded

@@ -210,11 +210,3 @@ func (f commandFile) replace(now fs.FileInfo) error {
 	}
 	return nil
 }
-
-// restoreFileCommands puts the job's file commands back after untrusted
-// processes ran; a failure is logged here and returned by Run at the end.
-func (r *run) restoreFileCommands() {
-	if err := r.files.Restore(); err != nil {
-		r.logf("%v", err)
-	}
-}

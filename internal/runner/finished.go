@@ -25,11 +25,11 @@ func (r *run) ensureExport(ctx context.Context) (string, error) {
 	if err := r.certifiedRoot(ctx); err != nil {
 		return "", fmt.Errorf("write the success export of run %q: %w", r.cp.RunID, err)
 	}
-	path, err := r.export(ctx)
+	path, err := r.export(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	return path, r.save(ctx)
+	return path, r.save(ctx, "")
 }
 
 // certifiedRoot makes sure the loop root holds the workspace the run's

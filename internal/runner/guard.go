@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/ledger"
-	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -32,23 +31,53 @@ func (g guarded) scan() guardState {
 	return guardState{files: files, err: err}
 }
 
-// scanBeside is the collector's Beside (run.go): it scans the guarded
-// paths as the measurement's checks left them, while the snapshot is
-// taken, for the revert that follows the measurement (scanNow).
-func (r *run) scanBeside() {
-	s := r.guarded().scan()
-	r.beside = &s
+// watch guards the guarded paths through one iteration: it scans them,
+// puts back what changed there, and remembers what they hold since, so
+// that the next comparison starts from it.
+type watch struct {
+	guarded
+	rec     *ledger.Recorder
+	settled *guardState // what the guarded paths hold since the last revert, if known
+	beside  *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot
 }
 
-// scanNow scans the guarded paths g, or takes the scan scanBeside made
+// scanBeside is the collector's Beside (iteration.collect): it scans the
+// guarded paths as the measurement's checks left them, while the snapshot
+// is taken, for the revert that follows the measurement (scanNow).
+func (w *watch) scanBeside() {
+	s := w.scan()
+	w.beside = &s
+}
+
+// scanNow scans the guarded paths, or takes the scan scanBeside made
 // during the measurement that just ended, once: nothing ran since but the
 // snapshot, which only reads.
-func (r *run) scanNow(g guarded) guardState {
-	if s := r.beside; s != nil {
-		r.beside = nil
+func (w *watch) scanNow() guardState {
+	if s := w.beside; s != nil {
+		w.beside = nil
 		return *s
 	}
-	return g.scan()
+	return w.scan()
+}
+
+// baseline is what the guarded paths hold as the measurement starts,
+// which the guard after it compares with. When the guard after this
+// iteration's last wave that ran a node knew what it left there
+// (settled), that is it: since then only the runner's own steps ran
+// (publishing, which never writes a guarded path; the sweep), so a new
+// scan would find the same, except for what a process left behind wrote
+// before the sweep killed it — which a new scan would take as the
+// baseline, and which is now put back and voids the measurement. Ignored
+// files the scrub removed just now, which may be guarded, are dropped
+// from it (guardState.without). Otherwise (the measurement before any
+// wave, a guard that could not put everything back) the paths are
+// scanned anew.
+func (w *watch) baseline() guardState {
+	if s := w.settled; s != nil {
+		w.settled = nil
+		return *s
+	}
+	return w.scan()
 }
 
 // reverted is what putting the guarded paths back did.
@@ -67,65 +96,64 @@ func (rv reverted) paths() []string { return append(slices.Clone(rv.protected), 
 // revert puts every guarded path that changed since before back as it
 // was, and records each one: the nodes that may have changed it, and what
 // happened (during says when, if not in a wave). What the guarded paths
-// hold afterwards is kept in r.settled: the scan revert took when nothing
+// hold afterwards is kept in settled: the scan revert took when nothing
 // changed, before when everything changed was put back, nothing when
 // anything could not be read or put back.
-func (r *run) revert(it int, nodes []string, before guardState, during string) reverted {
-	r.settled = nil
-	rv := r.revertTo(it, nodes, before, during)
-	if !rv.any() {
-		r.settled = &rv.now
-	} else if len(rv.failed) == 0 {
-		r.settled = &before
-	}
-	return rv
-}
-
-// revertTo is revert but for r.settled.
-func (r *run) revertTo(it int, nodes []string, before guardState, during string) reverted {
+func (w *watch) revert(it int, nodes []string, before guardState, during string) reverted {
+	w.settled = nil
 	var rv reverted
 	if before.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read before: "+before.err.Error())
 		return rv
 	}
-	g := r.guarded()
-	now := r.scanNow(g)
+	now := w.scanNow()
 	if now.err != nil {
 		rv.failed = append(rv.failed, "the guarded paths could not be read: "+now.err.Error())
 		return rv
 	}
+	rv = w.putBackChanged(it, nodes, before, now, during)
 	rv.now = now
-	w, err := workspace.OpenWriter(g.root)
-	if err != nil {
-		rv.failed = append(rv.failed, err.Error())
-		return rv
-	}
-	defer w.Close()
-	for _, rel := range sortedKeys(before.files, now.files) {
-		was, had := before.files[rel]
-		is, has := now.files[rel]
-		if what := change(was, had, is, has); what != "" {
-			r.revertOne(w, it, nodes, rel, was, had, what+during, &rv)
-		}
+	switch {
+	case !rv.any():
+		w.settled = &rv.now
+	case len(rv.failed) == 0:
+		w.settled = &before
 	}
 	return rv
 }
 
-// revertOne puts rel back as it was and records it.
-func (r *run) revertOne(w *workspace.Writer, it int, nodes []string, rel string, was workspace.Entry, had bool, what string, rv *reverted) {
-	note, err := putBack(w, rel, was, had)
-	what += note
+// putBackChanged puts back every path of before or now whose entry
+// differs between the two, and records each one.
+func (w *watch) putBackChanged(it int, nodes []string, before, now guardState, during string) reverted {
+	var rv reverted
+	wr, err := workspace.OpenWriter(w.root)
 	if err != nil {
-		what += "; putting it back failed: " + err.Error()
-		rv.failed = append(rv.failed, rel+": "+err.Error())
+		rv.failed = append(rv.failed, err.Error())
+		return rv
 	}
-	typ := ledger.ProtectedReverted
-	if isGit(rel) {
-		typ, rv.git = ledger.GitReverted, append(rv.git, rel)
-	} else {
-		rv.protected = append(rv.protected, rel)
+	defer wr.Close()
+	for _, rel := range sortedKeys(before.files, now.files) {
+		was, had := before.files[rel]
+		is, has := now.files[rel]
+		what := change(was, had, is, has)
+		if what == "" {
+			continue
+		}
+		note, err := putBack(wr, rel, was, had)
+		what += during + note
+		if err != nil {
+			what += "; putting it back failed: " + err.Error()
+			rv.failed = append(rv.failed, rel+": "+err.Error())
+		}
+		typ := ledger.ProtectedReverted
+		if isGit(rel) {
+			typ, rv.git = ledger.GitReverted, append(rv.git, rel)
+		} else {
+			rv.protected = append(rv.protected, rel)
+		}
+		w.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
 	}
-	r.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
+	return rv
 }
 
 // change says how a path changed, or "" when it did not.
@@ -194,30 +222,21 @@ func sortedKeys[V any](a, b map[string]V) []string {
 	return keys
 }
 
-// nodeFailed counts a failure the runner found in a wave's changes, and
-// escalates when failures reach max_node_failures.
 // guardsStopped reports whether the guards' context ended (a signal, or
 // the wall-clock deadline and its grace) before they could finish — then
 // failed, and rootErr, say why — and logs what is left: the iteration is
 // dropped, and it counts no node failure (a stopped run is quiet), but
 // what its agents changed in guarded paths may still be there, as after a
 // kill.
-func (r *run) guardsStopped(failed []string, rootErr string) bool {
-	if r.guardContext().Err() == nil || (len(failed) == 0 && rootErr == "") {
+func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
+	if r.run.guards.Err() == nil || (len(failed) == 0 && rootErr == "") {
 		return false
 	}
 	why := slices.Clone(failed)
 	if rootErr != "" {
 		why = append(why, rootErr)
 	}
-	r.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
+	r.run.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
 		strings.Join(why, "; "))
 	return true
-}
-
-func (r *run) nodeFailed(why string) {
-	r.cp.NodeFailures++
-	if max := r.cfg.Stop.MaxNodeFailures; max > 0 && r.cp.NodeFailures >= max && r.escalate == "" {
-		r.escalate = fmt.Sprintf("%s (max_node_failures = %d) after %s", phrase.Plural(r.cp.NodeFailures, "node failure", "node failures"), max, why)
-	}
 }

@@ -223,11 +223,11 @@ func TestGuardedPathRewrittenBeforeTheMeasurementIsPutBack(t *testing.T) {
 			h.opts.Env = os.Environ()
 			run := filepath.Join(h.root, "checks", "run.sh")
 			mustWrite(t, run, "exit 1\n")
-			h.opts.phases = func(phase string, _ time.Duration) {
-				if phase == "publish" { // the wave's last phase, after its guard
+			h.onStep(func(step string) {
+				if step == "published" { // the wave's last step, after its guard
 					mustWrite(t, run, "exit 0\n")
 				}
-			}
+			})
 			if out := h.run(context.Background()); out.Success {
 				t.Error("the rewrite made after the wave's guard made the run succeed")
 			}

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/process"
@@ -22,4 +23,23 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "runner tests: not confined: %v\n", err)
 	}
 	os.Exit(m.Run())
+}
+
+// steps are the tests' hooks at the steps of an iteration (testStep), by
+// loop root.
+var steps sync.Map // string → func(step string)
+
+func init() {
+	testStep = func(r *run, step string) {
+		if f, ok := steps.Load(r.opts.Root); ok {
+			f.(func(string))(step)
+		}
+	}
+}
+
+// onStep has f called at each step of an iteration (testStep) of the
+// harness's runs.
+func (h *harness) onStep(f func(step string)) {
+	steps.Store(h.root, f)
+	h.t.Cleanup(func() { steps.Delete(h.root) })
 }

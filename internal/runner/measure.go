@@ -29,8 +29,7 @@ func Measure(ctx context.Context, cfg *loop.Config, root string, env []string, k
 		return gate.Evidence{}, nil, err
 	}
 	k.MaxFileSize = cfg.Run.MaxFileSize.Bytes
-	col := &evidence.Collector{Root: root, Env: CheckEnv(WithoutAPIKeys(cfg, env)), Hasher: workspace.NewHasherWith(root, k)}
-	ev := evidence.Masked(col.Collect(ctx, cfg), Masker(cfg, env))
+	ev := evidence.Masked(checkCollector(cfg, root, env, workspace.NewHasherWith(root, k)).Collect(ctx, cfg), Masker(cfg, env))
 	if err := files.Restore(); err != nil {
 		return gate.Evidence{}, nil, err
 	}
@@ -39,6 +38,13 @@ func Measure(ctx context.Context, cfg *loop.Config, root string, env []string, k
 		verdicts = voided(verdicts, ev.Void)
 	}
 	return ev, verdicts, nil
+}
+
+// checkCollector collects the evidence in root as every measurement does,
+// in a run or outside one: its checks run with CheckEnv of env less the
+// openai providers' keys (WithoutAPIKeys), and h takes the snapshot.
+func checkCollector(cfg *loop.Config, root string, env []string, h *workspace.Hasher) *evidence.Collector {
+	return &evidence.Collector{Root: root, Env: CheckEnv(WithoutAPIKeys(cfg, env)), Hasher: h}
 }
 
 // GateOnly is the status of an outcome measured outside any run

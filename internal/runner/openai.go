@@ -57,8 +57,8 @@ func WithoutAPIKeys(cfg *loop.Config, env []string) []string {
 }
 
 // isOpenAI reports whether a node's provider is of type "openai".
-func (r *run) isOpenAI(n loop.Node) bool {
-	return r.cfg.Providers[n.Provider].Type == "openai"
+func isOpenAI(cfg *loop.Config, n loop.Node) bool {
+	return cfg.Providers[n.Provider].Type == "openai"
 }
 
 // dispatchTo calls a node's provider: a judge of an openai provider is
@@ -75,8 +75,8 @@ func dispatchTo(ctx context.Context, p Provider, n loop.Node, req provider.Reque
 // A reply that does not parse, or any block refused or not matching, is
 // the node's failure, with every problem in its error; nothing is written
 // then.
-func (r *run) applyEdits(nr *nodeRun, reply, root string) {
-	if nr.resp.Err != nil || nr.node.Role != loop.RoleBuilder || !r.isOpenAI(nr.node) {
+func (r *iteration) applyEdits(nr *nodeRun, reply, root string) {
+	if nr.resp.Err != nil || nr.node.Role != loop.RoleBuilder || !isOpenAI(r.cfg, nr.node) {
 		return
 	}
 	blocks, err := edit.Parse(reply)
@@ -91,15 +91,15 @@ func (r *run) applyEdits(nr *nodeRun, reply, root string) {
 		return
 	}
 	defer w.Close()
-	g := r.guarded()
+	g := r.w.guarded
 	refuse := func(rel string) string {
 		if g.protected(rel) {
 			return "it is protected"
 		}
 		return ""
 	}
-	r.edits.Lock() // two nodes in one root check and write one after the other
-	defer r.edits.Unlock()
+	r.run.edits.Lock() // two nodes in one root check and write one after the other
+	defer r.run.edits.Unlock()
 	written, err := edit.Apply(w, blocks, edit.Options{Refuse: refuse})
 	if err != nil {
 		nr.refused = fmt.Sprintf("none of its %d edits applied: %s", len(blocks), strings.ReplaceAll(err.Error(), "\n", "; "))
@@ -111,71 +111,14 @@ func (r *run) applyEdits(nr *nodeRun, reply, root string) {
 
 // noteEdits keeps, after a wave, why each openai builder's edits were not
 // applied, for its next prompt; a builder whose edits applied is cleared.
-func (r *run) noteEdits(runs []*nodeRun) {
+func (r *iteration) noteEdits(runs []*nodeRun) {
 	for _, nr := range runs {
-		if nr.queued && nr.skip == "" && r.isOpenAI(nr.node) && nr.node.Role == loop.RoleBuilder {
-			if r.refusals == nil {
-				r.refusals = map[string]string{}
+		if nr.queued && nr.skip == "" && isOpenAI(r.cfg, nr.node) && nr.node.Role == loop.RoleBuilder {
+			if r.run.refusals == nil {
+				r.run.refusals = map[string]string{}
 			}
-			r.refusals[nr.node.Name] = nr.refused
+			r.run.refusals[nr.node.Name] = nr.refused
 		}
-	}
-}
-
-// lastEdits tells an openai builder why its last reply's edits were not
-// applied: it cannot see the workspace, so this is how it learns.
-func (r *run) lastEdits(b *strings.Builder, n loop.Node) {
-	why := r.refusals[n.Name]
-	if why == "" {
-		return
-	}
-	if r.mask != nil {
-		why = r.mask(why)
-	}
-	fmt.Fprintf(b, "## Your last reply's edits\n\nNothing of your last reply was applied: %s\n\n", why)
-}
-
-// contextFiles writes the contents of the [context] files into an openai
-// node's prompt, up to ContextCap bytes in all, and says what the cap left
-// out. Files are read through workspace.Writer: never through a symbolic
-// link, never from .git or .loop.
-func (r *run) contextFiles(b *strings.Builder) {
-	pats := r.cfg.Context.Files
-	if len(pats) == 0 {
-		return
-	}
-	names, err := r.hasher.Files(r.walkContext())
-	if err != nil {
-		r.logf("context files: %v", err)
-		return
-	}
-	w, err := workspace.OpenWriter(r.opts.Root)
-	if err != nil {
-		r.logf("context files: %v", err)
-		return
-	}
-	defer w.Close()
-	var shown, left []string
-	used := 0
-	var body strings.Builder
-	for _, name := range matching(names, pats) {
-		e, ok, err := w.Lookup(name)
-		if err != nil || !ok || !e.Mode.IsRegular() || e.Data == nil {
-			continue
-		}
-		if used+len(e.Data) > ContextCap {
-			left = append(left, name)
-			continue
-		}
-		used += len(e.Data)
-		shown = append(shown, name)
-		fmt.Fprintf(&body, "%s\n````\n%s\n````\n\n", name, strings.TrimSuffix(string(e.Data), "\n"))
-	}
-	fmt.Fprintf(b, "## Context files\n\n%d files, %d bytes (at most %d bytes are shown).\n\n", len(shown), used, ContextCap)
-	b.WriteString(body.String())
-	if len(left) > 0 {
-		fmt.Fprintf(b, "Not shown, past the cap: %s\n\n", strings.Join(left, ", "))
-		r.logf("context files past the cap of %d bytes, not shown: %s", ContextCap, strings.Join(left, ", "))
 	}
 }
 

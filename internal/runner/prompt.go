@@ -1,31 +1,59 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// prompt builds a node's prompt for iteration it. Builders get the goal,
+// prompter builds the prompts of one iteration's nodes from the run as
+// the iteration found it.
+type prompter struct {
+	cfg      *loop.Config
+	cp       *state.Checkpoint
+	it       int // the iteration
+	maxIter  int
+	p        perturbation
+	history  string   // the run's history file
+	protect  []string // the protected patterns
+	refusals map[string]string
+	mask     func(string) string
+	hasher   *workspace.Hasher // lists the loop root's files, for the [context] files
+	ctx      context.Context   // of that walk
+	root     string
+	logf     func(format string, args ...any)
+}
+
+// prompts is the prompter of iteration it, perturbed by p.
+func (r *run) prompts(it int, p perturbation) prompter {
+	return prompter{cfg: r.cfg, cp: r.cp, it: it, maxIter: r.maxIter, p: p, history: r.history,
+		protect: protectedPatterns(r.cfg, r.opts.Root), refusals: r.refusals, mask: r.mask,
+		hasher: r.hasher, ctx: r.ctx, root: r.opts.Root, logf: r.logf}
+}
+
+// prompt builds a node's prompt. Builders get the goal,
 // their instruction, their goals with checks and the last evidence, the
 // open stage's guideline, the carried summaries, the history file,
 // context files, protected paths and, when stalled, the perturbation
 // directive. Judges get the judge contract and never a perturbation.
-func (r *run) prompt(it int, n loop.Node, p perturbation) string {
+func (r prompter) prompt(n loop.Node) string {
 	var b strings.Builder
 	if n.Role == loop.RoleJudge {
-		r.judgePrompt(&b, it, n)
+		r.judgePrompt(&b, n)
 		return b.String()
 	}
-	r.builderPrompt(&b, it, n, p)
+	r.builderPrompt(&b, n)
 	return b.String()
 }
 
-func (r *run) header(b *strings.Builder, it int, n loop.Node) {
-	fmt.Fprintf(b, "# Loop %q, iteration %d of %d: node %q (%s)\n\n", r.cfg.Name, it, r.maxIter, n.Name, n.Role)
+func (r prompter) header(b *strings.Builder, n loop.Node) {
+	fmt.Fprintf(b, "# Loop %q, iteration %d of %d: node %q (%s)\n\n", r.cfg.Name, r.it, r.maxIter, n.Name, n.Role)
 	if r.cfg.Objective != "" {
 		fmt.Fprintf(b, "## Objective\n\n%s\n\n", r.cfg.Objective)
 	}
@@ -34,8 +62,8 @@ func (r *run) header(b *strings.Builder, it int, n loop.Node) {
 	}
 }
 
-func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbation) {
-	r.header(b, it, n)
+func (r prompter) builderPrompt(b *strings.Builder, n loop.Node) {
+	r.header(b, n)
 	b.WriteString("You are a builder in a loop run by loop-action. Change the workspace to meet your goals. " +
 		"The runner decides whether a goal is met by running its checks itself after this step: " +
 		"nothing you say counts as evidence, only what the checks measure.\n\n")
@@ -46,8 +74,8 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 	if st := r.openStage(n); st != nil && st.Guideline != "" {
 		fmt.Fprintf(b, "## Stage %q\n\n%s\n\n", st.Name, st.Guideline)
 	}
-	if p.kind != "" {
-		fmt.Fprintf(b, "## Change of approach\n\n%s\n\n", p.directive)
+	if r.p.kind != "" {
+		fmt.Fprintf(b, "## Change of approach\n\n%s\n\n", r.p.directive)
 	}
 	if len(r.cp.Summaries) > 0 {
 		b.WriteString("## Recent iterations\n\n")
@@ -56,14 +84,14 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 			b.WriteString("\n")
 		}
 	}
-	if r.isOpenAI(n) { // it reads no files: the context comes with the prompt
+	if isOpenAI(r.cfg, n) { // it reads no files: the context comes with the prompt
 		r.lastEdits(b, n)
 		r.contextFiles(b)
 	} else {
 		fmt.Fprintf(b, "## History\n\nEvery earlier attempt of this run is summarised in %s.\n\n", r.history)
 		r.contextNames(b)
 	}
-	if pats := protectedPatterns(r.cfg, r.opts.Root); len(pats) > 0 {
+	if pats := r.protect; len(pats) > 0 {
 		b.WriteString("## Protected paths\n\nDo not change these; the runner reverts any change and counts it as a failure:\n\n")
 		for _, p := range pats {
 			fmt.Fprintf(b, "- %s\n", p)
@@ -73,7 +101,7 @@ func (r *run) builderPrompt(b *strings.Builder, it int, n loop.Node, p perturbat
 
 // contextNames names the [context] files for a builder that reads them
 // itself.
-func (r *run) contextNames(b *strings.Builder) {
+func (r prompter) contextNames(b *strings.Builder) {
 	if files := r.cfg.Context.Files; len(files) > 0 {
 		b.WriteString("## Context files\n\nRead these before you change anything:\n\n")
 		for _, f := range files {
@@ -85,7 +113,7 @@ func (r *run) contextNames(b *strings.Builder) {
 
 // goalSection describes a goal: its state, each check and the evidence the
 // last gate measured.
-func (r *run) goalSection(b *strings.Builder, name string) {
+func (r prompter) goalSection(b *strings.Builder, name string) {
 	g, _ := r.cfg.Goal(name)
 	v, measured := r.lastVerdict(name)
 	state := "not measured yet"
@@ -106,7 +134,7 @@ func (r *run) goalSection(b *strings.Builder, name string) {
 	b.WriteString("\n")
 }
 
-func (r *run) lastVerdict(goal string) (gate.Verdict, bool) {
+func (r prompter) lastVerdict(goal string) (gate.Verdict, bool) {
 	i := slices.IndexFunc(r.cp.Verdicts, func(v gate.Verdict) bool { return v.Goal == goal })
 	if i < 0 {
 		return gate.Verdict{}, false
@@ -114,7 +142,7 @@ func (r *run) lastVerdict(goal string) (gate.Verdict, bool) {
 	return r.cp.Verdicts[i], true
 }
 
-func (r *run) openStage(n loop.Node) *loop.Stage {
+func (r prompter) openStage(n loop.Node) *loop.Stage {
 	for i, st := range r.cfg.Stages {
 		if st.Name == n.Stage && r.cp.Stages[st.Name] == "open" {
 			return &r.cfg.Stages[i]
@@ -129,8 +157,8 @@ const judgeContract = "End your answer with exactly one JSON object, on its own,
 	"A pass needs concrete evidence you checked yourself (files and lines, command output); " +
 	"a pass without evidence counts as a fail. An answer without that JSON object is asked again once, then counts as a fail.\n"
 
-func (r *run) judgePrompt(b *strings.Builder, it int, n loop.Node) {
-	r.header(b, it, n)
+func (r prompter) judgePrompt(b *strings.Builder, n loop.Node) {
+	r.header(b, n)
 	b.WriteString("You are an independent judge in a loop run by loop-action. Inspect the workspace as it is now " +
 		"and rule on the goals below. You do not change anything.\n\n")
 	b.WriteString("## Goals you rule on\n\n")
@@ -145,9 +173,66 @@ func (r *run) judgePrompt(b *strings.Builder, it int, n loop.Node) {
 			}
 		}
 	}
-	if r.isOpenAI(n) {
+	if isOpenAI(r.cfg, n) {
 		r.contextFiles(b)
 	}
 	b.WriteString("## Your answer\n\n")
 	b.WriteString(judgeContract)
+}
+
+// lastEdits tells an openai builder why its last reply's edits were not
+// applied: it cannot see the workspace, so this is how it learns.
+func (r prompter) lastEdits(b *strings.Builder, n loop.Node) {
+	why := r.refusals[n.Name]
+	if why == "" {
+		return
+	}
+	if r.mask != nil {
+		why = r.mask(why)
+	}
+	fmt.Fprintf(b, "## Your last reply's edits\n\nNothing of your last reply was applied: %s\n\n", why)
+}
+
+// contextFiles writes the contents of the [context] files into an openai
+// node's prompt, up to ContextCap bytes in all, and says what the cap left
+// out. Files are read through workspace.Writer: never through a symbolic
+// link, never from .git or .loop.
+func (r prompter) contextFiles(b *strings.Builder) {
+	pats := r.cfg.Context.Files
+	if len(pats) == 0 {
+		return
+	}
+	names, err := r.hasher.Files(r.ctx)
+	if err != nil {
+		r.logf("context files: %v", err)
+		return
+	}
+	w, err := workspace.OpenWriter(r.root)
+	if err != nil {
+		r.logf("context files: %v", err)
+		return
+	}
+	defer w.Close()
+	var shown, left []string
+	used := 0
+	var body strings.Builder
+	for _, name := range matching(names, pats) {
+		e, ok, err := w.Lookup(name)
+		if err != nil || !ok || !e.Mode.IsRegular() || e.Data == nil {
+			continue
+		}
+		if used+len(e.Data) > ContextCap {
+			left = append(left, name)
+			continue
+		}
+		used += len(e.Data)
+		shown = append(shown, name)
+		fmt.Fprintf(&body, "%s\n````\n%s\n````\n\n", name, strings.TrimSuffix(string(e.Data), "\n"))
+	}
+	fmt.Fprintf(b, "## Context files\n\n%d files, %d bytes (at most %d bytes are shown).\n\n", len(shown), used, ContextCap)
+	b.WriteString(body.String())
+	if len(left) > 0 {
+		fmt.Fprintf(b, "Not shown, past the cap: %s\n\n", strings.Join(left, ", "))
+		r.logf("context files past the cap of %d bytes, not shown: %s", ContextCap, strings.Join(left, ", "))
+	}
 }

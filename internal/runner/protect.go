@@ -17,7 +17,7 @@ import (
 // change: the protected paths (never inside .git or .loop) and the
 // executable configuration of the root's repository (see GitGuarded).
 type guarded struct {
-	ctx      context.Context // what the scans run under (run.guardContext)
+	ctx      context.Context // what the scans run under (run.guards)
 	root     string
 	patterns []string
 	cache    guardCache
@@ -31,7 +31,7 @@ type guardCache struct {
 }
 
 func (r *run) guarded() guarded {
-	return guarded{ctx: r.guardContext(), root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
+	return guarded{ctx: r.guards, root: r.opts.Root, patterns: protectedPatterns(r.cfg, r.opts.Root), cache: r.guardCache}
 }
 
 // protectedPatterns are [protect] paths plus the loop config itself.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,12 @@ const maxRootEvents = 100
 // until the wave is over, its repository's HEAD, index, refs and object
 // store included.
 type rootGuard struct {
+	root    string
+	ctx     context.Context   // the guards' (run.guards)
+	hasher  *workspace.Hasher // the run's, which snapshots the root
+	objects *memory.Storage   // the root's content before waves of isolated nodes, the run's (run.objects)
+	w       *watch            // records, and puts the refs back
+
 	before workspace.Snapshot
 	refs   guardState                   // the root repository's HEAD and refs (see refsKeep)
 	objs   map[string]workspace.StatKey // the root's object store (see scanObjects)
@@ -40,11 +47,11 @@ type rootGuard struct {
 // every agent's reach; only what changed since the last wave is added.
 // The repository's HEAD, index and refs are recorded as the guarded paths
 // are, and its object store's files by lstat only.
-func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
-	if r.iso == nil {
+func (r *iteration) guardRoot(runs []*nodeRun) *rootGuard {
+	if r.run.iso == nil {
 		return nil
 	}
-	g := &rootGuard{}
+	g := &rootGuard{root: r.run.opts.Root, ctx: r.run.guards, hasher: r.run.hasher, w: r.w}
 	for _, nr := range runs {
 		if !nr.queued {
 			continue
@@ -57,25 +64,26 @@ func (r *run) guardRoot(runs []*nodeRun) *rootGuard {
 	if len(g.nodes) == 0 {
 		return nil
 	}
-	if r.objects == nil {
-		r.objects = memory.NewStorage()
+	if r.run.objects == nil {
+		r.run.objects = memory.NewStorage()
 	}
-	g.before, g.err = r.hasher.WriteObjects(r.guardContext(), r.objects)
-	g.refs = scanRefs(r.guardContext(), r.opts.Root)
-	g.objs, g.objErr = scanObjects(r.opts.Root)
+	g.objects = r.run.objects
+	g.before, g.err = g.hasher.WriteObjects(g.ctx, g.objects)
+	g.refs = scanRefs(g.ctx, g.root)
+	g.objs, g.objErr = scanObjects(g.root)
 	return g
 }
 
 // revert puts the loop root back as it was before the wave if anything
 // changed it, and records every path it put back. It returns the paths,
 // and why the root could not be put back, if it could not.
-func (g *rootGuard) revert(r *run, it int) ([]string, string) {
+func (g *rootGuard) revert(it int) ([]string, string) {
 	if g == nil {
 		return nil, ""
 	}
-	refs, why := g.revertRefs(r, it)
-	objs, whyObjs := g.revertObjects(r, it)
-	paths, whyRoot := g.revertTree(r, it)
+	refs, why := g.revertRefs(it)
+	objs, whyObjs := g.revertObjects(it)
+	paths, whyRoot := g.revertTree(it)
 	paths = slices.Concat(refs, objs, paths)
 	return paths, strings.Join(slices.DeleteFunc([]string{why, whyObjs, whyRoot}, func(s string) bool { return s == "" }), "; ")
 }
@@ -87,20 +95,20 @@ func (g *rootGuard) revert(r *run, it int) ([]string, string) {
 // git freshened it (see intactObject). A file changed otherwise, or
 // removed, cannot be put back (its content was not kept): that is
 // recorded, and returned as why the root is not as it was.
-func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
+func (g *rootGuard) revertObjects(it int) ([]string, string) {
 	if g.objErr != nil {
 		return nil, "the loop root's object store could not be listed before a wave of isolated nodes: " + g.objErr.Error()
 	}
-	now, err := scanObjects(r.opts.Root)
+	now, err := scanObjects(g.root)
 	if err != nil {
 		return nil, "the loop root's object store could not be listed after a wave of isolated nodes: " + err.Error()
 	}
-	w, err := workspace.OpenWriter(r.opts.Root)
+	w, err := workspace.OpenWriter(g.root)
 	if err != nil {
 		return nil, err.Error()
 	}
 	defer w.Close()
-	objects, err := workspace.OpenRoot(filepath.Join(r.opts.Root, ".git", "objects"))
+	objects, err := workspace.OpenRoot(filepath.Join(g.root, ".git", "objects"))
 	if err == nil {
 		defer objects.Close()
 	}
@@ -127,7 +135,7 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 			continue
 		}
 		paths = append(paths, rel)
-		r.rec.Record(ledger.Event{Type: ledger.GitReverted, Iteration: it, Path: rel, Nodes: g.nodes, Reason: what})
+		g.w.rec.Record(ledger.Event{Type: ledger.GitReverted, Iteration: it, Path: rel, Nodes: g.nodes, Reason: what})
 	}
 	if len(failed) > 0 {
 		return paths, "the loop root's object store changed during a wave of isolated nodes and could not be put back: " + listed(failed)
@@ -137,27 +145,15 @@ func (g *rootGuard) revertObjects(r *run, it int) ([]string, string) {
 
 // revertRefs puts the root repository's HEAD and refs back as they were
 // before the wave, recording each path as a .git path put back.
-func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
+func (g *rootGuard) revertRefs(it int) ([]string, string) {
 	if g.refs.err != nil {
 		return nil, "the loop root's refs could not be read before a wave of isolated nodes: " + g.refs.err.Error()
 	}
-	now := scanRefs(r.guardContext(), r.opts.Root)
+	now := scanRefs(g.ctx, g.root)
 	if now.err != nil {
 		return nil, "the loop root's refs could not be read after a wave of isolated nodes: " + now.err.Error()
 	}
-	w, err := workspace.OpenWriter(r.opts.Root)
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer w.Close()
-	var rv reverted
-	for _, rel := range sortedKeys(g.refs.files, now.files) {
-		was, had := g.refs.files[rel]
-		is, has := now.files[rel]
-		if what := change(was, had, is, has); what != "" {
-			r.revertOne(w, it, g.nodes, rel, was, had, what, &rv)
-		}
-	}
+	rv := g.w.putBackChanged(it, g.nodes, g.refs, now, "")
 	if len(rv.failed) > 0 {
 		return rv.git, "the loop root's refs could not be put back: " + strings.Join(rv.failed, "; ")
 	}
@@ -165,9 +161,9 @@ func (g *rootGuard) revertRefs(r *run, it int) ([]string, string) {
 }
 
 // revertTree puts the loop root's content back as it was before the wave.
-func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
-	ctx := r.guardContext()
-	now, err := r.hasher.Snapshot(ctx)
+func (g *rootGuard) revertTree(it int) ([]string, string) {
+	ctx := g.ctx
+	now, err := g.hasher.Snapshot(ctx)
 	switch {
 	case err != nil:
 		return nil, "the loop root could not be read after a wave of isolated nodes: " + err.Error()
@@ -176,15 +172,15 @@ func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 	case g.err != nil:
 		return nil, "the loop root changed during a wave of isolated nodes and could not be put back: " + g.err.Error()
 	}
-	changes, err := g.changes(r)
+	changes, err := g.changes()
 	if err != nil {
 		return nil, "the loop root changed during a wave of isolated nodes: " + err.Error()
 	}
-	paths := g.record(r, it, changes)
-	if _, err := workspace.Restore(ctx, r.opts.Root, r.objects, g.before); err != nil {
+	paths := g.record(it, changes)
+	if _, err := workspace.Restore(ctx, g.root, g.objects, g.before); err != nil {
 		return paths, "the loop root could not be put back after a wave of isolated nodes: " + err.Error()
 	}
-	if after, err := r.hasher.Snapshot(ctx); err != nil || after != g.before {
+	if after, err := g.hasher.Snapshot(ctx); err != nil || after != g.before {
 		return paths, fmt.Sprintf("the loop root is not as it was before the wave of isolated nodes (%s, want %s; %v)", after.Short(), g.before.Short(), err)
 	}
 	return paths, ""
@@ -194,16 +190,16 @@ func (g *rootGuard) revertTree(r *run, it int) ([]string, string) {
 type rootChange struct{ path, kind string }
 
 // changes lists what differs between the root before the wave and now.
-func (g *rootGuard) changes(r *run) ([]rootChange, error) {
-	now, err := r.hasher.WriteObjects(r.guardContext(), r.objects)
+func (g *rootGuard) changes() ([]rootChange, error) {
+	now, err := g.hasher.WriteObjects(g.ctx, g.objects)
 	if err != nil {
 		return nil, err
 	}
-	a, err := object.GetTree(r.objects, plumbing.NewHash(string(g.before)))
+	a, err := object.GetTree(g.objects, plumbing.NewHash(string(g.before)))
 	if err != nil {
 		return nil, err
 	}
-	b, err := object.GetTree(r.objects, plumbing.NewHash(string(now)))
+	b, err := object.GetTree(g.objects, plumbing.NewHash(string(now)))
 	if err != nil {
 		return nil, err
 	}
@@ -225,21 +221,28 @@ func (g *rootGuard) changes(r *run) ([]rootChange, error) {
 	return out, nil
 }
 
-// record writes one event per changed path, up to maxRootEvents.
-func (g *rootGuard) record(r *run, it int, changes []rootChange) []string {
+// record writes one event per changed path (recordCapped).
+func (g *rootGuard) record(it int, changes []rootChange) []string {
 	var paths []string
 	for i, c := range changes {
 		paths = append(paths, c.path)
-		if i == maxRootEvents {
-			r.rec.Record(ledger.Event{Type: ledger.RootReverted, Iteration: it, Nodes: g.nodes,
-				Path: fmt.Sprintf("(%d more)", len(changes)-i), Reason: "changed"})
-		}
-		if i >= maxRootEvents {
-			continue
-		}
-		r.rec.Record(ledger.Event{Type: ledger.RootReverted, Iteration: it, Path: c.path, Nodes: g.nodes, Reason: c.kind})
+		recordCapped(g.w.rec, i, len(changes), "changed",
+			ledger.Event{Type: ledger.RootReverted, Iteration: it, Path: c.path, Nodes: g.nodes, Reason: c.kind})
 	}
 	return paths
+}
+
+// recordCapped records e, the event of the i-th of n paths, when i is
+// below maxRootEvents; at maxRootEvents it records instead one that
+// counts the rest (what says what happened to them).
+func recordCapped(rec *ledger.Recorder, i, n int, what string, e ledger.Event) {
+	switch {
+	case i < maxRootEvents:
+		rec.Record(e)
+	case i == maxRootEvents:
+		e.Path, e.Reason = fmt.Sprintf("(%d more)", n-i), what
+		rec.Record(e)
+	}
 }
 
 // listed names up to 5 paths and counts the rest.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/storage/memory"
 
-	"github.com/loop-action/loop-action/internal/gate/evidence"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
@@ -43,11 +42,9 @@ type run struct {
 	history    string // the history file
 	tmp        string // prompt files
 	escalate   string // why the run escalates, once a reason arose
-	summary    string // the summary of the iteration not yet saved
 	iso        *isolate.Manager
 	mask       func(string) string
 	objects    *memory.Storage   // the root's content before waves of isolated nodes (rootGuard)
-	void       []string          // why the current iteration's measurement cannot count
 	files      *FileCommands     // the job's file commands, put back after each wave
 	finished   bool              // the run was over when this process took it: saves keep the stored workspace
 	interrupt  bool              // the run was stopped mid-iteration: its last save reads nothing of the loop root
@@ -55,19 +52,16 @@ type run struct {
 	edits      sync.Mutex        // openai builders apply their edits one at a time (openai.go)
 	refusals   map[string]string // why each openai builder's last edits were not applied, for its next prompt
 
-	guardCache guardCache  // what the scans of the guarded paths read (protect.go)
-	settled    *guardState // what the guarded paths hold since the last guard's revert, if known (guard.go)
-	beside     *guardState // the guarded paths as the measurement's checks left them, scanned beside the snapshot (guard.go)
+	guardCache guardCache // what the scans of the guarded paths read (protect.go)
 
 	// ctx is the run's context (its deadline and signals) for the walks of
 	// the loop root made outside a step that takes one (an openai node's
 	// context files), and guards what the guards' scans and reverts run
-	// under (see guardContext); drive sets both.
+	// under (see guardsContext); drive bounds both.
 	ctx, guards context.Context
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed
-	scrubbed     []string            // ignored paths removed before the current iteration's measurement
 }
 
 // Run opens a session on the run opts.RunID (see Open), runs it and closes
@@ -117,7 +111,7 @@ func (s *Session) Run(ctx context.Context) (_ Outcome, err error) {
 	r.mask = Masker(s.opts.Config, s.opts.Env)
 	r.rec = ledger.NewRecorder(r.cp.LedgerEvents, r.now, r.opts.Progress)
 	r.rec.Mask(r.mask)
-	r.maxIter = r.iterationCap()
+	r.maxIter = iterationCap(s.opts)
 	if over := r.over(); over {
 		if r.cp.Status != state.Success {
 			return outcome(r.cp, false, ""), nil
@@ -134,9 +128,9 @@ func (s *Session) Run(ctx context.Context) (_ Outcome, err error) {
 func (s *Session) start(r *run) *state.Checkpoint {
 	switch {
 	case s.cp == nil:
-		return r.newCheckpoint()
+		return newCheckpoint(r.opts, r.now())
 	case s.generation != "":
-		cp := r.newCheckpoint()
+		cp := newCheckpoint(r.opts, r.now())
 		cp.LastCommentID = s.cp.LastCommentID // commands already handled stay handled
 		return cp
 	}
@@ -150,11 +144,11 @@ func prepare(opts Options) *run {
 		r.now = time.Now
 	}
 	r.started = r.now()
+	r.ctx, r.guards = context.Background(), context.Background() // until drive bounds them
 	r.hasher = workspace.NewHasherWith(opts.Root, checkout(opts))
 	r.guardCache = guardCache{files: workspace.NewScanCache(), git: workspace.NewScanCache()}
 	if r.collector == nil {
-		r.collector = &evidence.Collector{Root: opts.Root, Env: CheckEnv(WithoutAPIKeys(opts.Config, opts.Env)), Hasher: r.hasher,
-			Beside: r.scanBeside}
+		r.collector = checkCollector(opts.Config, opts.Root, opts.Env, r.hasher)
 	}
 	if r.providers == nil {
 		r.providers = map[string]Provider{}
@@ -162,18 +156,18 @@ func prepare(opts Options) *run {
 			r.providers[name] = newProvider(name, p)
 		}
 	}
-	r.iso = r.isolation()
+	r.iso = isolation(opts.Config, opts.Root)
 	r.history = filepath.Join(opts.Root, ".loop", "history", filepath.FromSlash(opts.RunID)+".md")
 	r.tmp = filepath.Join(opts.Root, ".loop", "tmp", strings.ReplaceAll(opts.RunID, "/", "_"))
 	return r
 }
 
-func (r *run) newCheckpoint() *state.Checkpoint {
-	sum := sha256.Sum256(r.cfg.Source)
-	now := r.now().UTC()
+func newCheckpoint(opts Options, now time.Time) *state.Checkpoint {
+	sum := sha256.Sum256(opts.Config.Source)
+	now = now.UTC()
 	return &state.Checkpoint{
-		Version: state.Version, RunID: r.opts.RunID, Loop: r.cfg.Name,
-		ConfigFile: r.cfg.File, ConfigHash: hex.EncodeToString(sum[:]), Commit: r.opts.Commit,
+		Version: state.Version, RunID: opts.RunID, Loop: opts.Config.Name,
+		ConfigFile: opts.Config.File, ConfigHash: hex.EncodeToString(sum[:]), Commit: opts.Commit,
 		Status: state.Running, StartedAt: now, UpdatedAt: now,
 	}
 }
@@ -193,11 +187,11 @@ func initMaps(cp *state.Checkpoint) {
 }
 
 // iterationCap is the cap in force: --max-iterations, else the config's.
-func (r *run) iterationCap() int {
-	if r.opts.MaxIterations > 0 {
-		return r.opts.MaxIterations
+func iterationCap(opts Options) int {
+	if opts.MaxIterations > 0 {
+		return opts.MaxIterations
 	}
-	return r.cfg.Stop.MaxIterations
+	return opts.Config.Stop.MaxIterations
 }
 
 // over reports whether the run has already ended for good. A run stopped
@@ -245,31 +239,15 @@ func (r *run) raisedBudget(st state.Status) string {
 // files they read.
 const guardGrace = 10 * time.Second
 
-// guardContext is the context of the guards' scans and reverts: the
-// run's signals, and its wall-clock deadline plus guardGrace.
-func (r *run) guardContext() context.Context {
-	if r.guards == nil {
-		return context.Background()
-	}
-	return r.guards
-}
-
-// guardsContext makes the guards' context of a drive under parent (see
-// guardContext).
+// guardsContext makes the guards' context of a drive under parent
+// (run.guards): the run's signals, and its wall-clock deadline plus
+// guardGrace.
 func (r *run) guardsContext(parent context.Context) (context.Context, context.CancelFunc) {
 	if !r.cfg.Stop.MaxWallClock.IsSet() {
 		return context.WithCancel(parent)
 	}
 	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
 	return context.WithDeadlineCause(parent, r.now().Add(left+guardGrace), errWallClock)
-}
-
-// walkContext is r.ctx, or the background before drive set it.
-func (r *run) walkContext() context.Context {
-	if r.ctx == nil {
-		return context.Background()
-	}
-	return r.ctx
 }
 
 // wallUsed is the wall clock the run has used, this process included.
@@ -296,10 +274,22 @@ func (r *run) logf(format string, args ...any) {
 
 // relative names a path inside the loop root relative to it, so that the
 // ledger does not carry machine paths.
-func (r *run) relative(path string) string {
-	rel, err := filepath.Rel(r.opts.Root, path)
+func relative(root, path string) string {
+	rel, err := filepath.Rel(root, path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return path
 	}
 	return filepath.ToSlash(rel)
+}
+
+// testStep, which only tests set, is called at the steps of an iteration
+// a test acts between: "published" (a wave's guard and publication are
+// done) and "swept" (the measurement's sweep is done). The binary leaves
+// it nil.
+var testStep func(r *run, step string)
+
+func (r *run) step(name string) {
+	if testStep != nil {
+		testStep(r, name)
+	}
 }

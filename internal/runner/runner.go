@@ -28,6 +28,20 @@
 // measures only what a commit can carry: ignored files created or changed
 // since the session started (by agents, or by earlier checks running
 // their code) are removed before every measurement (uncarried.go).
+//
+// An iteration is a sequence of values (iteration.go): each wave's plan
+// (planWave) and the waves' outcomes (dispatched), the measurement, the
+// ruling on it, and the summary its checkpoint saves. What it holds while
+// it runs lives in an iteration made for it, the guarded paths' state in
+// its watch (guard.go), never on the run, so nothing of one iteration
+// reaches the next but through the checkpoint.
+//
+// Two mechanisms are ours where go-git might seem to do them: the loop
+// root's line-ending settings are read with `git config` (ReadCheckout),
+// as go-git's configuration does not resolve the system's and the user's
+// files, includes and GIT_CONFIG_* the way git does; and a file of the
+// root's object store whose stat changed is checked by hashing it once
+// (intactObject), where go-git's storers would parse and load it.
 package runner
 
 import (
@@ -108,8 +122,6 @@ type Options struct {
 	// (iteration, verdicts, spend). cp is the run's own: read it during the
 	// call, copy what is kept, change nothing. The run waits for it.
 	Checkpointed func(cp *state.Checkpoint)
-
-	phases phaseClock // times the phases of each iteration (benchmarks); nil times nothing
 }
 
 // DroppedDecision is a review decision VerifyDecisions did not let stand.

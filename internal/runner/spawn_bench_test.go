@@ -178,17 +178,8 @@ type spawnMeter struct {
 	last    time.Time
 	loop    []time.Duration
 	floor   []time.Duration
-	setsid  []time.Duration          // the floor with each process in a session of its own
-	durable func() error             // waits for the store's background work, if it has any
-	phases  map[string]time.Duration // summed over the iterations measured
-}
-
-// phase is the run's phase clock: it sums each phase's time over the
-// iterations measured (the baseline measurement before them is left out).
-func (m *spawnMeter) phase(name string, took time.Duration) {
-	if !m.last.IsZero() {
-		m.phases[name] += took
-	}
+	setsid  []time.Duration // the floor with each process in a session of its own
+	durable func() error    // waits for the store's background work, if it has any
 }
 
 // saved is the run's Checkpointed hook: the time since the last one
@@ -219,8 +210,6 @@ func (m *spawnMeter) saved(cp *state.Checkpoint) {
 				continue
 			}
 			m.floor = append(m.floor, agents+checks)
-			m.phases["floor-agents"] += agents
-			m.phases["floor-checks"] += checks
 		}
 	}
 	m.last = time.Now()
@@ -239,9 +228,6 @@ func (m *spawnMeter) report(b *testing.B) {
 	b.ReportMetric(float64(l)/float64(f), "ratio")
 	b.ReportMetric(float64(ss.Microseconds())/1e3/n, "floor-setsid-ms/op")
 	b.ReportMetric(float64(l)/float64(ss), "ratio-setsid")
-	for name, d := range m.phases {
-		b.ReportMetric(float64(d.Microseconds())/1e3/n, name+"-ms/op")
-	}
 }
 
 // benchSpawn runs b.N iterations of the spawn workload with the agent
@@ -259,14 +245,13 @@ func benchSpawn(b *testing.B, script string, nodes int, run string, store func(r
 	root := spawnRoot(b)
 	env := os.Environ()
 	m := &spawnMeter{tb: b, agent: agent, cfg: cfg, root: root, env: CheckEnv(env),
-		phases: map[string]time.Duration{},
-		reqs:   &requests{Provider: provider.Command{Name: "agent", Spec: cfg.Providers["agent"]}, last: map[string]provider.Request{}}}
+		reqs: &requests{Provider: provider.Command{Name: "agent", Spec: cfg.Providers["agent"]}, last: map[string]provider.Request{}}}
 	st := store(root)
 	if d, ok := st.(interface{ Durable() error }); ok {
 		m.durable = d.Durable
 	}
 	opts := Options{Config: cfg, Root: root, RunID: "bench/spawn", Store: st, Env: env,
-		Providers: map[string]Provider{"agent": m.reqs}, Checkpointed: m.saved, phases: m.phase}
+		Providers: map[string]Provider{"agent": m.reqs}, Checkpointed: m.saved}
 	out, err := Run(context.Background(), opts)
 	if err != nil || out.Iteration != b.N {
 		b.Fatalf("run: %v, %d iterations of %d (%s)", err, out.Iteration, b.N, out.Detail)

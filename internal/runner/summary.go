@@ -13,9 +13,9 @@ import (
 // what is newly satisfied, what was REVOKED, what still fails and why,
 // stages closed and spend. It is built from measurements only, never from
 // what a node said.
-func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []string, spentBefore state.Spend) string {
+func (r *iteration) summarize(d dispatched, ru ruling, closed []string, spentBefore state.Spend) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Iteration %d\n\n", it)
+	fmt.Fprintf(&b, "### Iteration %d\n\n", r.n)
 	b.WriteString("- ran: " + listOr(ranList(d.runs), "nothing") + "\n")
 	if skipped := skipList(d.runs); len(skipped) > 0 {
 		b.WriteString("- skipped: " + strings.Join(skipped, "; ") + "\n")
@@ -35,22 +35,9 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 	if len(r.scrubbed) > 0 {
 		b.WriteString("- ignored files removed before measuring (no commit carries them): " + listed(r.scrubbed) + "\n")
 	}
-	was := map[string]bool{}
-	for _, v := range before {
-		was[v.Goal] = v.Satisfied
-	}
-	var newly, revoked []string
-	for _, v := range r.cp.Verdicts {
-		switch {
-		case v.Satisfied && !was[v.Goal]:
-			newly = append(newly, v.Goal)
-		case !v.Satisfied && was[v.Goal]:
-			revoked = append(revoked, v.Goal)
-		}
-	}
-	b.WriteString("- newly satisfied: " + listOr(newly, "none") + "\n")
-	if len(revoked) > 0 {
-		b.WriteString("- REVOKED: " + strings.Join(revoked, ", ") + "\n")
+	b.WriteString("- newly satisfied: " + listOr(ru.newly, "none") + "\n")
+	if len(ru.revoked) > 0 {
+		b.WriteString("- REVOKED: " + strings.Join(ru.revoked, ", ") + "\n")
 	}
 	r.failing(&b)
 	if len(closed) > 0 {
@@ -64,7 +51,7 @@ func (r *run) summarize(it int, d dispatched, before []gate.Verdict, closed []st
 
 // failing lists every check of every goal that does not pass, with its
 // evidence line.
-func (r *run) failing(b *strings.Builder) {
+func (r *iteration) failing(b *strings.Builder) {
 	var lines []string
 	for gi, v := range r.cp.Verdicts {
 		for _, c := range v.Checks {

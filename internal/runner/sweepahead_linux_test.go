@@ -76,11 +76,11 @@ func rewriterBesideTheSweep(t *testing.T, i, children int) {
 	mustWrite(t, run, "exit 1\n")
 	t.Cleanup(func() { killPidFile(pidFile) })
 	aliveAfterSweep := false
-	h.opts.phases = func(phase string, _ time.Duration) {
-		if _, err := os.Stat(pidFile); err == nil && phase == "sweep" { // the wait for the sweep, before the scrub
+	h.onStep(func(step string) {
+		if _, err := os.Stat(pidFile); err == nil && step == "swept" { // the wait for the sweep, before the scrub
 			aliveAfterSweep = aliveAfterSweep || alive(t, pidFile)
 		}
-	}
+	})
 	if out := h.run(context.Background()); out.Success {
 		t.Errorf("run %d: the rewriter's writes made the run succeed", i)
 	}

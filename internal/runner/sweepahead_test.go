@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -27,12 +26,12 @@ func TestScrubKeepsTheWaveGuardsBaseline(t *testing.T) {
 	mustWrite(t, filepath.Join(h.root, ".gitignore"), "build/\n")
 	run := filepath.Join(h.root, "checks", "run.sh")
 	mustWrite(t, run, "exit 1\n")
-	h.opts.phases = func(phase string, _ time.Duration) {
-		if phase == "publish" { // the wave's last phase, after its guard
+	h.onStep(func(step string) {
+		if step == "published" { // the wave's last step, after its guard
 			mustWrite(t, run, "exit 0\n")
 			mustWrite(t, filepath.Join(h.root, "build", "planted"), "x\n")
 		}
-	}
+	})
 	if out := h.run(context.Background()); out.Success {
 		t.Error("the rewrite made after the wave's guard made the run succeed")
 	}

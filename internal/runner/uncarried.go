@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -36,38 +35,38 @@ func (r *run) uncarriedBase(ctx context.Context) {
 // void when it cannot tell or cannot remove one. The caller has just
 // killed whatever agents left running (process.Sweep, whose error is
 // swept), so nothing writes there once it is done.
-func (r *run) scrubUncarried(ctx context.Context, it int, swept error) {
+func (r *iteration) scrubUncarried(ctx context.Context, swept error) {
 	if swept != nil {
 		r.unfit("processes agents started were still running before the ignored files were checked: " + swept.Error())
 	}
-	if r.uncarried == nil && r.uncarriedErr == nil {
-		r.uncarriedBase(ctx) // a session that measures before any agent runs
+	if r.run.uncarried == nil && r.run.uncarriedErr == nil {
+		r.run.uncarriedBase(ctx) // a session that measures before any agent runs
 		return
 	}
-	if r.uncarriedErr != nil {
-		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.uncarriedErr.Error())
+	if r.run.uncarriedErr != nil {
+		r.unfit("the ignored files of the loop root could not be listed when the session started: " + r.run.uncarriedErr.Error())
 		return
 	}
-	now, err := workspace.ScanUncarried(ctx, r.opts.Root)
+	now, err := workspace.ScanUncarried(ctx, r.run.opts.Root)
 	if err != nil {
 		r.unfit("the ignored files of the loop root could not be listed before measuring: " + err.Error())
 		return
 	}
-	changes := r.uncarried.Changed(now)
+	changes := r.run.uncarried.Changed(now)
 	if len(changes) == 0 {
 		return
 	}
-	r.settled = r.settled.without(pathsOf(changes)) // a removed path may be guarded
-	if failed := r.removeUncarried(it, changes); len(failed) > 0 {
+	r.w.settled = r.w.settled.without(pathsOf(changes)) // a removed path may be guarded
+	if failed := r.removeUncarried(changes); len(failed) > 0 {
 		r.unfit("ignored files that changed since the session started could not be removed before measuring: " + listed(failed))
 	}
 }
 
 // removeUncarried removes each changed path (through the writer, which
-// never follows a link) and records it, up to maxRootEvents events. It
+// never follows a link) and records it (recordCapped). It
 // returns the paths it could not remove.
-func (r *run) removeUncarried(it int, changes []workspace.UncarriedChange) []string {
-	w, err := workspace.OpenWriter(r.opts.Root)
+func (r *iteration) removeUncarried(changes []workspace.UncarriedChange) []string {
+	w, err := workspace.OpenWriter(r.run.opts.Root)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -78,13 +77,8 @@ func (r *run) removeUncarried(it int, changes []workspace.UncarriedChange) []str
 		if err := w.Remove(c.Path); err != nil {
 			what, failed = what+"; removing it failed: "+err.Error(), append(failed, c.Path)
 		}
-		switch {
-		case i < maxRootEvents:
-			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it, Path: c.Path, Reason: what})
-		case i == maxRootEvents:
-			r.rec.Record(ledger.Event{Type: ledger.UncarriedRemoved, Iteration: it,
-				Path: fmt.Sprintf("(%d more)", len(changes)-i), Reason: "created or changed"})
-		}
+		recordCapped(r.rec, i, len(changes), "created or changed",
+			ledger.Event{Type: ledger.UncarriedRemoved, Iteration: r.n, Path: c.Path, Reason: what})
 	}
 	r.scrubbed = append(r.scrubbed, pathsOf(changes)...)
 	return slices.Clip(failed)

@@ -19,18 +19,18 @@ import (
 // unfit records why the current iteration's measurement cannot count, and
 // escalates the run: what could not be put back may still be there at
 // the next measurement.
-func (r *run) unfit(why string) {
+func (r *iteration) unfit(why string) {
 	r.void = append(r.void, why)
-	if r.escalate == "" {
-		r.escalate = why
+	if r.run.escalate == "" {
+		r.run.escalate = why
 	}
 }
 
 // guardedWhileMeasuring puts back what changed in the guarded paths since
 // before was taken, while the evidence was collected, and says why the
 // measurement is void, or "".
-func (r *run) guardedWhileMeasuring(it int, before guardState) string {
-	rv := r.revert(it, nil, before, " while the evidence was collected")
+func (r *iteration) guardedWhileMeasuring(before guardState) string {
+	rv := r.w.revert(r.n, nil, before, " while the evidence was collected")
 	if r.guardsStopped(rv.failed, "") {
 		return "the run stopped before the guarded paths were checked after measuring"
 	}
@@ -92,6 +92,6 @@ func voided(verdicts []gate.Verdict, why string) []gate.Verdict {
 }
 
 // recordVoid records that the measurement of iteration it is void.
-func (r *run) recordVoid(it int, why string) {
-	r.rec.Record(ledger.Event{Type: ledger.MeasurementVoid, Iteration: it, Reason: why})
+func (r *iteration) recordVoid(why string) {
+	r.rec.Record(ledger.Event{Type: ledger.MeasurementVoid, Iteration: r.n, Reason: why})
 }

@@ -1,11 +1,16 @@
 package runner
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/ledger"
 )
 
 // TestVoidedSatisfiesNothing: a void measurement fails every check, even
@@ -45,4 +50,38 @@ func cloneVerdicts(vs []gate.Verdict) []gate.Verdict {
 		out[i] = v
 	}
 	return out
+}
+
+// TestVoidEndsWithItsIteration: what makes one iteration's measurement
+// void (here: a guarded path rewritten after the wave's guard, in
+// iteration 1 only) does not reach the next iteration, whose measurement
+// counts and lets the run succeed. Each iteration starts with nothing of
+// the last but its checkpoint.
+func TestVoidEndsWithItsIteration(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(oneBuilder("test -f done"), "max_iterations = 1", "max_iterations = 3", 1)
+	h := newHarness(t, src, map[string]Provider{"a": touch("done", 0)})
+	h.opts.Env = os.Environ()
+	guarded := filepath.Join(h.root, "checks", "run.sh")
+	mustWrite(t, guarded, "exit 1\n")
+	rewrites := 0
+	h.onStep(func(step string) {
+		if step == "published" && rewrites == 0 {
+			rewrites++
+			mustWrite(t, guarded, "exit 0\n")
+		}
+	})
+	out := h.run(context.Background())
+	if !out.Success || out.Iteration != 2 {
+		t.Errorf("outcome %s after %d iterations, want success after 2 (%s)", out.Status, out.Iteration, out.Detail)
+	}
+	var void []int
+	for _, e := range h.events() {
+		if e.Type == ledger.MeasurementVoid {
+			void = append(void, e.Iteration)
+		}
+	}
+	if diff := cmp.Diff([]int{1}, void); diff != "" {
+		t.Errorf("void measurements by iteration (-want +got):\n%s", diff)
+	}
 }
