@@ -25,43 +25,37 @@ const (
 	outcomeKept    = "kept" // deliver: none
 )
 
-// deliver puts work the gate certified, which the head does not carry,
-// where dv.mode says; the head gets failure saying where it went. A
-// generation delivers at most once.
-func (j *job) deliver(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
-	snap := phrase.Short(cp.Snapshot)
-	switch {
-	case j.git == nil:
-		dv.say("The gate certified snapshot `%s`, but this loop-action has no git delivery: no commit can be certified, and the fix stays in the run's workspace on the state branch.", snap)
-		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, not delivered: no git delivery", snap))
-		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
-	case cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.Outcome != outcomePosted && cp.Delivery.Outcome != outcomeKept:
-		dv.say("This generation already delivered once (%s): nothing more is delivered.", cp.Delivery.Outcome)
-		j.status(ctx, s, "failure", "fix certified; this generation already delivered")
-	case dv.mode == DeliverNone:
-		dv.say("The gate certified snapshot `%s`, which %s does not carry. `deliver: none`: it stays in the run's workspace on the state branch (`/loop push` pushes it).", snap, phrase.Short(s.head))
-		j.status(ctx, s, "failure", fmt.Sprintf("fix certified (snapshot %s), not delivered (deliver: none)", snap))
-		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: DeliverNone, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
-	case dv.mode == DeliverComment:
-		j.postDiff(ctx, s, cp, dv, "`deliver: comment`: nothing is pushed", "", outcomePosted)
-	default:
-		j.pushCertified(ctx, s, cp, dv)
-	}
+// conclusion carries out a delivery the status rule decided, for one
+// session and its checkpoint, and gathers what became of it in dv.
+type conclusion struct {
+	j  *job
+	s  *session
+	cp *state.Checkpoint
+	dv *delivery
 }
 
-// pushCertified builds the certified commit and pushes it: onto the
+// delivery is the record of the certified work as kept with outcome.
+func (c *conclusion) delivery(outcome string) state.Delivery {
+	return state.Delivery{Kind: kindCertified, Mode: c.dv.mode, Outcome: outcome, Base: c.s.head, Snapshot: c.cp.Snapshot, At: c.j.env.Now().UTC()}
+}
+
+// failure sets failure on the head (a pull request's) with desc.
+func (c *conclusion) failure(ctx context.Context, desc string) { c.j.status(ctx, c.s, "failure", desc) }
+
+// push builds the certified commit and pushes it: onto the
 // branch (push) or to a loop branch with a pull request (pull-request).
 // What may not be pushed is refused before anything is.
-func (j *job) pushCertified(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
+func (c *conclusion) push(ctx context.Context) {
+	j, s, dv := c.j, c.s, c.dv
 	branch, err := j.target(s, dv.mode)
 	if err != nil {
 		dv.say("Nothing was pushed: %s.", err)
 		j.status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
 		return
 	}
-	b, why := j.buildCertified(ctx, s, cp)
+	b, why := c.buildCertified(ctx)
 	if why != nil {
-		j.refuse(ctx, s, cp, dv, why)
+		c.refuse(ctx, why)
 		return
 	}
 	old := s.head
@@ -72,11 +66,11 @@ func (j *job) pushCertified(ctx context.Context, s *session, cp *state.Checkpoin
 			return
 		}
 	}
-	d, ok := j.pushFix(ctx, s, cp, dv, b, branch, old)
+	d, ok := c.pushFix(ctx, b, branch, old)
 	if ok && dv.mode == DeliverPullRequest {
-		j.openPull(ctx, s, dv, branch)
+		c.openPull(ctx, branch)
 		d.PullRequest = dv.pull
-		j.record(ctx, s, d)
+		c.record(ctx, d)
 	}
 }
 
@@ -117,9 +111,10 @@ func (j *job) pushRemote() Remote {
 // flight is recorded (a job that dies while pushing leaves the record, so
 // the next event knows the commit). The delivered commit gets success;
 // the head, failure saying where the fix went.
-func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, b *Built, branch, old string) (state.Delivery, bool) {
-	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomePushing, Ref: branch, SHA: b.SHA, Base: s.head,
-		Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
+func (c *conclusion) pushFix(ctx context.Context, b *Built, branch, old string) (state.Delivery, bool) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
+	d := c.delivery(outcomePushing)
+	d.Ref, d.SHA = branch, b.SHA
 	if err := s.run.RecordDelivery(ctx, d); err != nil {
 		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", j.errText(s, err))
 		j.status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
@@ -150,7 +145,7 @@ func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv 
 			j.status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
 		}
 	}
-	j.record(ctx, s, d)
+	c.record(ctx, d)
 	return d, d.Outcome == outcomePushed
 }
 
@@ -163,9 +158,9 @@ func orShort(sha, none string) string {
 
 // record saves where the work went; a failure is a warning (the push is
 // done, or was never made).
-func (j *job) record(ctx context.Context, s *session, d state.Delivery) {
-	if err := s.run.RecordDelivery(ctx, d); err != nil {
-		j.a.Warningf("record the delivery: %s", j.mask(err.Error()))
+func (c *conclusion) record(ctx context.Context, d state.Delivery) {
+	if err := c.s.run.RecordDelivery(ctx, d); err != nil {
+		c.j.a.Warningf("record the delivery: %s", c.j.mask(err.Error()))
 	}
 }
 

@@ -47,7 +47,8 @@ func (j *job) buildRefusal(s *session, err error) *refusal {
 // and checks that it may be pushed: no file it would change holds a
 // secret, it leaves nothing out, and its tree is exactly the snapshot the
 // gate certified (so that it may carry success).
-func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoint) (*Built, *refusal) {
+func (c *conclusion) buildCertified(ctx context.Context) (*Built, *refusal) {
+	j, s, cp := c.j, c.s, c.cp
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), ""))
 	if err != nil {
 		return nil, j.buildRefusal(s, err)
@@ -116,23 +117,24 @@ func paths(cs []Change) []string {
 
 // refuse says why certified work is not pushed, posts its diff when it
 // may be, and leaves the head failure.
-func (j *job) refuse(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, r *refusal) {
+func (c *conclusion) refuse(ctx context.Context, r *refusal) {
 	lead := "Not pushed: " + r.why
 	if r.diff {
-		j.postDiff(ctx, s, cp, dv, lead, r.status, outcomeRefused)
+		c.postDiff(ctx, lead, r.status, outcomeRefused)
 		return
 	}
-	dv.say("%s.", lead)
-	j.status(ctx, s, "failure", r.status)
-	j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
+	c.dv.say("%s.", lead)
+	c.failure(ctx, r.status)
+	c.record(ctx, c.delivery(outcomeRefused))
 }
 
 // postDiff puts the certified change in the report, as a diff with the
 // command that applies it, instead of pushing it. A diff that would carry
 // a secret is not posted either.
-func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, lead, status, outcome string) {
-	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
-	defer func() { j.record(ctx, s, d) }()
+func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
+	d := c.delivery(outcomeRefused)
+	defer func() { c.record(ctx, d) }()
 	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
 	if errors.Is(err, secret.ErrHeld) {
 		why := j.buildRefusal(s, err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/phrase"
-	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -15,7 +14,8 @@ import (
 // branch, into the branch the run is on, with the report as its body; or
 // updates the one already open from branch, so that runs never open a
 // second.
-func (j *job) openPull(ctx context.Context, s *session, dv *delivery, branch string) {
+func (c *conclusion) openPull(ctx context.Context, branch string) {
+	j, s, dv := c.j, c.s, c.dv
 	if j.client == nil {
 		dv.say("No pull request was opened for `%s`: input github-token is empty.", branch)
 		return
@@ -52,11 +52,8 @@ func partialStop(st state.Status) bool {
 // branch loop-partial/<run id> (never the pull request's), when [deliver]
 // partial asks and this job's deliver pushes. What a delivery never pushes
 // is left out of it; a secret stops it.
-func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *delivery) {
-	if !s.cfg.Deliver.Partial || !partialStop(out.Status) || dv.mode == DeliverNone || dv.mode == DeliverComment || j.git == nil {
-		return
-	}
-	cp := s.run.Checkpoint()
+func (c *conclusion) partial(ctx context.Context) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
 	branch := "loop-partial/" + s.runID
 	subject := fmt.Sprintf("loop %s: partial work at iteration %d (%s)", s.cfg.Name, cp.Iteration, cp.Status)
 	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), subject))
@@ -88,7 +85,7 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 			dv.say("Left out of it: %s.", j.shownPaths(s, b.Excluded))
 		}
 	}
-	j.record(ctx, s, d)
+	c.record(ctx, d)
 }
 
 // treeURL is where a branch of the repository is browsed.

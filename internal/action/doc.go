@@ -22,7 +22,7 @@
 // it against the comment it came from.
 //
 // It never sets loop/<name> success on a commit whose tree the gate did not
-// certify in the same job (the status rule, conclude.go), never takes a
+// certify in the same job (the status rule, decide.go), never takes a
 // success from the state branch, and never pushes a commit whose tree is
 // not the certified snapshot, one that holds a secret, one that changes
 // .loop/, protected paths or (unless allowed) workflows, or one onto the

@@ -33,7 +33,6 @@ func (j *job) mayPush(cp *state.Checkpoint) error {
 // a run).
 func (j *job) pushCommand(ctx context.Context, s *session) error {
 	cp := s.run.Checkpoint()
-	dv := delivery{mode: DeliverPush, out: runner.OutcomeOf(cp)}
 	if err := j.restoreCertified(ctx, s); err != nil {
 		return err
 	}
@@ -41,17 +40,14 @@ func (j *job) pushCommand(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	dv.out.Verdicts = verdicts
-	switch {
-	case snap != cp.Snapshot:
-		dv.say("Nothing was pushed: the workspace restored from the state branch is snapshot `%s`, not the certified `%s`.", phrase.Short(snap), phrase.Short(cp.Snapshot))
-		j.status(ctx, s, "failure", "/loop push: the stored workspace is not the certified one")
-	case !gate.OverallSuccess(s.cfg, verdicts):
-		dv.say("Nothing was pushed: measured again in this job, the gate does not hold on the certified workspace (judge checks only rule in a run: use `deliver: auto` for such a loop).")
-		j.status(ctx, s, "failure", "/loop push: the gate does not hold when measured again")
-	default:
-		j.certify(ctx, s, cp, &dv)
+	out := runner.OutcomeOf(cp)
+	out.Verdicts = verdicts
+	f := j.facts(s, fromPush, DeliverPush)
+	f.measured, f.success = snap, gate.OverallSuccess(s.cfg, verdicts)
+	if f.measured == cp.Snapshot && f.success && f.git {
+		j.readHead(s, &f)
 	}
+	dv := j.settle(ctx, s, f, delivery{mode: DeliverPush, out: out})
 	if err := j.report(ctx, s, dv.out, dv, nil, true); err != nil {
 		return err
 	}
