@@ -47,7 +47,7 @@ func (c *conclusion) failure(ctx context.Context, desc string) { c.j.status(ctx,
 // What may not be pushed is refused before anything is.
 func (c *conclusion) push(ctx context.Context) {
 	j, s, dv := c.j, c.s, c.dv
-	branch, err := j.target(s, dv.mode)
+	branch, err := c.target()
 	if err != nil {
 		dv.say("Nothing was pushed: %s.", err)
 		j.status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
@@ -77,7 +77,8 @@ func (c *conclusion) push(ctx context.Context) {
 // target is the branch a certified push goes to: the pull request's (or
 // the run's) own branch for push, a loop branch for pull-request. Never
 // the default branch, never the state branch.
-func (j *job) target(s *session, mode string) (string, error) {
+func (c *conclusion) target() (string, error) {
+	j, s, mode := c.j, c.s, c.dv.mode
 	branch := s.branch
 	if mode == DeliverPullRequest {
 		branch = fixBranch(s)

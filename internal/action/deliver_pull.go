@@ -56,21 +56,21 @@ func (c *conclusion) partial(ctx context.Context) {
 	j, s, cp, dv := c.j, c.s, c.cp, c.dv
 	branch := "loop-partial/" + s.runID
 	subject := fmt.Sprintf("loop %s: partial work at iteration %d (%s)", s.cfg.Name, cp.Iteration, cp.Status)
-	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), subject))
+	b, err := j.git.Build(ctx, c.spec(excluded(s.cfg), subject))
 	switch {
 	case err != nil:
-		dv.say("The run's work could not be kept: %s.", j.buildRefusal(s, err).why)
+		dv.say("The run's work could not be kept: %s.", c.buildRefusal(err).why)
 		return
 	case len(b.Changes) == 0:
 		dv.say("The run changed nothing worth keeping on `%s`.", branch)
 		return
 	}
-	if why := j.secretRefusal(s, paths(b.Changes)); why != nil {
+	if why := c.secretRefusal(paths(b.Changes)); why != nil {
 		dv.say("The run's work was not kept: %s.", why.why)
 		return
 	}
 	d := state.Delivery{Kind: kindPartial, Mode: DeliverPush, Outcome: outcomePushed, Ref: branch, SHA: b.SHA, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
-	switch err := j.pushOver(ctx, b, branch); {
+	switch err := c.pushOver(ctx, b, branch); {
 	case errors.Is(err, ErrMoved):
 		d.Outcome = outcomeMoved
 		dv.say("The run's work was not kept: `%s` moved while it was pushed.", branch)
@@ -80,22 +80,24 @@ func (c *conclusion) partial(ctx context.Context) {
 	default:
 		dv.partial = branch
 		dv.say("The run stopped without success (%s: %s). Its work at iteration %d is kept on [`%s`](%s) as %s; it is not certified.",
-			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, j.treeURL(branch), phrase.Short(b.SHA))
+			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, c.treeURL(branch), phrase.Short(b.SHA))
 		if len(b.Excluded) > 0 {
-			dv.say("Left out of it: %s.", j.shownPaths(s, b.Excluded))
+			dv.say("Left out of it: %s.", c.shownPaths(b.Excluded))
 		}
 	}
 	c.record(ctx, d)
 }
 
 // treeURL is where a branch of the repository is browsed.
-func (j *job) treeURL(branch string) string {
+func (c *conclusion) treeURL(branch string) string {
+	j := c.j
 	return fmt.Sprintf("%s/%s/%s/tree/%s", strings.TrimSuffix(j.ctx.ServerURL, "/"), j.owner, j.repo, branch)
 }
 
 // pushOver pushes b to branch where it is now: a compare-and-swap on the
 // tip read just before ("" when the branch does not exist yet).
-func (j *job) pushOver(ctx context.Context, b *Built, branch string) error {
+func (c *conclusion) pushOver(ctx context.Context, b *Built, branch string) error {
+	j := c.j
 	old, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch)
 	if err != nil {
 		return err
