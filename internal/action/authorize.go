@@ -41,9 +41,9 @@ func (j *job) authorizeJob(ctx context.Context) error {
 	if !az.proceed {
 		az.head = ""
 	}
-	j.output("proceed", fmt.Sprint(az.proceed))
-	j.output("head-sha", az.head)
-	j.output("summary", az.summary)
+	j.pub().output("proceed", fmt.Sprint(az.proceed))
+	j.pub().output("head-sha", az.head)
+	j.pub().output("summary", az.summary)
 	if err == nil {
 		j.a.Noticef("%s", az.summary)
 	}

@@ -57,7 +57,7 @@ func (j *job) mode(s *session) string {
 // record (a run that succeeded is measured again instead: see generation).
 func (j *job) conclude(ctx context.Context, s *session, out runner.Outcome) delivery {
 	f := j.facts(s, fromRun, j.mode(s))
-	f.ran, f.beside, f.status, f.told, f.partial = out.Ran, s.beside, out.Status, j.statusText(out), s.cfg.Deliver.Partial
+	f.ran, f.beside, f.status, f.told, f.partial = out.Ran, s.beside, out.Status, statusText(out), s.cfg.Deliver.Partial
 	if out.Ran && out.Status == state.Success {
 		j.readHead(s, &f)
 	}
@@ -101,9 +101,9 @@ func (j *job) settle(ctx context.Context, s *session, f facts, dv delivery) deli
 	}
 	switch {
 	case a.success:
-		j.setStatus(ctx, s, s.head, "success", desc)
+		j.pub().setStatus(ctx, s, s.head, "success", desc)
 	case a.status != "":
-		j.status(ctx, s, a.status, desc)
+		j.pub().status(ctx, s, a.status, desc)
 	}
 	if a.record {
 		c.record(ctx, c.delivery(outcomeKept))
@@ -176,7 +176,7 @@ func (j *job) measureNow(ctx context.Context, s *session, decisions []gate.Decis
 	var ev gate.Evidence
 	var verdicts []gate.Verdict
 	var err error
-	j.untrusted(func() { ev, verdicts, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ, j.checkout) })
+	j.log().untrusted(func() { ev, verdicts, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ, j.checkout) })
 	if err != nil {
 		return nil, "", err
 	}

@@ -40,7 +40,9 @@ func (c *conclusion) delivery(outcome string) state.Delivery {
 }
 
 // failure sets failure on the head (a pull request's) with desc.
-func (c *conclusion) failure(ctx context.Context, desc string) { c.j.status(ctx, c.s, "failure", desc) }
+func (c *conclusion) failure(ctx context.Context, desc string) {
+	c.j.pub().status(ctx, c.s, "failure", desc)
+}
 
 // push builds the certified commit and pushes it: onto the
 // branch (push) or to a loop branch with a pull request (pull-request).
@@ -50,7 +52,7 @@ func (c *conclusion) push(ctx context.Context) {
 	branch, err := c.target()
 	if err != nil {
 		dv.say("Nothing was pushed: %s.", err)
-		j.status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
+		j.pub().status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
 		return
 	}
 	b, why := c.buildCertified(ctx)
@@ -62,7 +64,7 @@ func (c *conclusion) push(ctx context.Context) {
 	if branch != s.branch {
 		if old, err = j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch); err != nil {
 			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, j.errText(s, err))
-			j.status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
+			j.pub().status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
 			return
 		}
 	}
@@ -118,11 +120,11 @@ func (c *conclusion) pushFix(ctx context.Context, b *Built, branch, old string) 
 	d.Ref, d.SHA = branch, b.SHA
 	if err := s.run.RecordDelivery(ctx, d); err != nil {
 		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", j.errText(s, err))
-		j.status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
+		j.pub().status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
 		return d, false
 	}
 	if branch == s.branch {
-		j.status(ctx, s, "pending", "delivering the fix to this branch")
+		j.pub().status(ctx, s, "pending", "delivering the fix to this branch")
 	}
 	err := b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
 	switch {
@@ -130,20 +132,20 @@ func (c *conclusion) pushFix(ctx context.Context, b *Built, branch, old string) 
 		d.Outcome = outcomeMoved
 		dv.say("**The branch moved; nothing pushed.** `%s` is no longer at %s, so the fix (snapshot `%s`) was not pushed and nothing was overwritten; the next event on the new head starts a new generation.",
 			branch, orShort(old, "(absent)"), phrase.Short(cp.Snapshot))
-		j.status(ctx, s, "failure", "the branch moved; nothing pushed")
+		j.pub().status(ctx, s, "failure", "the branch moved; nothing pushed")
 	case err != nil:
 		d.Outcome = outcomeFailed
 		dv.say("The push to `%s` failed: %s. Nothing was delivered.", branch, j.errText(s, err))
 		j.a.Warningf("push the certified fix to %s: %s", branch, j.mask(err.Error()))
-		j.status(ctx, s, "failure", "the fix could not be pushed")
+		j.pub().status(ctx, s, "failure", "the fix could not be pushed")
 	default:
 		d.Outcome = outcomePushed
 		dv.success, dv.sha, dv.ref = true, b.SHA, branch
 		dv.say("**Fixed in %s, pushed to `%s`.** Its tree is the certified snapshot `%s`, so it carries `loop/%s` success; %s does not.",
 			phrase.Short(b.SHA), branch, phrase.Short(cp.Snapshot), s.cfg.Name, phrase.Short(s.head))
-		j.setStatus(ctx, s, b.SHA, "success", certifiedText(cp))
+		j.pub().setStatus(ctx, s, b.SHA, "success", certifiedText(cp))
 		if branch == s.branch {
-			j.status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
+			j.pub().status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
 		}
 	}
 	c.record(ctx, d)

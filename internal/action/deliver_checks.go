@@ -141,21 +141,21 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 	if errors.Is(err, secret.ErrHeld) {
 		why := c.buildRefusal(err)
 		dv.say("%s. Not posted either: %s.", lead, why.why)
-		j.status(ctx, s, "failure", why.status)
+		j.pub().status(ctx, s, "failure", why.status)
 		return
 	}
 	var patch string
 	if err == nil {
 		if why := c.secretRefusal(paths(b.Changes)); why != nil {
 			dv.say("%s. Not posted either: %s.", lead, why.why)
-			j.status(ctx, s, "failure", why.status)
+			j.pub().status(ctx, s, "failure", why.status)
 			return
 		}
 		patch, err = b.Patch()
 	}
 	if err != nil {
 		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
-		j.status(ctx, s, "failure", "fix certified, not delivered")
+		j.pub().status(ctx, s, "failure", "fix certified, not delivered")
 		return
 	}
 	where := "comment"
@@ -165,7 +165,7 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 	dv.diff, dv.apply, d.Outcome = j.scanner(s.cfg).mask(patch), c.applyCommand(), outcome
 	dv.say("%s. The certified change (snapshot `%s`, %s) is below, with the command that applies it to a clone.",
 		lead, phrase.Short(cp.Snapshot), phrase.Plural(len(b.Changes), "path", "paths"))
-	j.status(ctx, s, "failure", or(status, "fix posted as a diff in the "+where))
+	j.pub().status(ctx, s, "failure", or(status, "fix posted as a diff in the "+where))
 }
 
 // applyCommand applies the run's certified workspace to a clone.

@@ -21,7 +21,7 @@ func (c *conclusion) openPull(ctx context.Context, branch string) {
 		return
 	}
 	title := fmt.Sprintf("loop %s: certified work of run %s", s.cfg.Name, s.runID)
-	r := j.newReport(ctx, s, dv.out)
+	r := j.pub().newReport(ctx, s, dv.out)
 	r.Delivery = dv.notes
 	_, body, _ := strings.Cut(r.Markdown(commentLimit), "\n") // without the sticky marker
 	n, err := j.client.OpenPullFor(ctx, j.owner, j.repo, branch)
@@ -34,12 +34,12 @@ func (c *conclusion) openPull(ctx context.Context, branch string) {
 	if err != nil {
 		j.a.Warningf("open the pull request from %s: %s", branch, j.mask(err.Error()))
 		dv.say("The pull request from `%s` into `%s` could not be opened or updated (%s).", branch, s.branch, j.errText(s, err))
-		j.status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
+		j.pub().status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
 		return
 	}
 	dv.pull = n
 	dv.say("**Fix in pull request #%d**, from `%s` into `%s`.", n, branch, s.branch)
-	j.status(ctx, s, "failure", fmt.Sprintf("fix in pull request #%d", n))
+	j.pub().status(ctx, s, "failure", fmt.Sprintf("fix in pull request #%d", n))
 }
 
 // partialStop reports whether a run stopped for good without success:

@@ -207,14 +207,14 @@ func (j *job) ignoredComment(ev map[string]any) string {
 func (j *job) skip(summary string) {
 	summary = oneLine(j.mask(summary))
 	j.a.Noticef("%s", summary)
-	j.output("success", "false")
-	j.output("summary", summary)
+	j.pub().output("success", "false")
+	j.pub().output("summary", summary)
 }
 
 // skipRun is skip for a job that opened run s: run-id names it.
 func (j *job) skipRun(s *session, summary string) {
 	j.skip(summary)
-	j.output("run-id", s.runID)
+	j.pub().output("run-id", s.runID)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

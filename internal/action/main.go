@@ -53,6 +53,7 @@ type job struct {
 	// time between two progress edits (0 is progressInterval).
 	jlog          *jobLog
 	progressEvery time.Duration
+	publisher     *publisher // see pub
 }
 
 // Main runs the action: it reads the runner's contract, handles the event

@@ -87,7 +87,7 @@ func TestRunOutcomeReports(t *testing.T) {
 			if !tt.out.Success {
 				dv = m.j.conclude(context.Background(), m.s, tt.out)
 			}
-			err := m.j.report(context.Background(), m.s, tt.out, dv, tt.evs, tt.refresh)
+			err := m.j.pub().report(context.Background(), m.s, tt.out, dv, tt.evs, tt.refresh)
 			if (err != nil) != (tt.reportErr != nil) {
 				t.Fatalf("report: %v, want an error: %t", err, tt.reportErr != nil)
 			}

@@ -48,7 +48,7 @@ func (j *job) pushCommand(ctx context.Context, s *session) error {
 		j.readHead(s, &f)
 	}
 	dv := j.settle(ctx, s, f, delivery{mode: DeliverPush, out: out})
-	if err := j.report(ctx, s, dv.out, dv, nil, true); err != nil {
+	if err := j.pub().report(ctx, s, dv.out, dv, nil, true); err != nil {
 		return err
 	}
 	return j.unsuccessful(dv.out, dv)

@@ -76,10 +76,10 @@ func requestedEver(reqs []reviewRequest, goal, snapshot string) bool {
 
 // postReviewRequest asks for a review of goal on snapshot in a comment of
 // its own (so people are notified), and returns the request.
-func (j *job) postReviewRequest(ctx context.Context, s *session, goal, snapshot, question string) (reviewRequest, error) {
+func (p *publisher) postReviewRequest(ctx context.Context, s *session, goal, snapshot, question string) (reviewRequest, error) {
 	body := fmt.Sprintf("%s\n⏸ **Review wanted** for goal `%s` of loop `%s`, snapshot `%s` of %s:\n\n> %s\n\nApprove with `/loop approve %s`, or reject with `/loop reject %s <reason>`.",
 		reviewMarker(s.cfg.Name, goal, snapshot), goal, s.cfg.Name, phrase.Short(snapshot), phrase.Short(s.head), escape(question), goal, goal)
-	id, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, body)
+	id, err := p.api.Comment(ctx, p.owner, p.repo, s.pr, body)
 	if err != nil {
 		return reviewRequest{}, fmt.Errorf("request review of goal %s: %w", goal, err)
 	}

@@ -60,7 +60,7 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	}
 	s := &session{cfg: cfg, store: store, runID: runID, pr: pr, head: head, evs: &events{j: j}}
 	if pr > 0 {
-		s.evs.started = func() { j.status(ctx, s, "pending", "the loop is running") }
+		s.evs.started = func() { j.pub().status(ctx, s, "pending", "the loop is running") }
 	}
 	s.evs.progress = j.newProgress(ctx, s)
 	maxIter, _ := maxIterations(j.in.MaxIterations, cfg)
@@ -132,9 +132,9 @@ func (e *events) Event(ev ledger.Event) {
 	e.all = append(e.all, ev)
 	switch ev.Type {
 	case ledger.IterationStarted:
-		e.j.iteration(ev.Iteration)
+		e.j.log().iteration(ev.Iteration)
 	case ledger.StopTriggered:
-		e.j.endIterations()
+		e.j.log().endIterations()
 	}
 	if e.progress != nil {
 		e.progress.event(ev)
@@ -180,7 +180,7 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 		s.evs.progress.abandon()
 		return err
 	}
-	if err := j.report(ctx, s, out, dv, s.evs.all, false); err != nil {
+	if err := j.pub().report(ctx, s, out, dv, s.evs.all, false); err != nil {
 		return err
 	}
 	return j.unsuccessful(out, dv)
@@ -197,9 +197,9 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, error) {
 	}
 	var out runner.Outcome
 	var err error
-	j.untrusted(func() { out, err = s.run.Run(ctx) })
+	j.log().untrusted(func() { out, err = s.run.Run(ctx) })
 	s.evs.progress.stop() // the final report is the last word
-	j.endIterations()
+	j.log().endIterations()
 	return out, err
 }
 

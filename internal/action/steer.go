@@ -276,7 +276,7 @@ func (j *job) answers(ctx context.Context, cu *catchup, goal string, verb Verb, 
 		return fmt.Errorf("your %s predates the review request for snapshot %s of goal %s; look at that snapshot, then %s again",
 			noun, Verbatim(phrase.Short(snap)), Verbatim(goal), verb)
 	}
-	r, err := j.postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
+	r, err := j.pub().postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
 	if err != nil {
 		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(phrase.Short(snap)), j.mask(err.Error()))
 	}
