@@ -123,13 +123,13 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 		verb = commandVerb(c.Body)
 	}
 	s := &session{pr: pr.Number} // asks each permission once
-	refusal := j.mayCommand(ctx, s, c.Author, verb)
+	refusal := j.pub().mayCommand(ctx, s, c.Author, verb)
 	if refusal == nil && c.Edited() {
 		refusal = errEdited
 	}
 	if refusal != nil {
 		_ = j.client.React(ctx, j.owner, j.repo, c.ID, "eyes")
-		j.refuseComment(ctx, s, c, refusal)
+		j.pub().refuseComment(ctx, s, c, refusal)
 		return authorization{summary: fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, j.mask(refusal.Error()))}, nil
 	}
 	what := "/loop " + string(verb)

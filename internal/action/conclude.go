@@ -161,7 +161,7 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 	f.why, f.measured, f.success, f.onlyJudges = why, snap, out.Success, onlyJudges(verdicts)
 	j.readHead(s, &f)
 	if f.onlyJudges && !s.delivered { // verifyDelivery checked the record's commit already
-		if f.onGitHub, err = j.certifiedOnGitHub(ctx, s, s.head, ""); err != nil {
+		if f.onGitHub, err = j.pub().certifiedOnGitHub(ctx, s, s.head, ""); err != nil {
 			return runner.Outcome{}, delivery{}, err
 		}
 	}

@@ -107,7 +107,7 @@ func fixBranch(s *session) string {
 
 // pushRemote is the repository with the token pushes use.
 func (j *job) pushRemote() Remote {
-	return Remote{URL: j.repoURL(), Token: or(j.in.PushToken, j.in.Token)}
+	return Remote{URL: j.pub().repoURL(), Token: or(j.in.PushToken, j.in.Token)}
 }
 
 // pushFix pushes b to branch where it is at old, once the delivery in

@@ -171,5 +171,5 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 // applyCommand applies the run's certified workspace to a clone.
 func (c *conclusion) applyCommand() string {
 	j := c.j
-	return j.mask(strings.Join([]string{"loop-action apply --run-id", c.s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.stateRemote()}, " "))
+	return j.mask(strings.Join([]string{"loop-action apply --run-id", c.s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.pub().stateRemote()}, " "))
 }

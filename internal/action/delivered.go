@@ -70,7 +70,7 @@ func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoin
 	case tree != d.Snapshot:
 		return fmt.Sprintf("the tree of %s is snapshot %s, not %s", phrase.Short(s.head), phrase.Short(tree), phrase.Short(d.Snapshot)), nil
 	}
-	return j.certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
+	return j.pub().certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
 }
 
 // deliveredBeside says why d is not verified as the delivery of this
@@ -89,18 +89,18 @@ func (j *job) deliveredBeside(ctx context.Context, s *session, cp *state.Checkpo
 	case tip != d.SHA:
 		return fmt.Sprintf("it names %s as delivered to %s, which points at %s", phrase.Short(d.SHA), d.Ref, orShort(tip, "nothing")), nil
 	}
-	return j.certifiedOnGitHub(ctx, s, d.SHA, d.Snapshot)
+	return j.pub().certifiedOnGitHub(ctx, s, d.SHA, d.Snapshot)
 }
 
 // certifiedOnGitHub says why sha does not carry the loop/<name> success a
 // job of this loop set, or "" when it does: the newest loop/<name> status
 // on it is success, set by the bot, and names snapshot when one is given.
-func (j *job) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot string) (string, error) {
+func (p *publisher) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot string) (string, error) {
 	name := "loop/" + s.cfg.Name
-	if j.client == nil {
+	if p.api == nil {
 		return fmt.Sprintf("without input github-token, the %s status of %s cannot be read", name, phrase.Short(sha)), nil
 	}
-	st, err := j.client.LatestStatus(ctx, j.owner, j.repo, sha, name)
+	st, err := p.api.LatestStatus(ctx, p.owner, p.repo, sha, name)
 	if err != nil {
 		return "", fmt.Errorf("read the %s status of %s, to verify what the state branch records: %w", name, phrase.Short(sha), err)
 	}
@@ -109,8 +109,8 @@ func (j *job) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot s
 		return fmt.Sprintf("%s has no %s status", phrase.Short(sha), name), nil
 	case st.State != "success":
 		return fmt.Sprintf("%s on %s is %s, not success", name, phrase.Short(sha), st.State), nil
-	case !strings.EqualFold(st.Creator, j.in.Bot):
-		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), or(st.Creator, "nobody known"), j.in.Bot), nil
+	case !strings.EqualFold(st.Creator, p.in.Bot):
+		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), or(st.Creator, "nobody known"), p.in.Bot), nil
 	case snapshot != "" && !strings.Contains(st.Description, phrase.Short(snapshot)):
 		return fmt.Sprintf("the %s success on %s does not name snapshot %s", name, phrase.Short(sha), phrase.Short(snapshot)), nil
 	}

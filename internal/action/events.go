@@ -192,7 +192,7 @@ func (j *job) ignoredComment(ev map[string]any) string {
 		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, or(act, "(no action)"))
 	case field(ev, "issue", "pull_request", "url") == "":
 		return fmt.Sprintf("comment %d is on issue #%d, not on a pull request", c.ID, number(ev, "issue", "number"))
-	case j.fromBot(c):
+	case j.pub().fromBot(c):
 		return fmt.Sprintf("comment %d is by @%s, a bot or the bot's own login", c.ID, c.Author)
 	}
 	if _, err := ParseCommand(c.Body, nil); errors.Is(err, ErrNotCommand) {

@@ -202,9 +202,11 @@ func (p *publisher) annotate(s *session, verdicts []gate.Verdict) {
 	}
 }
 
-// publisher is the job's voice on GitHub and in the runner's files: the
-// commit statuses, the sticky comment and review requests, the job
-// summary, annotations, outputs and the artifact.
+// publisher is the job's voice and ear on GitHub and in the runner's
+// files: the commit statuses, the sticky comment, replies and review
+// requests, the job summary, annotations, outputs and the artifact; and
+// who is speaking (the bot or someone, with which permission) and what
+// GitHub shows of the loop's own work.
 type publisher struct {
 	a           *githubactions.Action
 	api         githubAPI // nil without a token
@@ -214,6 +216,7 @@ type publisher struct {
 	getenv      func(string) string
 	workspace   string
 	mask        func(string) string // hides the job's tokens
+	perms       map[string]string   // permission by lower-case login, asked once a job
 }
 
 // pub is the job's publisher, made on first use.

@@ -24,10 +24,9 @@ type session struct {
 	store  state.Store
 	run    *runner.Session
 	runID  string
-	pr     int               // 0 for a branch's run
-	head   string            // the commit the run is about
-	branch string            // the branch head is on: the pull request's, or the run's
-	perms  map[string]string // permission by lower-case login, asked once a job
+	pr     int    // 0 for a branch's run
+	head   string // the commit the run is about
+	branch string // the branch head is on: the pull request's, or the run's
 	// handled says, a line each, what became of the commands this job
 	// handled: what an issue_comment job that runs nothing reports.
 	handled []string
@@ -82,7 +81,7 @@ func (j *job) openStore(ctx context.Context, cfg *loop.Config) (state.Store, err
 	if j.stores != nil {
 		return j.stores(ctx)
 	}
-	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.stateRemote(), Token: j.in.Token, Checkout: j.checkoutOf(cfg)})
+	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.pub().stateRemote(), Token: j.in.Token, Checkout: j.checkoutOf(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
 	}
@@ -99,12 +98,12 @@ func (j *job) checkoutOf(cfg *loop.Config) workspace.Checkout {
 
 // repoURL is the repository's git URL on the server: where delivered work
 // is pushed.
-func (j *job) repoURL() string {
-	return strings.TrimSuffix(j.ctx.ServerURL, "/") + "/" + j.owner + "/" + j.repo + ".git"
+func (p *publisher) repoURL() string {
+	return strings.TrimSuffix(p.ctx.ServerURL, "/") + "/" + p.owner + "/" + p.repo + ".git"
 }
 
 // stateRemote is the URL of the repository that holds the state branch.
-func (j *job) stateRemote() string { return or(j.in.StateRemote, j.repoURL()) }
+func (p *publisher) stateRemote() string { return or(p.in.StateRemote, p.repoURL()) }
 
 // checkpoint is the run's checkpoint as the session holds it, or nil.
 func (s *session) checkpoint() *state.Checkpoint {

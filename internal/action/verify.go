@@ -36,7 +36,7 @@ func (j *job) verifier(s *session) func(context.Context, []gate.Decision) ([]gat
 				return nil, nil, err
 			}
 		}
-		v := decisionCheck{j: j, s: s, byID: map[int64]github.Comment{}, reqs: j.reviewRequests(all, s.cfg.Name)}
+		v := decisionCheck{j: j, s: s, byID: map[int64]github.Comment{}, reqs: j.pub().reviewRequests(all, s.cfg.Name)}
 		for _, c := range all {
 			v.byID[c.ID] = c
 		}
@@ -75,7 +75,7 @@ func (v decisionCheck) check(ctx context.Context, d gate.Decision) (string, erro
 	if why != "" {
 		return why, nil
 	}
-	perm, err := v.j.permission(ctx, v.s, c.Author)
+	perm, err := v.j.pub().permission(ctx, c.Author)
 	switch {
 	case err != nil:
 		return "", err
