@@ -96,7 +96,7 @@ func (j *job) authorizePull() (authorization, error) {
 // proceeds is acknowledged once, by the run mode.
 func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 	ev := j.ctx.Event
-	if why := j.ignoredComment(ev); why != "" {
+	if why := j.pub().ignoredComment(ev); why != "" {
 		return authorization{summary: "not authorized: " + why}, nil
 	}
 	if j.client == nil {
@@ -108,7 +108,7 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 		return authorization{}, err
 	}
 	if pr.Fork {
-		if err := j.refuseFork(ctx, pr, c.ID, c.Author); err != nil {
+		if err := j.pub().refuseFork(ctx, pr, c.ID, c.Author); err != nil {
 			j.a.Warningf("reply to comment %d: %s", c.ID, j.mask(err.Error()))
 		}
 		return authorization{summary: fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, forkRefusal(pr))}, nil

@@ -39,11 +39,12 @@ const (
 	kindPartial   = "partial"
 )
 
-// mode is how this event delivers: auto pushes onto a pull request's
-// branch, and opens a pull request for a branch's run.
-func (j *job) mode(s *session) string {
-	if j.in.Deliver != DeliverAuto {
-		return j.in.Deliver
+// deliverMode is how this event delivers under the deliver input: auto
+// pushes onto a pull request's branch, and opens a pull request for a
+// branch's run.
+func deliverMode(deliver string, s *session) string {
+	if deliver != DeliverAuto {
+		return deliver
 	}
 	if s.pr > 0 {
 		return DeliverPush
@@ -56,7 +57,7 @@ func (j *job) mode(s *session) string {
 // measured nothing: it changes no status, and the job does not pass on its
 // record (a run that succeeded is measured again instead: see generation).
 func (j *job) conclude(ctx context.Context, s *session, out runner.Outcome) delivery {
-	f := j.facts(s, fromRun, j.mode(s))
+	f := j.facts(s, fromRun, deliverMode(j.in.Deliver, s))
 	f.ran, f.beside, f.status, f.told, f.partial = out.Ran, s.beside, out.Status, statusText(out), s.cfg.Deliver.Partial
 	if out.Ran && out.Status == state.Success {
 		j.readHead(s, &f)
@@ -157,7 +158,7 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 	}
 	out := runner.GateOnlyOutcome(s.cfg, verdicts)
 	out.RunID = s.runID
-	f := j.facts(s, fromRecheck, j.mode(s))
+	f := j.facts(s, fromRecheck, deliverMode(j.in.Deliver, s))
 	f.why, f.measured, f.success, f.onlyJudges = why, snap, out.Success, onlyJudges(verdicts)
 	j.readHead(s, &f)
 	if f.onlyJudges && !s.delivered { // verifyDelivery checked the record's commit already

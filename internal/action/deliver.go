@@ -62,7 +62,7 @@ func (c *conclusion) push(ctx context.Context) {
 	}
 	old := s.head
 	if branch != s.branch {
-		if old, err = j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch); err != nil {
+		if old, err = j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+branch); err != nil {
 			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, j.errText(s, err))
 			j.pub().status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
 			return
@@ -106,8 +106,8 @@ func fixBranch(s *session) string {
 }
 
 // pushRemote is the repository with the token pushes use.
-func (j *job) pushRemote() Remote {
-	return Remote{URL: j.pub().repoURL(), Token: or(j.in.PushToken, j.in.Token)}
+func (p *publisher) pushRemote() Remote {
+	return Remote{URL: p.repoURL(), Token: or(p.in.PushToken, p.in.Token)}
 }
 
 // pushFix pushes b to branch where it is at old, once the delivery in
@@ -126,7 +126,7 @@ func (c *conclusion) pushFix(ctx context.Context, b *Built, branch, old string) 
 	if branch == s.branch {
 		j.pub().status(ctx, s, "pending", "delivering the fix to this branch")
 	}
-	err := b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
+	err := b.Push(ctx, j.pub().pushRemote(), "refs/heads/"+branch, old)
 	switch {
 	case errors.Is(err, ErrMoved):
 		d.Outcome = outcomeMoved

@@ -98,9 +98,9 @@ func (c *conclusion) treeURL(branch string) string {
 // tip read just before ("" when the branch does not exist yet).
 func (c *conclusion) pushOver(ctx context.Context, b *Built, branch string) error {
 	j := c.j
-	old, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch)
+	old, err := j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+branch)
 	if err != nil {
 		return err
 	}
-	return b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
+	return b.Push(ctx, j.pub().pushRemote(), "refs/heads/"+branch, old)
 }

@@ -38,7 +38,7 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 		(cp.Delivery.Outcome != outcomePushed && cp.Delivery.Outcome != outcomePushing) {
 		return nil
 	}
-	why, err := j.deliveredHere(ctx, s, cp, cp.Delivery)
+	why, err := recordCheck{j: j, s: s, cp: cp}.deliveredHere(ctx, cp.Delivery)
 	if err != nil {
 		return err
 	}
@@ -52,12 +52,20 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 	return nil
 }
 
+// recordCheck verifies the delivery a session's checkpoint records.
+type recordCheck struct {
+	j  *job
+	s  *session
+	cp *state.Checkpoint
+}
+
 // deliveredHere says why d is not verified as the delivery of this job's
 // head, or "".
-func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+func (rc recordCheck) deliveredHere(ctx context.Context, d *state.Delivery) (string, error) {
+	j, s, cp := rc.j, rc.s, rc.cp
 	switch {
 	case s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch:
-		return j.deliveredBeside(ctx, s, cp, d)
+		return rc.deliveredBeside(ctx, d)
 	case s.head == "" || d.SHA != s.head:
 		return fmt.Sprintf("it names %s as delivered, not this job's head %s", orShort(d.SHA, "no commit"), orShort(s.head, "(none)")), nil
 	case d.Snapshot != cp.Snapshot:
@@ -75,14 +83,15 @@ func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoin
 
 // deliveredBeside says why d is not verified as the delivery of this
 // job's head onto another branch (d.Ref), or "".
-func (j *job) deliveredBeside(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+func (rc recordCheck) deliveredBeside(ctx context.Context, d *state.Delivery) (string, error) {
+	j, s, cp := rc.j, rc.s, rc.cp
 	if d.Snapshot != cp.Snapshot {
 		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
 	}
 	if j.git == nil {
 		return "this loop-action has no git delivery to read the branch it names", nil
 	}
-	tip, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+d.Ref)
+	tip, err := j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+d.Ref)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read branch %s, to verify the delivery the state branch records: %w", d.Ref, err)

@@ -31,5 +31,5 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
 	j.pub().annotate(s, verdicts)
 	dv := delivery{success: out.Success} // a fork's PR: the gate holds on its code; nothing is delivered
 	j.pub().outputs(s, out, r, dv)
-	return j.unsuccessful(out, dv)
+	return j.in.unsuccessful(out, dv)
 }

@@ -79,7 +79,7 @@ func Main(ctx context.Context, env Env) error {
 	var cerr *loop.ConfigError
 	switch {
 	case errors.As(err, &cerr):
-		j.annotateConfig(cerr)
+		j.pub().annotateConfig(cerr)
 	case err != nil && !errors.Is(err, ErrUnsuccessful):
 		a.Errorf("%s", j.mask(err.Error()))
 	}
@@ -204,16 +204,16 @@ func (j *job) configAt(ctx context.Context, ref string) (*loop.Config, error) {
 
 // annotateConfig turns config diagnostics into error annotations at the
 // file, line and column.
-func (j *job) annotateConfig(cerr *loop.ConfigError) {
+func (p *publisher) annotateConfig(cerr *loop.ConfigError) {
 	for _, d := range cerr.Diagnostics {
 		fields := map[string]string{"file": d.Pos.File, "title": "loop config"}
 		if d.Pos.Line > 0 {
 			fields["line"], fields["col"] = fmt.Sprint(d.Pos.Line), fmt.Sprint(d.Pos.Col)
 		}
 		if d.Severity == loop.Warning {
-			j.a.WithFieldsMap(fields).Warningf("%s", d.Message)
+			p.a.WithFieldsMap(fields).Warningf("%s", d.Message)
 		} else {
-			j.a.WithFieldsMap(fields).Errorf("%s", d.Message)
+			p.a.WithFieldsMap(fields).Errorf("%s", d.Message)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func TestRunOutcomeReports(t *testing.T) {
 					t.Errorf("output %s = %q, want %q", k, out[k], v)
 				}
 			}
-			if err := m.j.unsuccessful(tt.out, dv); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
+			if err := m.j.in.unsuccessful(tt.out, dv); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
 				t.Errorf("the job's result: %v, want %v", err, tt.jobErr)
 			}
 		})

@@ -67,7 +67,7 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	if p == nil || p.stopped || cp.Status != state.Running {
 		return
 	}
-	now := p.j.now()
+	now := p.j.env.now()
 	if !p.last.IsZero() && now.Sub(p.last) < p.every {
 		return
 	}
@@ -122,9 +122,9 @@ func nonEmpty(waves [][]string) [][]string {
 }
 
 // now is the job's clock.
-func (j *job) now() time.Time {
-	if j.env.Now != nil {
-		return j.env.Now()
+func (env Env) now() time.Time {
+	if env.Now != nil {
+		return env.Now()
 	}
 	return time.Now()
 }

@@ -49,7 +49,7 @@ func (p *publisher) report(ctx context.Context, s *session, out runner.Outcome, 
 func (j *job) reportCheckpoint(ctx context.Context, s *session) error {
 	cp := s.run.Checkpoint()
 	if cp == nil {
-		j.skipRun(s, fmt.Sprintf("loop %s: nothing to report: the loop has not run on this pull request yet", s.cfg.Name))
+		j.pub().skipRun(s, fmt.Sprintf("loop %s: nothing to report: the loop has not run on this pull request yet", s.cfg.Name))
 		return nil
 	}
 	return j.pub().report(ctx, s, runner.OutcomeOf(cp), recorded(cp), nil, true)

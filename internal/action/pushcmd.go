@@ -13,10 +13,10 @@ import (
 // mayPush says why /loop push cannot deliver the run, or nil: it pushes
 // the work of a run that succeeded, when this workflow's deliver only
 // posts it (comment) or keeps it (none), and only once.
-func (j *job) mayPush(cp *state.Checkpoint) error {
+func mayPush(deliver string, cp *state.Checkpoint) error {
 	switch d := cp.Delivery; {
-	case j.in.Deliver != DeliverNone && j.in.Deliver != DeliverComment:
-		return fmt.Errorf("/loop push is for `deliver: comment` or `deliver: none`; with `deliver: %s` the loop delivers certified work itself", j.in.Deliver)
+	case deliver != DeliverNone && deliver != DeliverComment:
+		return fmt.Errorf("/loop push is for `deliver: comment` or `deliver: none`; with `deliver: %s` the loop delivers certified work itself", deliver)
 	case cp.Status != state.Success:
 		return fmt.Errorf("the run has not succeeded (it is %s): nothing is certified to push", cp.Status)
 	case d != nil && (d.Outcome == outcomePushed || d.Outcome == outcomePushing):
@@ -33,7 +33,7 @@ func (j *job) mayPush(cp *state.Checkpoint) error {
 // a run).
 func (j *job) pushCommand(ctx context.Context, s *session) error {
 	cp := s.run.Checkpoint()
-	if err := j.restoreCertified(ctx, s); err != nil {
+	if err := restoreCertified(ctx, s); err != nil {
 		return err
 	}
 	verdicts, snap, err := j.measureNow(ctx, s, cp.Decisions)
@@ -51,12 +51,12 @@ func (j *job) pushCommand(ctx context.Context, s *session) error {
 	if err := j.pub().report(ctx, s, dv.out, dv, nil, true); err != nil {
 		return err
 	}
-	return j.unsuccessful(dv.out, dv)
+	return j.in.unsuccessful(dv.out, dv)
 }
 
 // restoreCertified puts the workspace of the run's last checkpoint back
 // into the loop root, when the store keeps workspaces (the state branch).
-func (j *job) restoreCertified(ctx context.Context, s *session) error {
+func restoreCertified(ctx context.Context, s *session) error {
 	rs, ok := s.store.(runner.Restorer)
 	if !ok {
 		return nil

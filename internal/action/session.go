@@ -182,7 +182,7 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 	if err := j.pub().report(ctx, s, out, dv, s.evs.all, false); err != nil {
 		return err
 	}
-	return j.unsuccessful(out, dv)
+	return j.in.unsuccessful(out, dv)
 }
 
 // run drives the loop in the session, as a new generation when generation

@@ -220,7 +220,7 @@ func (cu *catchup) apply(ctx context.Context, cmd Command, c github.Comment) err
 	case RunLoop:
 		cu.st.run = true
 	case PushFix:
-		if err := cu.j.mayPush(cp); err != nil {
+		if err := mayPush(cu.j.in.Deliver, cp); err != nil {
 			return err
 		}
 		cu.st.push = true
