@@ -122,8 +122,8 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 	if err != nil {
 		verb = commandVerb(c.Body)
 	}
-	s := &session{pr: pr.Number} // asks each permission once
-	refusal := j.pub().mayCommand(ctx, s, c.Author, verb)
+	s := &session{pr: pr.Number}
+	refusal := j.pub().mayCommand(ctx, c.Author, verb)
 	if refusal == nil && c.Edited() {
 		refusal = errEdited
 	}

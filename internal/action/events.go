@@ -9,6 +9,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // field reads a string (or a number, as text) from the event payload.
@@ -205,7 +206,7 @@ func (p *publisher) ignoredComment(ev map[string]any) string {
 // nothing of it: a notice says why in the job log, and the outputs say
 // so (success false, summary the line).
 func (p *publisher) skip(summary string) {
-	summary = oneLine(p.mask(summary))
+	summary = phrase.OneLine(p.mask(summary))
 	p.a.Noticef("%s", summary)
 	p.output("success", "false")
 	p.output("summary", summary)
@@ -216,8 +217,6 @@ func (p *publisher) skipRun(s *session, summary string) {
 	p.skip(summary)
 	p.output("run-id", s.runID)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // refuseFork answers a command on a fork's pull request: such code never
 // runs with this job's token and secrets. Only people with write

@@ -77,7 +77,7 @@ func (cu *catchup) handleComment(ctx context.Context, c github.Comment) {
 		err = cu.apply(ctx, cmd, c)
 	}
 	if err != nil {
-		line := oneLine(fmt.Sprintf("comment %d by @%s refused: %s", c.ID, c.Author, cu.j.mask(err.Error())))
+		line := phrase.OneLine(fmt.Sprintf("comment %d by @%s refused: %s", c.ID, c.Author, cu.j.mask(err.Error())))
 		cu.j.a.Noticef("%s", line)
 		cu.s.handled = append(cu.s.handled, line)
 		cu.j.pub().refuseComment(ctx, cu.s, c, err)
@@ -97,7 +97,7 @@ func (p *publisher) fromBot(c github.Comment) bool {
 // saying why when its author may make the bot speak (see mayReply).
 func (p *publisher) refuseComment(ctx context.Context, s *session, c github.Comment, why error) {
 	_ = p.api.React(ctx, p.owner, p.repo, c.ID, "-1")
-	if p.mayReply(ctx, s, c.Author) {
+	if p.mayReply(ctx, c.Author) {
 		p.reply(ctx, s, c, why.Error())
 	}
 }
@@ -106,7 +106,7 @@ func (p *publisher) refuseComment(ctx context.Context, s *session, c github.Comm
 // with write permission make it speak. Anyone else gets reactions only, so
 // that nobody can have the bot post on their behalf or multiply comments
 // (each reply notifies and counts against the token's content limits).
-func (p *publisher) mayReply(ctx context.Context, s *session, author string) bool {
+func (p *publisher) mayReply(ctx context.Context, author string) bool {
 	perm, err := p.permission(ctx, author)
 	if err != nil {
 		p.a.Warningf("%s", p.mask(err.Error()))
@@ -152,7 +152,7 @@ func goalNames(s *session) []string {
 // (mayCommand), and all but help a place among [review] approvers when the
 // config lists any.
 func (p *publisher) authorize(ctx context.Context, s *session, author string, cmd Command) error {
-	if err := p.mayCommand(ctx, s, author, cmd.Verb); err != nil || cmd.Verb == Status {
+	if err := p.mayCommand(ctx, author, cmd.Verb); err != nil || cmd.Verb == Status {
 		return err
 	}
 	if cmd.Verb != Help && !approver(s, author) {
@@ -164,7 +164,7 @@ func (p *publisher) authorize(ctx context.Context, s *session, author string, cm
 // mayCommand lets anyone ask for status; any other command (verb "" is a
 // malformed one) needs write, maintain or admin permission now. A
 // permission that cannot be checked refuses it.
-func (p *publisher) mayCommand(ctx context.Context, s *session, author string, verb Verb) error {
+func (p *publisher) mayCommand(ctx context.Context, author string, verb Verb) error {
 	if verb == Status {
 		return nil
 	}
