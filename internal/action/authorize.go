@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func (j *job) authorizePull() (authorization, error) {
 	if forkEvent(ev) {
 		return authorization{proceed: true, head: head, summary: fmt.Sprintf(
 			"authorized: pull request #%d at %s comes from a fork (%s): its job has a read-only token and no secrets, and loop-action only evaluates the gate on it",
-			n, phrase.Short(head), or(field(ev, "pull_request", "head", "repo", "full_name"), "deleted"))}, nil
+			n, phrase.Short(head), cmp.Or(field(ev, "pull_request", "head", "repo", "full_name"), "deleted"))}, nil
 	}
 	return authorization{proceed: true, head: head, summary: fmt.Sprintf("authorized: pull request #%d at %s (%s)", n, phrase.Short(head), field(ev, "action"))}, nil
 }
@@ -143,5 +144,5 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 // forkRefusal says why a command on a fork's pull request never runs.
 func forkRefusal(pr github.PR) string {
 	return fmt.Sprintf("pull request #%d comes from a fork (%s): /loop commands never run its code with this repository's token and secrets",
-		pr.Number, or(pr.HeadRepo, "deleted"))
+		pr.Number, cmp.Or(pr.HeadRepo, "deleted"))
 }

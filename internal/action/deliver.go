@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,7 @@ func fixBranch(s *session) string {
 
 // pushRemote is the repository with the token pushes use.
 func (p *publisher) pushRemote() Remote {
-	return Remote{URL: p.repoURL(), Token: or(p.in.PushToken, p.in.Token)}
+	return Remote{URL: p.repoURL(), Token: cmp.Or(p.in.PushToken, p.in.Token)}
 }
 
 // pushFix pushes b to branch where it is at old, once the delivery in

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -165,7 +166,7 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 	dv.diff, dv.apply, d.Outcome = j.scanner(s.cfg).mask(patch), c.applyCommand(), outcome
 	dv.say("%s. The certified change (snapshot `%s`, %s) is below, with the command that applies it to a clone.",
 		lead, phrase.Short(cp.Snapshot), phrase.Plural(len(b.Changes), "path", "paths"))
-	j.pub().status(ctx, s, "failure", or(status, "fix posted as a diff in the "+where))
+	j.pub().status(ctx, s, "failure", cmp.Or(status, "fix posted as a diff in the "+where))
 }
 
 // applyCommand applies the run's certified workspace to a clone.

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -119,7 +120,7 @@ func (p *publisher) certifiedOnGitHub(ctx context.Context, s *session, sha, snap
 	case st.State != "success":
 		return fmt.Sprintf("%s on %s is %s, not success", name, phrase.Short(sha), st.State), nil
 	case !strings.EqualFold(st.Creator, p.in.Bot):
-		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), or(st.Creator, "nobody known"), p.in.Bot), nil
+		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), cmp.Or(st.Creator, "nobody known"), p.in.Bot), nil
 	case snapshot != "" && !strings.Contains(st.Description, phrase.Short(snapshot)):
 		return fmt.Sprintf("the %s success on %s does not name snapshot %s", name, phrase.Short(sha), phrase.Short(snapshot)), nil
 	}

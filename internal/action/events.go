@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func (j *job) issueComment(ctx context.Context) error {
 	case st.status:
 		return j.reportCheckpoint(ctx, s)
 	}
-	j.pub().skipRun(s, fmt.Sprintf("loop %s: nothing to run: %s", s.cfg.Name, or(strings.Join(s.handled, "; "), "no /loop command newer than the last one handled")))
+	j.pub().skipRun(s, fmt.Sprintf("loop %s: nothing to run: %s", s.cfg.Name, cmp.Or(strings.Join(s.handled, "; "), "no /loop command newer than the last one handled")))
 	return nil
 }
 
@@ -190,7 +191,7 @@ func (p *publisher) ignoredComment(ev map[string]any) string {
 	c := eventComment(ev)
 	switch act := field(ev, "action"); {
 	case act != "created":
-		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, or(act, "(no action)"))
+		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, cmp.Or(act, "(no action)"))
 	case field(ev, "issue", "pull_request", "url") == "":
 		return fmt.Sprintf("comment %d is on issue #%d, not on a pull request", c.ID, number(ev, "issue", "number"))
 	case p.fromBot(c):
@@ -238,7 +239,7 @@ func (j *job) branch(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
-	ref := or(j.ctx.RefName, "main")
+	ref := cmp.Or(j.ctx.RefName, "main")
 	if err := j.checkHead(ctx, j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,9 +91,9 @@ func Main(ctx context.Context, env Env) error {
 // workflow asked for (GITHUB_ACTION_REPOSITORY@GITHUB_ACTION_REF, when the
 // runner sets them).
 func logVersion(env Env) {
-	line := "loop-action " + or(env.Version, "(unknown version)")
+	line := "loop-action " + cmp.Or(env.Version, "(unknown version)")
 	if repo, ref := env.Getenv("GITHUB_ACTION_REPOSITORY"), env.Getenv("GITHUB_ACTION_REF"); repo != "" || ref != "" {
-		line += fmt.Sprintf(" (uses: %s@%s)", or(repo, "?"), or(ref, "?"))
+		line += fmt.Sprintf(" (uses: %s@%s)", cmp.Or(repo, "?"), cmp.Or(ref, "?"))
 	}
 	fmt.Fprintln(env.Stdout, line)
 }
@@ -114,7 +115,7 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace"), git: env.Git}
+	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: cmp.Or(gctx.Workspace, "/github/workspace"), git: env.Git}
 	j.owner, j.repo = gctx.Repo()
 	if j.owner == "" || j.repo == "" {
 		return nil, errors.New("GITHUB_REPOSITORY is unset or not owner/repo")

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func (p *publisher) repoURL() string {
 }
 
 // stateRemote is the URL of the repository that holds the state branch.
-func (p *publisher) stateRemote() string { return or(p.in.StateRemote, p.repoURL()) }
+func (p *publisher) stateRemote() string { return cmp.Or(p.in.StateRemote, p.repoURL()) }
 
 // checkpoint is the run's checkpoint as the session holds it, or nil.
 func (s *session) checkpoint() *state.Checkpoint {
