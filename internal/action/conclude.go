@@ -23,15 +23,16 @@ type delivery struct {
 	ref     string         // the branch it was pushed to
 	pull    int            // the pull request opened or updated for it
 	partial string         // the branch a stopped run's work was kept on
-	notes   []string       // Markdown of trusted text (paths through Verbatim)
+	notes                  // Markdown of trusted text (paths through Verbatim)
 	diff    string         // the certified change, posted instead of pushed
 	apply   string         // the command that applies it locally
 	out     runner.Outcome // what is reported: a pull request's body shows it
 }
 
-func (dv *delivery) say(format string, args ...any) {
-	dv.notes = append(dv.notes, fmt.Sprintf(format, args...))
-}
+// notes are what the report's delivery section says, a paragraph each.
+type notes []string
+
+func (n *notes) say(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
 
 // Kinds of delivery, as a checkpoint records them.
 const (

@@ -64,14 +64,10 @@ type actions struct {
 	desc    string // its description
 	success bool   // the head carries success from this job
 	keep    bool   // nothing was refuted: the job does not fail without success
-	notes   []string
+	notes
 	record  bool   // record the certified work as kept (outcomeKept)
 	deliver string // DeliverComment: post the diff; DeliverPush, DeliverPullRequest: push it
 	partial bool   // keep the stopped run's work on loop-partial/<run id>
-}
-
-func (a *actions) say(format string, args ...any) {
-	a.notes = append(a.notes, fmt.Sprintf(format, args...))
 }
 
 func (a *actions) fail(desc string) { a.status, a.desc = "failure", desc }
