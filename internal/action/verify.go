@@ -107,7 +107,7 @@ func (v decisionCheck) comment(d gate.Decision) (github.Comment, string) {
 	switch {
 	case !ok:
 		return c, fmt.Sprintf("comment %d is not on pull request #%d", d.Comment, v.s.pr)
-	case c.AuthorType == "Bot" || strings.EqualFold(c.Author, v.j.in.Bot):
+	case v.j.pub().fromBot(c):
 		return c, fmt.Sprintf("comment %d was written by a bot", c.ID)
 	case !strings.EqualFold(c.Author, d.By):
 		return c, fmt.Sprintf("comment %d was written by %s, not %s", c.ID, c.Author, d.By)
