@@ -1,6 +1,7 @@
 package action
 
 import (
+	stdcmp "cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ func TestWhoMayCommand(t *testing.T) {
 			if tt.permFails {
 				m.gh.fail("Permission", errDown)
 			}
-			id := m.gh.add(7, tt.author, or(tt.typ, "User"), tt.body)
+			id := m.gh.add(7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
 			st := m.catchUp()
 			if diff := cmp.Diff(tt.reactions, m.gh.reactionsTo(id)); diff != "" {
 				t.Errorf("reactions (-want +got):\n%s", diff)

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,9 +42,9 @@ func (j *job) authorizeJob(ctx context.Context) error {
 	if !az.proceed {
 		az.head = ""
 	}
-	j.output("proceed", fmt.Sprint(az.proceed))
-	j.output("head-sha", az.head)
-	j.output("summary", az.summary)
+	j.pub().output("proceed", fmt.Sprint(az.proceed))
+	j.pub().output("head-sha", az.head)
+	j.pub().output("summary", az.summary)
 	if err == nil {
 		j.a.Noticef("%s", az.summary)
 	}
@@ -84,7 +85,7 @@ func (j *job) authorizePull() (authorization, error) {
 	if forkEvent(ev) {
 		return authorization{proceed: true, head: head, summary: fmt.Sprintf(
 			"authorized: pull request #%d at %s comes from a fork (%s): its job has a read-only token and no secrets, and loop-action only evaluates the gate on it",
-			n, phrase.Short(head), or(field(ev, "pull_request", "head", "repo", "full_name"), "deleted"))}, nil
+			n, phrase.Short(head), cmp.Or(field(ev, "pull_request", "head", "repo", "full_name"), "deleted"))}, nil
 	}
 	return authorization{proceed: true, head: head, summary: fmt.Sprintf("authorized: pull request #%d at %s (%s)", n, phrase.Short(head), field(ev, "action"))}, nil
 }
@@ -96,7 +97,7 @@ func (j *job) authorizePull() (authorization, error) {
 // proceeds is acknowledged once, by the run mode.
 func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 	ev := j.ctx.Event
-	if why := j.ignoredComment(ev); why != "" {
+	if why := j.pub().ignoredComment(ev); why != "" {
 		return authorization{summary: "not authorized: " + why}, nil
 	}
 	if j.client == nil {
@@ -108,7 +109,7 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 		return authorization{}, err
 	}
 	if pr.Fork {
-		if err := j.refuseFork(ctx, pr, c.ID, c.Author); err != nil {
+		if err := j.pub().refuseFork(ctx, pr, c.ID, c.Author); err != nil {
 			j.a.Warningf("reply to comment %d: %s", c.ID, j.mask(err.Error()))
 		}
 		return authorization{summary: fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, forkRefusal(pr))}, nil
@@ -122,14 +123,14 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 	if err != nil {
 		verb = commandVerb(c.Body)
 	}
-	s := &session{pr: pr.Number} // asks each permission once
-	refusal := j.mayCommand(ctx, s, c.Author, verb)
+	s := &session{pr: pr.Number}
+	refusal := j.pub().mayCommand(ctx, c.Author, verb)
 	if refusal == nil && c.Edited() {
 		refusal = errEdited
 	}
 	if refusal != nil {
 		_ = j.client.React(ctx, j.owner, j.repo, c.ID, "eyes")
-		j.refuseComment(ctx, s, c, refusal)
+		j.pub().refuseComment(ctx, s, c, refusal)
 		return authorization{summary: fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, j.mask(refusal.Error()))}, nil
 	}
 	what := "/loop " + string(verb)
@@ -143,5 +144,5 @@ func (j *job) authorizeComment(ctx context.Context) (authorization, error) {
 // forkRefusal says why a command on a fork's pull request never runs.
 func forkRefusal(pr github.PR) string {
 	return fmt.Sprintf("pull request #%d comes from a fork (%s): /loop commands never run its code with this repository's token and secrets",
-		pr.Number, or(pr.HeadRepo, "deleted"))
+		pr.Number, cmp.Or(pr.HeadRepo, "deleted"))
 }

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	stdcmp "cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -125,7 +126,7 @@ func azCommentEvent(action string, n int, id int64, user, typ, body string) map[
 		"action": action,
 		"issue":  map[string]any{"number": float64(n), "pull_request": map[string]any{"url": "https://api.github.com/repos/octo-org/demo/pulls/" + itoa(int64(n))}},
 		"comment": map[string]any{"id": float64(id), "body": body, "created_at": at, "updated_at": at,
-			"user": map[string]any{"login": user, "type": or(typ, "User")}},
+			"user": map[string]any{"login": user, "type": stdcmp.Or(typ, "User")}},
 		"repository": map[string]any{"full_name": owner + "/" + repo, "default_branch": "main"},
 	}
 }

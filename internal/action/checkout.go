@@ -125,11 +125,11 @@ func namePaths(cs []Change) string {
 		}
 		p := e.kind + " " + logPath(e.path)
 		if strings.HasSuffix(e.path, "/") {
-			p += fmt.Sprintf(" (%d %s)", e.n, plural(e.n, "file", "files"))
+			p += " (" + phrase.Plural(e.n, "file", "files") + ")"
 		}
 		parts = append(parts, p)
 	}
-	return fmt.Sprintf("%d %s differ%s: %s", len(cs), plural(len(cs), "path", "paths"), plural(len(cs), "s", ""), strings.Join(parts, ", "))
+	return phrase.Plural(len(cs), "path differs: ", "paths differ: ") + strings.Join(parts, ", ")
 }
 
 func kindWord(k string) string {
@@ -137,13 +137,6 @@ func kindWord(k string) string {
 		return "modified"
 	}
 	return k
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // logPath shows a path in a log line: as it is when it is plain, quoted

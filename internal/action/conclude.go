@@ -7,18 +7,11 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
-
-// The status rule: loop/<name> is success on a commit only when the gate
-// certified that commit's tree in this job — the snapshot its verdict was
-// measured on equals the commit's snapshot (Git.CommitSnapshot). A run that
-// converged without changing anything certifies its head; one that changed
-// files delivers them, and the delivered commit carries the success. The
-// head a run started from then gets failure, saying where the fix went.
-// Nothing read from the state branch ever makes a status success.
 
 // delivery is what a job made of its run's work: whether a commit carries
 // success, where the work went, and what the report says about it.
@@ -30,15 +23,16 @@ type delivery struct {
 	ref     string         // the branch it was pushed to
 	pull    int            // the pull request opened or updated for it
 	partial string         // the branch a stopped run's work was kept on
-	notes   []string       // Markdown of trusted text (paths through Verbatim)
+	notes                  // Markdown of trusted text (paths through Verbatim)
 	diff    string         // the certified change, posted instead of pushed
 	apply   string         // the command that applies it locally
 	out     runner.Outcome // what is reported: a pull request's body shows it
 }
 
-func (dv *delivery) say(format string, args ...any) {
-	dv.notes = append(dv.notes, fmt.Sprintf(format, args...))
-}
+// notes are what the report's delivery section says, a paragraph each.
+type notes []string
+
+func (n *notes) say(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
 
 // Kinds of delivery, as a checkpoint records them.
 const (
@@ -46,11 +40,12 @@ const (
 	kindPartial   = "partial"
 )
 
-// mode is how this event delivers: auto pushes onto a pull request's
-// branch, and opens a pull request for a branch's run.
-func (j *job) mode(s *session) string {
-	if j.in.Deliver != DeliverAuto {
-		return j.in.Deliver
+// deliverMode is how this event delivers under the deliver input: auto
+// pushes onto a pull request's branch, and opens a pull request for a
+// branch's run.
+func deliverMode(deliver string, s *session) string {
+	if deliver != DeliverAuto {
+		return deliver
 	}
 	if s.pr > 0 {
 		return DeliverPush
@@ -58,53 +53,64 @@ func (j *job) mode(s *session) string {
 	return DeliverPullRequest
 }
 
-// conclude applies the status rule to the outcome of a run in this job and
-// delivers what it certified. A run that was already over measured
-// nothing: it changes no status, and the job does not pass on its record
-// (a run that succeeded is measured again instead: see generation).
+// conclude applies the status rule (decide) to the outcome of a run in
+// this job and delivers what it certified. A run that was already over
+// measured nothing: it changes no status, and the job does not pass on its
+// record (a run that succeeded is measured again instead: see generation).
 func (j *job) conclude(ctx context.Context, s *session, out runner.Outcome) delivery {
-	dv := delivery{mode: j.mode(s), out: out}
-	switch {
-	case !out.Ran && s.beside:
-		d := s.checkpoint().Delivery
-		dv.keep = true
-		dv.say("This run's certified work was delivered in %s to `%s`, which still holds it, with the loop's success on it; nothing new to measure on %s.",
-			phrase.Short(d.SHA), d.Ref, phrase.Short(s.head))
-		return dv
-	case !out.Ran: // a run recorded as over, without success: what the state branch says passes no job
-		return dv
-	case out.Status != state.Success:
-		j.partial(ctx, s, out, &dv)
-		desc := j.statusText(out)
-		if dv.partial != "" {
-			desc += "; work kept on " + dv.partial
-		}
-		j.status(ctx, s, statusState(out.Status), desc)
-		return dv
+	f := j.facts(s, fromRun, deliverMode(j.in.Deliver, s))
+	f.ran, f.beside, f.status, f.told, f.partial = out.Ran, s.beside, out.Status, statusText(out), s.cfg.Deliver.Partial
+	if out.Ran && out.Status == state.Success {
+		j.readHead(s, &f)
 	}
-	j.certify(ctx, s, s.checkpoint(), &dv)
-	return dv
+	return j.settle(ctx, s, f, delivery{mode: f.mode, out: out})
 }
 
-// certify sets success on the head when its tree is the certified
-// snapshot, and otherwise delivers the certified work as dv.mode says.
-func (j *job) certify(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
-	if j.git == nil {
-		j.deliver(ctx, s, cp, dv) // says that nothing can be certified or delivered
-		return
-	}
+// facts are the facts every conclusion starts from.
+func (j *job) facts(s *session, from int, mode string) facts {
+	return facts{from: from, cp: s.checkpoint(), head: s.head, mode: mode, git: j.git != nil}
+}
+
+// readHead learns the head's snapshot, or why it cannot be read.
+func (j *job) readHead(s *session, f *facts) {
 	tree, err := j.commitSnapshot(s.head)
-	switch {
-	case err != nil:
-		dv.say("The gate certified snapshot `%s`, but the tree of %s could not be read (%s), so no commit is certified.",
-			phrase.Short(cp.Snapshot), phrase.Short(s.head), j.errText(s, err))
-		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, but the head's tree could not be read", phrase.Short(cp.Snapshot)))
-	case tree == cp.Snapshot:
-		dv.success = true
-		j.setStatus(ctx, s, s.head, "success", certifiedText(cp))
-	default:
-		j.deliver(ctx, s, cp, dv)
+	f.headTree = tree
+	if err != nil {
+		f.treeErr = j.errText(s, err)
 	}
+}
+
+// settle carries out what the status rule decides on f: the notes, the
+// record of work kept, the delivery it starts, and the head's status
+// (after the partial work, which its description names).
+func (j *job) settle(ctx context.Context, s *session, f facts, dv delivery) delivery {
+	a := decide(f)
+	dv.notes = append(dv.notes, a.notes...)
+	dv.success, dv.keep = a.success, a.keep
+	c := &conclusion{j: j, s: s, cp: f.cp, dv: &dv}
+	if a.partial {
+		c.partial(ctx)
+	}
+	switch a.deliver {
+	case DeliverComment:
+		c.postDiff(ctx, "`deliver: comment`: nothing is pushed", "", outcomePosted)
+	case DeliverPush, DeliverPullRequest:
+		c.push(ctx)
+	}
+	desc := a.desc
+	if dv.partial != "" {
+		desc += "; work kept on " + dv.partial
+	}
+	switch {
+	case a.success:
+		j.pub().setStatus(ctx, s, s.head, "success", desc)
+	case a.status != "":
+		j.pub().status(ctx, s, a.status, desc)
+	}
+	if a.record {
+		c.record(ctx, c.delivery(outcomeKept))
+	}
+	return dv
 }
 
 func (j *job) commitSnapshot(sha string) (string, error) {
@@ -137,14 +143,11 @@ func deliveredHead(s *session) string {
 	return ""
 }
 
-// recheck measures the loop's own work again (see deliveredHead), at iteration 0:
-// no agent runs, nothing is pushed and the run's state is left as it is,
-// so an event on a delivered commit never starts the loop again. The
-// commit gets success when the gate holds on its tree now. A gate that
-// only fails for judge checks (which need a run) leaves the status the
-// delivering job set, and does not fail the job — when GitHub shows that
-// success (certifiedOnGitHub): a branch's name, or a record on the state
-// branch, never passes a job on its own.
+// recheck measures the loop's own work again (see deliveredHead), at
+// iteration 0: no agent runs, nothing is pushed and the run's state is
+// left as it is, so an event on a delivered commit never starts the loop
+// again. The gate must rule again here: the run's ruling was on its own
+// workspace, not on this commit's tree as checked out now.
 func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outcome, delivery, error) {
 	var decisions []gate.Decision
 	if cp := s.checkpoint(); cp != nil {
@@ -156,30 +159,15 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 	}
 	out := runner.GateOnlyOutcome(s.cfg, verdicts)
 	out.RunID = s.runID
-	dv := delivery{mode: j.mode(s)}
-	dv.say("%s: it was measured again, with no agent and no push.", why)
-	tree, terr := j.commitSnapshot(s.head)
-	switch {
-	case terr == nil && out.Success && snap == tree:
-		dv.success = true
-		j.setStatus(ctx, s, s.head, "success", fmt.Sprintf("certified again at iteration 0: snapshot %s", phrase.Short(snap)))
-	case onlyJudges(verdicts):
-		why := ""
-		if !s.delivered { // verifyDelivery checked the record's commit already
-			if why, err = j.certifiedOnGitHub(ctx, s, s.head, ""); err != nil {
-				return runner.Outcome{}, delivery{}, err
-			}
+	f := j.facts(s, fromRecheck, deliverMode(j.in.Deliver, s))
+	f.why, f.measured, f.success, f.onlyJudges = why, snap, out.Success, onlyJudges(verdicts)
+	j.readHead(s, &f)
+	if f.onlyJudges && !s.delivered { // verifyDelivery checked the record's commit already
+		if f.onGitHub, err = j.pub().certifiedOnGitHub(ctx, s, s.head, ""); err != nil {
+			return runner.Outcome{}, delivery{}, err
 		}
-		if why == "" {
-			dv.keep = true
-			dv.say("Only judge checks fail, and judges only rule in a run: the status the delivering job set stays.")
-			break
-		}
-		dv.say("Only judge checks fail, and judges only rule in a run; but no success from a job of this loop stands on %s (%s), so it is not certified.", phrase.Short(s.head), why)
-		j.status(ctx, s, "failure", "only judge checks fail, and no certified success of this loop is on this commit")
-	default:
-		j.status(ctx, s, "failure", "the delivered commit does not pass when measured again")
 	}
+	dv := j.settle(ctx, s, f, delivery{mode: f.mode})
 	out.Success = dv.success
 	return out, dv, nil
 }
@@ -188,13 +176,26 @@ func (j *job) recheck(ctx context.Context, s *session, why string) (runner.Outco
 // run's review decisions (verified when the session opened).
 func (j *job) measureNow(ctx context.Context, s *session, decisions []gate.Decision) ([]gate.Verdict, string, error) {
 	var ev gate.Evidence
+	var verdicts []gate.Verdict
 	var err error
-	j.untrusted(func() { ev, _, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ, j.checkout) })
+	j.log().untrusted(func() { ev, verdicts, err = runner.Measure(ctx, s.cfg, j.workspace, j.env.Environ, j.checkout) })
 	if err != nil {
 		return nil, "", err
 	}
+	return withDecisions(s.cfg, ev, verdicts, decisions), ev.Snapshot, nil
+}
+
+// withDecisions is the gate's ruling on a measurement outside the run
+// (runner.Measure, verdicts) once the run's review decisions count. The
+// gate is evaluated a second time only for them — runner.Measure takes no
+// decisions — and never on a void measurement, whose verdicts fail every
+// check whatever was approved.
+func withDecisions(cfg *loop.Config, ev gate.Evidence, verdicts []gate.Verdict, decisions []gate.Decision) []gate.Verdict {
+	if ev.Void != "" || len(decisions) == 0 {
+		return verdicts
+	}
 	ev.Decisions = decisions
-	return gate.Evaluate(s.cfg, ev), ev.Snapshot, nil
+	return gate.Evaluate(cfg, ev)
 }
 
 // onlyJudges reports whether every check that keeps a blocking goal from

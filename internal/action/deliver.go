@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,65 +26,62 @@ const (
 	outcomeKept    = "kept" // deliver: none
 )
 
-// deliver puts work the gate certified, which the head does not carry,
-// where dv.mode says; the head gets failure saying where it went. A
-// generation delivers at most once.
-func (j *job) deliver(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
-	snap := phrase.Short(cp.Snapshot)
-	switch {
-	case j.git == nil:
-		dv.say("The gate certified snapshot `%s`, but this loop-action has no git delivery: no commit can be certified, and the fix stays in the run's workspace on the state branch.", snap)
-		j.status(ctx, s, "failure", fmt.Sprintf("snapshot %s certified, not delivered: no git delivery", snap))
-		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
-	case cp.Delivery != nil && cp.Delivery.Kind == kindCertified && cp.Delivery.Outcome != outcomePosted && cp.Delivery.Outcome != outcomeKept:
-		dv.say("This generation already delivered once (%s): nothing more is delivered.", cp.Delivery.Outcome)
-		j.status(ctx, s, "failure", "fix certified; this generation already delivered")
-	case dv.mode == DeliverNone:
-		dv.say("The gate certified snapshot `%s`, which %s does not carry. `deliver: none`: it stays in the run's workspace on the state branch (`/loop push` pushes it).", snap, phrase.Short(s.head))
-		j.status(ctx, s, "failure", fmt.Sprintf("fix certified (snapshot %s), not delivered (deliver: none)", snap))
-		j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: DeliverNone, Outcome: outcomeKept, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
-	case dv.mode == DeliverComment:
-		j.postDiff(ctx, s, cp, dv, "`deliver: comment`: nothing is pushed", "", outcomePosted)
-	default:
-		j.pushCertified(ctx, s, cp, dv)
-	}
+// conclusion carries out a delivery the status rule decided, for one
+// session and its checkpoint, and gathers what became of it in dv.
+type conclusion struct {
+	j  *job
+	s  *session
+	cp *state.Checkpoint
+	dv *delivery
 }
 
-// pushCertified builds the certified commit and pushes it: onto the
+// delivery is the record of the certified work as kept with outcome.
+func (c *conclusion) delivery(outcome string) state.Delivery {
+	return state.Delivery{Kind: kindCertified, Mode: c.dv.mode, Outcome: outcome, Base: c.s.head, Snapshot: c.cp.Snapshot, At: c.j.env.Now().UTC()}
+}
+
+// failure sets failure on the head (a pull request's) with desc.
+func (c *conclusion) failure(ctx context.Context, desc string) {
+	c.j.pub().status(ctx, c.s, "failure", desc)
+}
+
+// push builds the certified commit and pushes it: onto the
 // branch (push) or to a loop branch with a pull request (pull-request).
 // What may not be pushed is refused before anything is.
-func (j *job) pushCertified(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery) {
-	branch, err := j.target(s, dv.mode)
+func (c *conclusion) push(ctx context.Context) {
+	j, s, dv := c.j, c.s, c.dv
+	branch, err := c.target()
 	if err != nil {
 		dv.say("Nothing was pushed: %s.", err)
-		j.status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
+		j.pub().status(ctx, s, "failure", "fix certified, not pushed: "+err.Error())
 		return
 	}
-	b, why := j.buildCertified(ctx, s, cp)
+	b, why := c.buildCertified(ctx)
 	if why != nil {
-		j.refuse(ctx, s, cp, dv, why)
+		c.refuse(ctx, why)
 		return
 	}
 	old := s.head
 	if branch != s.branch {
-		if old, err = j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch); err != nil {
+		if old, err = j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+branch); err != nil {
 			dv.say("Nothing was pushed: the tip of `%s` could not be read (%s).", branch, j.errText(s, err))
-			j.status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
+			j.pub().status(ctx, s, "failure", "fix certified, not pushed: the loop branch could not be read")
 			return
 		}
 	}
-	d, ok := j.pushFix(ctx, s, cp, dv, b, branch, old)
+	d, ok := c.pushFix(ctx, b, branch, old)
 	if ok && dv.mode == DeliverPullRequest {
-		j.openPull(ctx, s, dv, branch)
+		c.openPull(ctx, branch)
 		d.PullRequest = dv.pull
-		j.record(ctx, s, d)
+		c.record(ctx, d)
 	}
 }
 
 // target is the branch a certified push goes to: the pull request's (or
 // the run's) own branch for push, a loop branch for pull-request. Never
 // the default branch, never the state branch.
-func (j *job) target(s *session, mode string) (string, error) {
+func (c *conclusion) target() (string, error) {
+	j, s, mode := c.j, c.s, c.dv.mode
 	branch := s.branch
 	if mode == DeliverPullRequest {
 		branch = fixBranch(s)
@@ -109,48 +107,49 @@ func fixBranch(s *session) string {
 }
 
 // pushRemote is the repository with the token pushes use.
-func (j *job) pushRemote() Remote {
-	return Remote{URL: j.repoURL(), Token: or(j.in.PushToken, j.in.Token)}
+func (p *publisher) pushRemote() Remote {
+	return Remote{URL: p.repoURL(), Token: cmp.Or(p.in.PushToken, p.in.Token)}
 }
 
 // pushFix pushes b to branch where it is at old, once the delivery in
 // flight is recorded (a job that dies while pushing leaves the record, so
 // the next event knows the commit). The delivered commit gets success;
 // the head, failure saying where the fix went.
-func (j *job) pushFix(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, b *Built, branch, old string) (state.Delivery, bool) {
-	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomePushing, Ref: branch, SHA: b.SHA, Base: s.head,
-		Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
+func (c *conclusion) pushFix(ctx context.Context, b *Built, branch, old string) (state.Delivery, bool) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
+	d := c.delivery(outcomePushing)
+	d.Ref, d.SHA = branch, b.SHA
 	if err := s.run.RecordDelivery(ctx, d); err != nil {
 		dv.say("Nothing was pushed: the delivery could not be recorded on the state branch first (%s).", j.errText(s, err))
-		j.status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
+		j.pub().status(ctx, s, "failure", "fix certified, not pushed: the state branch could not be written")
 		return d, false
 	}
 	if branch == s.branch {
-		j.status(ctx, s, "pending", "delivering the fix to this branch")
+		j.pub().status(ctx, s, "pending", "delivering the fix to this branch")
 	}
-	err := b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
+	err := b.Push(ctx, j.pub().pushRemote(), "refs/heads/"+branch, old)
 	switch {
 	case errors.Is(err, ErrMoved):
 		d.Outcome = outcomeMoved
 		dv.say("**The branch moved; nothing pushed.** `%s` is no longer at %s, so the fix (snapshot `%s`) was not pushed and nothing was overwritten; the next event on the new head starts a new generation.",
 			branch, orShort(old, "(absent)"), phrase.Short(cp.Snapshot))
-		j.status(ctx, s, "failure", "the branch moved; nothing pushed")
+		j.pub().status(ctx, s, "failure", "the branch moved; nothing pushed")
 	case err != nil:
 		d.Outcome = outcomeFailed
 		dv.say("The push to `%s` failed: %s. Nothing was delivered.", branch, j.errText(s, err))
 		j.a.Warningf("push the certified fix to %s: %s", branch, j.mask(err.Error()))
-		j.status(ctx, s, "failure", "the fix could not be pushed")
+		j.pub().status(ctx, s, "failure", "the fix could not be pushed")
 	default:
 		d.Outcome = outcomePushed
 		dv.success, dv.sha, dv.ref = true, b.SHA, branch
 		dv.say("**Fixed in %s, pushed to `%s`.** Its tree is the certified snapshot `%s`, so it carries `loop/%s` success; %s does not.",
 			phrase.Short(b.SHA), branch, phrase.Short(cp.Snapshot), s.cfg.Name, phrase.Short(s.head))
-		j.setStatus(ctx, s, b.SHA, "success", certifiedText(cp))
+		j.pub().setStatus(ctx, s, b.SHA, "success", certifiedText(cp))
 		if branch == s.branch {
-			j.status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
+			j.pub().status(ctx, s, "failure", fmt.Sprintf("fixed in %s pushed to this branch", phrase.Short(b.SHA)))
 		}
 	}
-	j.record(ctx, s, d)
+	c.record(ctx, d)
 	return d, d.Outcome == outcomePushed
 }
 
@@ -163,9 +162,9 @@ func orShort(sha, none string) string {
 
 // record saves where the work went; a failure is a warning (the push is
 // done, or was never made).
-func (j *job) record(ctx context.Context, s *session, d state.Delivery) {
-	if err := s.run.RecordDelivery(ctx, d); err != nil {
-		j.a.Warningf("record the delivery: %s", j.mask(err.Error()))
+func (c *conclusion) record(ctx context.Context, d state.Delivery) {
+	if err := c.s.run.RecordDelivery(ctx, d); err != nil {
+		c.j.a.Warningf("record the delivery: %s", c.j.mask(err.Error()))
 	}
 }
 

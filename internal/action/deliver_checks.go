@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/secret"
-	"github.com/loop-action/loop-action/internal/state"
 )
 
 // refusal is why certified work is not pushed.
@@ -19,7 +19,8 @@ type refusal struct {
 }
 
 // spec is the commit of the checkpoint's snapshot on the head.
-func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, subject string) CommitSpec {
+func (c *conclusion) spec(exclude func(string) bool, subject string) CommitSpec {
+	j, s, cp := c.j, c.s, c.cp
 	d := s.cfg.Deliver
 	return CommitSpec{Root: j.workspace, Base: s.head, Snapshot: cp.Snapshot, Exclude: exclude,
 		Message: commitMessage(s.cfg, cp, subject), Author: Identity{Name: d.AuthorName, Email: d.AuthorEmail}, When: j.env.Now(),
@@ -29,11 +30,12 @@ func (j *job) spec(s *session, cp *state.Checkpoint, exclude func(string) bool, 
 // buildRefusal is why a commit that failed to build is not delivered. A
 // secret in a file (Git.Build checks it too, next to the action's own
 // scan) is named by path and variable, masked, never by value.
-func (j *job) buildRefusal(s *session, err error) *refusal {
+func (c *conclusion) buildRefusal(err error) *refusal {
+	j, s := c.j, c.s
 	sc := j.scanner(s.cfg)
 	var se *secret.HeldError
 	if errors.As(err, &se) {
-		if why := j.secretRefusal(s, []string{se.Path}); why != nil {
+		if why := c.secretRefusal([]string{se.Path}); why != nil {
 			return why
 		}
 		return &refusal{why: fmt.Sprintf("%s holds the value of the secret %s, so nothing is pushed or posted", Verbatim(sc.mask(se.Path)), Verbatim(se.Variable)),
@@ -47,19 +49,20 @@ func (j *job) buildRefusal(s *session, err error) *refusal {
 // and checks that it may be pushed: no file it would change holds a
 // secret, it leaves nothing out, and its tree is exactly the snapshot the
 // gate certified (so that it may carry success).
-func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoint) (*Built, *refusal) {
-	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), ""))
+func (c *conclusion) buildCertified(ctx context.Context) (*Built, *refusal) {
+	j, s, cp := c.j, c.s, c.cp
+	b, err := j.git.Build(ctx, c.spec(excluded(s.cfg), ""))
 	if err != nil {
-		return nil, j.buildRefusal(s, err)
+		return nil, c.buildRefusal(err)
 	}
-	if why := j.secretRefusal(s, append(paths(b.Changes), paths(b.Excluded)...)); why != nil {
+	if why := c.secretRefusal(append(paths(b.Changes), paths(b.Excluded)...)); why != nil {
 		return nil, why
 	}
 	switch {
 	case len(b.Excluded) > 0:
 		return nil, &refusal{diff: true,
 			why: fmt.Sprintf("the certified change touches %s, which a delivery never pushes (`.loop/`, protected paths, the loop config, `.github/workflows/**` unless `[deliver] allow_workflows`), and a commit without it would not be the tree the gate certified",
-				j.shownPaths(s, b.Excluded)),
+				c.shownPaths(b.Excluded)),
 			status: fmt.Sprintf("fix touches %s: not pushed", b.Excluded[0].Path)}
 	case b.Snapshot != cp.Snapshot:
 		return nil, &refusal{diff: true,
@@ -71,7 +74,8 @@ func (j *job) buildCertified(ctx context.Context, s *session, cp *state.Checkpoi
 
 // secretRefusal refuses a delivery when one of paths holds a secret, or
 // cannot be scanned. It names the path, never the value.
-func (j *job) secretRefusal(s *session, paths []string) *refusal {
+func (c *conclusion) secretRefusal(paths []string) *refusal {
+	j, s := c.j, c.s
 	sc := j.scanner(s.cfg)
 	p, err := sc.first(j.workspace, paths)
 	p = sc.mask(p) // a path can hold the value too
@@ -97,8 +101,8 @@ func (j *job) errText(s *session, err error) string {
 
 // shownPaths renders changed paths for a comment, each masked (a path can
 // hold a secret) and as inline code.
-func (j *job) shownPaths(s *session, cs []Change) string {
-	sc := j.scanner(s.cfg)
+func (c *conclusion) shownPaths(cs []Change) string {
+	sc := c.j.scanner(c.s.cfg)
 	out := paths(cs)
 	for i, p := range out {
 		out[i] = sc.mask(p)
@@ -116,55 +120,57 @@ func paths(cs []Change) []string {
 
 // refuse says why certified work is not pushed, posts its diff when it
 // may be, and leaves the head failure.
-func (j *job) refuse(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, r *refusal) {
+func (c *conclusion) refuse(ctx context.Context, r *refusal) {
 	lead := "Not pushed: " + r.why
 	if r.diff {
-		j.postDiff(ctx, s, cp, dv, lead, r.status, outcomeRefused)
+		c.postDiff(ctx, lead, r.status, outcomeRefused)
 		return
 	}
-	dv.say("%s.", lead)
-	j.status(ctx, s, "failure", r.status)
-	j.record(ctx, s, state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()})
+	c.dv.say("%s.", lead)
+	c.failure(ctx, r.status)
+	c.record(ctx, c.delivery(outcomeRefused))
 }
 
 // postDiff puts the certified change in the report, as a diff with the
 // command that applies it, instead of pushing it. A diff that would carry
 // a secret is not posted either.
-func (j *job) postDiff(ctx context.Context, s *session, cp *state.Checkpoint, dv *delivery, lead, status, outcome string) {
-	d := state.Delivery{Kind: kindCertified, Mode: dv.mode, Outcome: outcomeRefused, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
-	defer func() { j.record(ctx, s, d) }()
-	b, err := j.git.Build(ctx, j.spec(s, cp, onlyLoop, ""))
+func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
+	d := c.delivery(outcomeRefused)
+	defer func() { c.record(ctx, d) }()
+	b, err := j.git.Build(ctx, c.spec(onlyLoop, ""))
 	if errors.Is(err, secret.ErrHeld) {
-		why := j.buildRefusal(s, err)
+		why := c.buildRefusal(err)
 		dv.say("%s. Not posted either: %s.", lead, why.why)
-		j.status(ctx, s, "failure", why.status)
+		j.pub().status(ctx, s, "failure", why.status)
 		return
 	}
 	var patch string
 	if err == nil {
-		if why := j.secretRefusal(s, paths(b.Changes)); why != nil {
+		if why := c.secretRefusal(paths(b.Changes)); why != nil {
 			dv.say("%s. Not posted either: %s.", lead, why.why)
-			j.status(ctx, s, "failure", why.status)
+			j.pub().status(ctx, s, "failure", why.status)
 			return
 		}
 		patch, err = b.Patch()
 	}
 	if err != nil {
 		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
-		j.status(ctx, s, "failure", "fix certified, not delivered")
+		j.pub().status(ctx, s, "failure", "fix certified, not delivered")
 		return
 	}
 	where := "comment"
 	if s.pr == 0 {
 		where = "job summary"
 	}
-	dv.diff, dv.apply, d.Outcome = j.scanner(s.cfg).mask(patch), j.applyCommand(s), outcome
+	dv.diff, dv.apply, d.Outcome = j.scanner(s.cfg).mask(patch), c.applyCommand(), outcome
 	dv.say("%s. The certified change (snapshot `%s`, %s) is below, with the command that applies it to a clone.",
 		lead, phrase.Short(cp.Snapshot), phrase.Plural(len(b.Changes), "path", "paths"))
-	j.status(ctx, s, "failure", or(status, "fix posted as a diff in the "+where))
+	j.pub().status(ctx, s, "failure", cmp.Or(status, "fix posted as a diff in the "+where))
 }
 
 // applyCommand applies the run's certified workspace to a clone.
-func (j *job) applyCommand(s *session) string {
-	return j.mask(strings.Join([]string{"loop-action apply --run-id", s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.stateRemote()}, " "))
+func (c *conclusion) applyCommand() string {
+	j := c.j
+	return j.mask(strings.Join([]string{"loop-action apply --run-id", c.s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.pub().stateRemote()}, " "))
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/phrase"
-	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
 
@@ -15,13 +14,14 @@ import (
 // branch, into the branch the run is on, with the report as its body; or
 // updates the one already open from branch, so that runs never open a
 // second.
-func (j *job) openPull(ctx context.Context, s *session, dv *delivery, branch string) {
+func (c *conclusion) openPull(ctx context.Context, branch string) {
+	j, s, dv := c.j, c.s, c.dv
 	if j.client == nil {
 		dv.say("No pull request was opened for `%s`: input github-token is empty.", branch)
 		return
 	}
 	title := fmt.Sprintf("loop %s: certified work of run %s", s.cfg.Name, s.runID)
-	r := j.newReport(ctx, s, dv.out)
+	r := j.pub().newReport(ctx, s, dv.out)
 	r.Delivery = dv.notes
 	_, body, _ := strings.Cut(r.Markdown(commentLimit), "\n") // without the sticky marker
 	n, err := j.client.OpenPullFor(ctx, j.owner, j.repo, branch)
@@ -34,12 +34,12 @@ func (j *job) openPull(ctx context.Context, s *session, dv *delivery, branch str
 	if err != nil {
 		j.a.Warningf("open the pull request from %s: %s", branch, j.mask(err.Error()))
 		dv.say("The pull request from `%s` into `%s` could not be opened or updated (%s).", branch, s.branch, j.errText(s, err))
-		j.status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
+		j.pub().status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
 		return
 	}
 	dv.pull = n
 	dv.say("**Fix in pull request #%d**, from `%s` into `%s`.", n, branch, s.branch)
-	j.status(ctx, s, "failure", fmt.Sprintf("fix in pull request #%d", n))
+	j.pub().status(ctx, s, "failure", fmt.Sprintf("fix in pull request #%d", n))
 }
 
 // partialStop reports whether a run stopped for good without success:
@@ -52,28 +52,25 @@ func partialStop(st state.Status) bool {
 // branch loop-partial/<run id> (never the pull request's), when [deliver]
 // partial asks and this job's deliver pushes. What a delivery never pushes
 // is left out of it; a secret stops it.
-func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *delivery) {
-	if !s.cfg.Deliver.Partial || !partialStop(out.Status) || dv.mode == DeliverNone || dv.mode == DeliverComment || j.git == nil {
-		return
-	}
-	cp := s.run.Checkpoint()
+func (c *conclusion) partial(ctx context.Context) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
 	branch := "loop-partial/" + s.runID
 	subject := fmt.Sprintf("loop %s: partial work at iteration %d (%s)", s.cfg.Name, cp.Iteration, cp.Status)
-	b, err := j.git.Build(ctx, j.spec(s, cp, excluded(s.cfg), subject))
+	b, err := j.git.Build(ctx, c.spec(excluded(s.cfg), subject))
 	switch {
 	case err != nil:
-		dv.say("The run's work could not be kept: %s.", j.buildRefusal(s, err).why)
+		dv.say("The run's work could not be kept: %s.", c.buildRefusal(err).why)
 		return
 	case len(b.Changes) == 0:
 		dv.say("The run changed nothing worth keeping on `%s`.", branch)
 		return
 	}
-	if why := j.secretRefusal(s, paths(b.Changes)); why != nil {
+	if why := c.secretRefusal(paths(b.Changes)); why != nil {
 		dv.say("The run's work was not kept: %s.", why.why)
 		return
 	}
 	d := state.Delivery{Kind: kindPartial, Mode: DeliverPush, Outcome: outcomePushed, Ref: branch, SHA: b.SHA, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
-	switch err := j.pushOver(ctx, b, branch); {
+	switch err := c.pushOver(ctx, b, branch); {
 	case errors.Is(err, ErrMoved):
 		d.Outcome = outcomeMoved
 		dv.say("The run's work was not kept: `%s` moved while it was pushed.", branch)
@@ -83,25 +80,27 @@ func (j *job) partial(ctx context.Context, s *session, out runner.Outcome, dv *d
 	default:
 		dv.partial = branch
 		dv.say("The run stopped without success (%s: %s). Its work at iteration %d is kept on [`%s`](%s) as %s; it is not certified.",
-			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, j.treeURL(branch), phrase.Short(b.SHA))
+			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, c.treeURL(branch), phrase.Short(b.SHA))
 		if len(b.Excluded) > 0 {
-			dv.say("Left out of it: %s.", j.shownPaths(s, b.Excluded))
+			dv.say("Left out of it: %s.", c.shownPaths(b.Excluded))
 		}
 	}
-	j.record(ctx, s, d)
+	c.record(ctx, d)
 }
 
 // treeURL is where a branch of the repository is browsed.
-func (j *job) treeURL(branch string) string {
+func (c *conclusion) treeURL(branch string) string {
+	j := c.j
 	return fmt.Sprintf("%s/%s/%s/tree/%s", strings.TrimSuffix(j.ctx.ServerURL, "/"), j.owner, j.repo, branch)
 }
 
 // pushOver pushes b to branch where it is now: a compare-and-swap on the
 // tip read just before ("" when the branch does not exist yet).
-func (j *job) pushOver(ctx context.Context, b *Built, branch string) error {
-	old, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+branch)
+func (c *conclusion) pushOver(ctx context.Context, b *Built, branch string) error {
+	j := c.j
+	old, err := j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+branch)
 	if err != nil {
 		return err
 	}
-	return b.Push(ctx, j.pushRemote(), "refs/heads/"+branch, old)
+	return b.Push(ctx, j.pub().pushRemote(), "refs/heads/"+branch, old)
 }

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -38,7 +39,7 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 		(cp.Delivery.Outcome != outcomePushed && cp.Delivery.Outcome != outcomePushing) {
 		return nil
 	}
-	why, err := j.deliveredHere(ctx, s, cp, cp.Delivery)
+	why, err := recordCheck{j: j, s: s, cp: cp}.deliveredHere(ctx, cp.Delivery)
 	if err != nil {
 		return err
 	}
@@ -52,12 +53,20 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 	return nil
 }
 
+// recordCheck verifies the delivery a session's checkpoint records.
+type recordCheck struct {
+	j  *job
+	s  *session
+	cp *state.Checkpoint
+}
+
 // deliveredHere says why d is not verified as the delivery of this job's
 // head, or "".
-func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+func (rc recordCheck) deliveredHere(ctx context.Context, d *state.Delivery) (string, error) {
+	j, s, cp := rc.j, rc.s, rc.cp
 	switch {
 	case s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch:
-		return j.deliveredBeside(ctx, s, cp, d)
+		return rc.deliveredBeside(ctx, d)
 	case s.head == "" || d.SHA != s.head:
 		return fmt.Sprintf("it names %s as delivered, not this job's head %s", orShort(d.SHA, "no commit"), orShort(s.head, "(none)")), nil
 	case d.Snapshot != cp.Snapshot:
@@ -70,37 +79,38 @@ func (j *job) deliveredHere(ctx context.Context, s *session, cp *state.Checkpoin
 	case tree != d.Snapshot:
 		return fmt.Sprintf("the tree of %s is snapshot %s, not %s", phrase.Short(s.head), phrase.Short(tree), phrase.Short(d.Snapshot)), nil
 	}
-	return j.certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
+	return j.pub().certifiedOnGitHub(ctx, s, s.head, d.Snapshot)
 }
 
 // deliveredBeside says why d is not verified as the delivery of this
 // job's head onto another branch (d.Ref), or "".
-func (j *job) deliveredBeside(ctx context.Context, s *session, cp *state.Checkpoint, d *state.Delivery) (string, error) {
+func (rc recordCheck) deliveredBeside(ctx context.Context, d *state.Delivery) (string, error) {
+	j, s, cp := rc.j, rc.s, rc.cp
 	if d.Snapshot != cp.Snapshot {
 		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
 	}
 	if j.git == nil {
 		return "this loop-action has no git delivery to read the branch it names", nil
 	}
-	tip, err := j.git.Tip(ctx, j.pushRemote(), "refs/heads/"+d.Ref)
+	tip, err := j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+d.Ref)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read branch %s, to verify the delivery the state branch records: %w", d.Ref, err)
 	case tip != d.SHA:
 		return fmt.Sprintf("it names %s as delivered to %s, which points at %s", phrase.Short(d.SHA), d.Ref, orShort(tip, "nothing")), nil
 	}
-	return j.certifiedOnGitHub(ctx, s, d.SHA, d.Snapshot)
+	return j.pub().certifiedOnGitHub(ctx, s, d.SHA, d.Snapshot)
 }
 
 // certifiedOnGitHub says why sha does not carry the loop/<name> success a
 // job of this loop set, or "" when it does: the newest loop/<name> status
 // on it is success, set by the bot, and names snapshot when one is given.
-func (j *job) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot string) (string, error) {
+func (p *publisher) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot string) (string, error) {
 	name := "loop/" + s.cfg.Name
-	if j.client == nil {
+	if p.api == nil {
 		return fmt.Sprintf("without input github-token, the %s status of %s cannot be read", name, phrase.Short(sha)), nil
 	}
-	st, err := j.client.LatestStatus(ctx, j.owner, j.repo, sha, name)
+	st, err := p.api.LatestStatus(ctx, p.owner, p.repo, sha, name)
 	if err != nil {
 		return "", fmt.Errorf("read the %s status of %s, to verify what the state branch records: %w", name, phrase.Short(sha), err)
 	}
@@ -109,8 +119,8 @@ func (j *job) certifiedOnGitHub(ctx context.Context, s *session, sha, snapshot s
 		return fmt.Sprintf("%s has no %s status", phrase.Short(sha), name), nil
 	case st.State != "success":
 		return fmt.Sprintf("%s on %s is %s, not success", name, phrase.Short(sha), st.State), nil
-	case !strings.EqualFold(st.Creator, j.in.Bot):
-		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), or(st.Creator, "nobody known"), j.in.Bot), nil
+	case !strings.EqualFold(st.Creator, p.in.Bot):
+		return fmt.Sprintf("the %s success on %s was set by %s, not by %s", name, phrase.Short(sha), cmp.Or(st.Creator, "nobody known"), p.in.Bot), nil
 	case snapshot != "" && !strings.Contains(st.Description, phrase.Short(snapshot)):
 		return fmt.Sprintf("the %s success on %s does not name snapshot %s", name, phrase.Short(sha), phrase.Short(snapshot)), nil
 	}

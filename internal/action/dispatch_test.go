@@ -1,6 +1,7 @@
 package action
 
 import (
+	stdcmp "cmp"
 	"context"
 	"errors"
 	"os"
@@ -72,11 +73,11 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 				pr.HeadRepo, pr.Fork = "mallory/demo", true
 				m.gh.pulls[7] = pr
 			}
-			id := m.gh.add(7, tt.author, or(tt.typ, "User"), tt.body)
+			id := m.gh.add(7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
 			if tt.setup != nil {
 				tt.setup(m)
 			}
-			m.j.ctx.EventName, m.j.ctx.Event = "issue_comment", commentEvent(or(tt.action, "created"), id, tt.author, or(tt.typ, "User"), tt.body, tt.onIssue)
+			m.j.ctx.EventName, m.j.ctx.Event = "issue_comment", commentEvent(stdcmp.Or(tt.action, "created"), id, tt.author, stdcmp.Or(tt.typ, "User"), tt.body, tt.onIssue)
 			err := m.j.handle(context.Background())
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("the job's error: %v, want one containing %q", err, tt.err)

@@ -22,11 +22,22 @@
 // it against the comment it came from.
 //
 // It never sets loop/<name> success on a commit whose tree the gate did not
-// certify in the same job (the status rule, conclude.go), never takes a
+// certify in the same job (the status rule, decide.go), never takes a
 // success from the state branch, and never pushes a commit whose tree is
 // not the certified snapshot, one that holds a secret, one that changes
 // .loop/, protected paths or (unless allowed) workflows, or one onto the
 // default branch; a push is a compare-and-swap that never overwrites.
 // What git does is behind Git; DeliveryGit implements it on package
 // delivery.
+//
+// A job dispatches on its event and holds the session; what it learns
+// goes to decide (the status rule, a pure function), whose actions a
+// conclusion carries out; the publisher speaks on GitHub and in the
+// runner's files, catchup handles one pass over the comments, jobLog
+// brackets the log. Two mechanisms stay hand-written where a library might
+// seem to do them: the reading of a comment's Markdown blocks (markdown.go)
+// decides what readers see, which no dependency of this module parses as
+// CommonMark does (yuin/goldmark would), and the job's outputs are
+// written with a fresh random delimiter each, which go-githubactions'
+// fixed one does not give.
 package action

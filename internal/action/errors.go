@@ -32,8 +32,8 @@ func badSetup(err error) error { return &UsageError{Err: err} }
 // nothing (see delivery.keep) pass; anything else fails when
 // fail-on-unsuccessful is on — a run that converged but whose fix no
 // commit carries yet among them.
-func (j *job) unsuccessful(out runner.Outcome, dv delivery) error {
-	if dv.success || dv.keep || out.Status == state.AwaitingReview || !j.in.FailOnUnsuccessful {
+func (in Inputs) unsuccessful(out runner.Outcome, dv delivery) error {
+	if dv.success || dv.keep || out.Status == state.AwaitingReview || !in.FailOnUnsuccessful {
 		return nil
 	}
 	return ErrUnsuccessful

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // field reads a string (or a number, as text) from the event payload.
@@ -43,7 +45,7 @@ func number(ev map[string]any, path ...string) int {
 func (j *job) pullRequest(ctx context.Context) error {
 	ev := j.ctx.Event
 	if field(ev, "action") == "closed" {
-		j.skip(fmt.Sprintf("ignored: pull request #%d is closed: nothing to do", number(ev, "number")))
+		j.pub().skip(fmt.Sprintf("ignored: pull request #%d is closed: nothing to do", number(ev, "number")))
 		return nil
 	}
 	n := number(ev, "number")
@@ -126,8 +128,8 @@ func (j *job) baseSHA(ctx context.Context, n int) (string, error) {
 // including any a concurrency group dropped since the last one handled.
 func (j *job) issueComment(ctx context.Context) error {
 	ev := j.ctx.Event
-	if why := j.ignoredComment(ev); why != "" {
-		j.skip("ignored: " + why)
+	if why := j.pub().ignoredComment(ev); why != "" {
+		j.pub().skip("ignored: " + why)
 		return nil
 	}
 	if j.client == nil {
@@ -138,8 +140,8 @@ func (j *job) issueComment(ctx context.Context) error {
 		return err
 	}
 	if c := eventComment(ev); pr.Fork {
-		err := j.refuseFork(ctx, pr, c.ID, c.Author)
-		j.skip(fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, forkRefusal(pr)))
+		err := j.pub().refuseFork(ctx, pr, c.ID, c.Author)
+		j.pub().skip(fmt.Sprintf("refused: comment %d by @%s: %s", c.ID, c.Author, forkRefusal(pr)))
 		return err
 	}
 	cfg, err := j.configAt(ctx, pr.BaseSHA)
@@ -162,7 +164,7 @@ func (j *job) issueComment(ctx context.Context) error {
 	case st.status:
 		return j.reportCheckpoint(ctx, s)
 	}
-	j.skipRun(s, fmt.Sprintf("loop %s: nothing to run: %s", s.cfg.Name, or(strings.Join(s.handled, "; "), "no /loop command newer than the last one handled")))
+	j.pub().skipRun(s, fmt.Sprintf("loop %s: nothing to run: %s", s.cfg.Name, cmp.Or(strings.Join(s.handled, "; "), "no /loop command newer than the last one handled")))
 	return nil
 }
 
@@ -185,14 +187,14 @@ func eventComment(ev map[string]any) github.Comment {
 // business, or "": only a new comment on a pull request, by no bot (and
 // not under the bot's login), holding a /loop command, is. It asks GitHub
 // nothing.
-func (j *job) ignoredComment(ev map[string]any) string {
+func (p *publisher) ignoredComment(ev map[string]any) string {
 	c := eventComment(ev)
 	switch act := field(ev, "action"); {
 	case act != "created":
-		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, or(act, "(no action)"))
+		return fmt.Sprintf("comment %d was %s, not created: only a new comment is a command (an edit would run one again with today's secrets)", c.ID, cmp.Or(act, "(no action)"))
 	case field(ev, "issue", "pull_request", "url") == "":
 		return fmt.Sprintf("comment %d is on issue #%d, not on a pull request", c.ID, number(ev, "issue", "number"))
-	case j.fromBot(c):
+	case p.fromBot(c):
 		return fmt.Sprintf("comment %d is by @%s, a bot or the bot's own login", c.ID, c.Author)
 	}
 	if _, err := ParseCommand(c.Body, nil); errors.Is(err, ErrNotCommand) {
@@ -204,30 +206,28 @@ func (j *job) ignoredComment(ev map[string]any) string {
 // skip ends a job that ignores or refuses its event, or carries out
 // nothing of it: a notice says why in the job log, and the outputs say
 // so (success false, summary the line).
-func (j *job) skip(summary string) {
-	summary = oneLine(j.mask(summary))
-	j.a.Noticef("%s", summary)
-	j.output("success", "false")
-	j.output("summary", summary)
+func (p *publisher) skip(summary string) {
+	summary = phrase.OneLine(p.mask(summary))
+	p.a.Noticef("%s", summary)
+	p.output("success", "false")
+	p.output("summary", summary)
 }
 
 // skipRun is skip for a job that opened run s: run-id names it.
-func (j *job) skipRun(s *session, summary string) {
-	j.skip(summary)
-	j.output("run-id", s.runID)
+func (p *publisher) skipRun(s *session, summary string) {
+	p.skip(summary)
+	p.output("run-id", s.runID)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // refuseFork answers a command on a fork's pull request: such code never
 // runs with this job's token and secrets. Only people with write
 // permission get a reply (see mayReply); others a reaction.
-func (j *job) refuseFork(ctx context.Context, pr github.PR, id int64, author string) error {
-	_ = j.client.React(ctx, j.owner, j.repo, id, "-1")
-	if perm, err := j.client.Permission(ctx, j.owner, j.repo, author); err != nil || !writes(perm) {
+func (p *publisher) refuseFork(ctx context.Context, pr github.PR, id int64, author string) error {
+	_ = p.api.React(ctx, p.owner, p.repo, id, "-1")
+	if perm, err := p.api.Permission(ctx, p.owner, p.repo, author); err != nil || !writes(perm) {
 		return nil
 	}
-	_, err := j.client.Comment(ctx, j.owner, j.repo, pr.Number, fmt.Sprintf(
+	_, err := p.api.Comment(ctx, p.owner, p.repo, pr.Number, fmt.Sprintf(
 		"@%s: this pull request comes from a fork, so loop-action only evaluates the gate on it (a fork's code never runs with this repository's token and secrets); /loop commands are not available here.", author))
 	return err
 }
@@ -239,7 +239,7 @@ func (j *job) branch(ctx context.Context) error {
 	if err != nil {
 		return badSetup(err)
 	}
-	ref := or(j.ctx.RefName, "main")
+	ref := cmp.Or(j.ctx.RefName, "main")
 	if err := j.checkHead(ctx, j.ctx.SHA, "the commit the workflow runs on (GITHUB_SHA)", branchCheckoutFix); err != nil {
 		return err
 	}

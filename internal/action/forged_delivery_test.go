@@ -170,7 +170,7 @@ func TestCertifiedOnGitHub(t *testing.T) {
 				m.gh.setStatusAs(s[0], memHead, s[1], "loop/demo", s[2])
 			}
 			m.gh.setStatusAs(bot, memHead, "failure", "loop/other", "another loop's")
-			why, err := m.j.certifiedOnGitHub(t.Context(), m.s, memHead, snap)
+			why, err := m.j.pub().certifiedOnGitHub(t.Context(), m.s, memHead, snap)
 			if err != nil || (why == "") != (tt.why == "") || !strings.Contains(why, tt.why) {
 				t.Errorf("why %q, error %v; want %q", why, err, tt.why)
 			}
@@ -181,7 +181,7 @@ func TestCertifiedOnGitHub(t *testing.T) {
 		m := newMemJob(t, demoLoop)
 		down := errors.New("502 bad gateway")
 		m.gh.fail("LatestStatus", down)
-		if why, err := m.j.certifiedOnGitHub(t.Context(), m.s, memHead, snap); !errors.Is(err, down) || why != "" {
+		if why, err := m.j.pub().certifiedOnGitHub(t.Context(), m.s, memHead, snap); !errors.Is(err, down) || why != "" {
 			t.Errorf("why %q, error %v; want the error", why, err)
 		}
 	})

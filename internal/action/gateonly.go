@@ -25,11 +25,11 @@ func (j *job) gateOnly(ctx context.Context, cfg *loop.Config) error {
 	}
 	out := runner.GateOnlyOutcome(cfg, verdicts)
 	s := &session{cfg: cfg}
-	r := Report{Loop: cfg.Name, Status: out.Status, Success: out.Success, Verdicts: verdicts, Notice: forkNotice, SummaryURL: j.runURL()}
+	r := Report{Loop: cfg.Name, Status: out.Status, Success: out.Success, Verdicts: verdicts, Notice: forkNotice, SummaryURL: j.pub().runURL()}
 	j.a.Noticef("%s", forkNotice)
-	j.summary(r)
-	j.annotate(s, verdicts)
+	j.pub().summary(r)
+	j.pub().annotate(s, verdicts)
 	dv := delivery{success: out.Success} // a fork's PR: the gate holds on its code; nothing is delivered
-	j.outputs(s, out, r, dv)
-	return j.unsuccessful(out, dv)
+	j.pub().outputs(s, out, r, dv)
+	return j.in.unsuccessful(out, dv)
 }

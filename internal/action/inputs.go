@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,14 +54,14 @@ var Deliveries = []string{DeliverAuto, DeliverPush, DeliverPullRequest, DeliverC
 // readInputs reads INPUT_* (hyphens kept) through go-githubactions.
 func readInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
-		Mode:        or(strings.ToLower(a.GetInput("mode")), ModeRun),
-		Config:      or(a.GetInput("config"), ".github/loop.toml"),
+		Mode:        cmp.Or(strings.ToLower(a.GetInput("mode")), ModeRun),
+		Config:      cmp.Or(a.GetInput("config"), ".github/loop.toml"),
 		Token:       a.GetInput("github-token"),
-		StateBranch: or(a.GetInput("state-branch"), "loop-state"),
+		StateBranch: cmp.Or(a.GetInput("state-branch"), "loop-state"),
 		StateRemote: a.GetInput("state-remote"),
 		RunID:       a.GetInput("run-id"),
-		Bot:         or(a.GetInput("bot-login"), "github-actions[bot]"),
-		Deliver:     or(strings.ToLower(a.GetInput("deliver")), DeliverAuto),
+		Bot:         cmp.Or(a.GetInput("bot-login"), "github-actions[bot]"),
+		Deliver:     cmp.Or(strings.ToLower(a.GetInput("deliver")), DeliverAuto),
 		PushToken:   a.GetInput("push-token"),
 	}
 	if !slices.Contains(Modes, in.Mode) {
@@ -88,13 +89,6 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		}
 	}
 	return in, nil
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func intInput(a *githubactions.Action, name string) (int, error) {

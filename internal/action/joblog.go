@@ -20,8 +20,7 @@ type jobLog struct {
 
 // untrusted brackets output that agents influence with stop-commands, so
 // nothing they print is taken as a workflow command.
-func (j *job) untrusted(f func()) {
-	l := j.log()
+func (l *jobLog) untrusted(f func()) {
 	l.open()
 	defer l.close()
 	f()
@@ -30,8 +29,7 @@ func (j *job) untrusted(f func()) {
 // trusted writes the action's own workflow commands from inside an
 // untrusted bracket: it closes the fence, runs f, and opens a new one
 // with a fresh token. Outside a bracket it just runs f.
-func (j *job) trusted(f func()) {
-	l := j.log()
+func (l *jobLog) trusted(f func()) {
 	if l.token == "" {
 		f()
 		return
@@ -63,9 +61,8 @@ func (l *jobLog) close() {
 }
 
 // iteration starts the group of iteration n, ending the one before.
-func (j *job) iteration(n int) {
-	j.trusted(func() {
-		l := j.log()
+func (l *jobLog) iteration(n int) {
+	l.trusted(func() {
 		l.endGroup()
 		fmt.Fprintf(l.w, "::group::iteration %d\n", n)
 		l.group = true
@@ -73,8 +70,8 @@ func (j *job) iteration(n int) {
 }
 
 // endIterations ends the open iteration's group, if any.
-func (j *job) endIterations() {
-	j.trusted(func() { j.log().endGroup() })
+func (l *jobLog) endIterations() {
+	l.trusted(l.endGroup)
 }
 
 func (l *jobLog) endGroup() {

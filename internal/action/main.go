@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,6 +54,7 @@ type job struct {
 	// time between two progress edits (0 is progressInterval).
 	jlog          *jobLog
 	progressEvery time.Duration
+	publisher     *publisher // see pub
 }
 
 // Main runs the action: it reads the runner's contract, handles the event
@@ -78,7 +80,7 @@ func Main(ctx context.Context, env Env) error {
 	var cerr *loop.ConfigError
 	switch {
 	case errors.As(err, &cerr):
-		j.annotateConfig(cerr)
+		j.pub().annotateConfig(cerr)
 	case err != nil && !errors.Is(err, ErrUnsuccessful):
 		a.Errorf("%s", j.mask(err.Error()))
 	}
@@ -89,9 +91,9 @@ func Main(ctx context.Context, env Env) error {
 // workflow asked for (GITHUB_ACTION_REPOSITORY@GITHUB_ACTION_REF, when the
 // runner sets them).
 func logVersion(env Env) {
-	line := "loop-action " + or(env.Version, "(unknown version)")
+	line := "loop-action " + cmp.Or(env.Version, "(unknown version)")
 	if repo, ref := env.Getenv("GITHUB_ACTION_REPOSITORY"), env.Getenv("GITHUB_ACTION_REF"); repo != "" || ref != "" {
-		line += fmt.Sprintf(" (uses: %s@%s)", or(repo, "?"), or(ref, "?"))
+		line += fmt.Sprintf(" (uses: %s@%s)", cmp.Or(repo, "?"), cmp.Or(ref, "?"))
 	}
 	fmt.Fprintln(env.Stdout, line)
 }
@@ -113,7 +115,7 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: or(gctx.Workspace, "/github/workspace"), git: env.Git}
+	j := &job{a: a, env: env, in: in, ctx: gctx, workspace: cmp.Or(gctx.Workspace, "/github/workspace"), git: env.Git}
 	j.owner, j.repo = gctx.Repo()
 	if j.owner == "" || j.repo == "" {
 		return nil, errors.New("GITHUB_REPOSITORY is unset or not owner/repo")
@@ -203,16 +205,16 @@ func (j *job) configAt(ctx context.Context, ref string) (*loop.Config, error) {
 
 // annotateConfig turns config diagnostics into error annotations at the
 // file, line and column.
-func (j *job) annotateConfig(cerr *loop.ConfigError) {
+func (p *publisher) annotateConfig(cerr *loop.ConfigError) {
 	for _, d := range cerr.Diagnostics {
 		fields := map[string]string{"file": d.Pos.File, "title": "loop config"}
 		if d.Pos.Line > 0 {
 			fields["line"], fields["col"] = fmt.Sprint(d.Pos.Line), fmt.Sprint(d.Pos.Col)
 		}
 		if d.Severity == loop.Warning {
-			j.a.WithFieldsMap(fields).Warningf("%s", d.Message)
+			p.a.WithFieldsMap(fields).Warningf("%s", d.Message)
 		} else {
-			j.a.WithFieldsMap(fields).Errorf("%s", d.Message)
+			p.a.WithFieldsMap(fields).Errorf("%s", d.Message)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"maps"
 	"os"
@@ -166,7 +167,7 @@ func (f *flow) job(event string, ev map[string]any, sha string, in func(*Inputs)
 		env: Env{Getenv: getenv, Environ: agentEnviron(f.environ), Stdout: &log, Now: time.Now, Version: "test"},
 		in: Inputs{Config: ".github/loop.toml", Token: "ghs_github-token-0123456789", StateBranch: "loop-state", Bot: bot,
 			Comment: true, FailOnUnsuccessful: true, UploadExport: true, Deliver: DeliverAuto},
-		ctx:   &githubactions.GitHubContext{EventName: event, Event: ev, ServerURL: "https://github.com", RunID: 4242, SHA: sha, RefName: or(f.refName, "main")},
+		ctx:   &githubactions.GitHubContext{EventName: event, Event: ev, ServerURL: "https://github.com", RunID: 4242, SHA: sha, RefName: cmp.Or(f.refName, "main")},
 		owner: owner, repo: repo, workspace: ws, client: f.gh, git: f.git,
 	}
 	j.stores = func(context.Context) (state.Store, error) { return f.store(ws) }

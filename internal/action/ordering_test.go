@@ -161,7 +161,7 @@ func TestDecisionsNeedTheRunAsItStands(t *testing.T) {
 
 // ownRequests are the bot's review requests on the pull request.
 func (m *memJob) ownRequests() []reviewRequest {
-	return m.j.reviewRequests(m.gh.list(7), "demo")
+	return m.j.pub().reviewRequests(m.gh.list(7), "demo")
 }
 
 // lastRequest is the id of the bot's newest review request.

@@ -87,7 +87,7 @@ func TestRunOutcomeReports(t *testing.T) {
 			if !tt.out.Success {
 				dv = m.j.conclude(context.Background(), m.s, tt.out)
 			}
-			err := m.j.report(context.Background(), m.s, tt.out, dv, tt.evs, tt.refresh)
+			err := m.j.pub().report(context.Background(), m.s, tt.out, dv, tt.evs, tt.refresh)
 			if (err != nil) != (tt.reportErr != nil) {
 				t.Fatalf("report: %v, want an error: %t", err, tt.reportErr != nil)
 			}
@@ -113,7 +113,7 @@ func TestRunOutcomeReports(t *testing.T) {
 					t.Errorf("output %s = %q, want %q", k, out[k], v)
 				}
 			}
-			if err := m.j.unsuccessful(tt.out, dv); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
+			if err := m.j.in.unsuccessful(tt.out, dv); !errors.Is(err, tt.jobErr) || (err == nil) != (tt.jobErr == nil) {
 				t.Errorf("the job's result: %v, want %v", err, tt.jobErr)
 			}
 		})

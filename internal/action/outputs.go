@@ -19,13 +19,13 @@ import (
 // nothing an agent wrote, can end it early and set another output
 // (go-githubactions writes a fixed, public one). Without the file (a CLI
 // run) it does nothing.
-func (j *job) output(name, value string) {
-	path := j.env.Getenv("GITHUB_OUTPUT")
+func (p *publisher) output(name, value string) {
+	path := p.getenv("GITHUB_OUTPUT")
 	if path == "" {
 		return
 	}
 	if err := appendOutput(path, name, value); err != nil {
-		j.a.Warningf("output %s not set: %s", name, err)
+		p.a.Warningf("output %s not set: %s", name, err)
 	}
 }
 
@@ -49,12 +49,12 @@ func appendOutput(path, name, value string) error {
 // outputs sets every output of action.yml. success follows the status
 // rule: true only when a commit carries success from this job (for a
 // gate-only evaluation, when the gate holds).
-func (j *job) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
+func (p *publisher) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 	satisfied, blocking := gate.Blocking(out.Verdicts)
 	export := ""
 	if out.ExportPath != "" {
 		export = out.ExportPath
-		if rel, err := filepath.Rel(j.workspace, out.ExportPath); err == nil {
+		if rel, err := filepath.Rel(p.workspace, out.ExportPath); err == nil {
 			export = filepath.ToSlash(rel)
 		}
 	}
@@ -78,7 +78,7 @@ func (j *job) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 		{"delivered-ref", dv.ref},
 		{"pull-request", pullOutput(dv.pull)},
 	} {
-		j.output(o[0], o[1])
+		p.output(o[0], o[1])
 	}
 }
 

@@ -39,7 +39,7 @@ func TestOutputDelimiterIsRandom(t *testing.T) {
 		{"empty", ""},
 	}
 	for _, v := range values {
-		j.output(v[0], v[1])
+		j.pub().output(v[0], v[1])
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -105,8 +105,8 @@ func parseFileCommand(s string) ([][2]string, error) {
 func TestFileCommandsWithoutTheirFiles(t *testing.T) {
 	t.Parallel()
 	j, _ := testJob(t, map[string]string{}) // a CLI run: no GITHUB_OUTPUT, no GITHUB_STEP_SUMMARY
-	j.output("success", "true")             // go-githubactions would panic on an unset file
-	j.summary(Report{Loop: "x"})
+	j.pub().output("success", "true")       // go-githubactions would panic on an unset file
+	j.pub().summary(Report{Loop: "x"})
 }
 
 func TestReadInputs(t *testing.T) {
@@ -191,7 +191,7 @@ func TestActionYAMLDeclaresInputsAndOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, _ := testJob(t, map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "set_output")})
-	j.outputs(&session{cfg: &loop.Config{Name: "x"}}, runner.Outcome{}, Report{}, delivery{})
+	j.pub().outputs(&session{cfg: &loop.Config{Name: "x"}}, runner.Outcome{}, Report{}, delivery{})
 	j.ctx = &githubactions.GitHubContext{EventName: "schedule", SHA: "eeee000000000000000000000000000000000001"}
 	if err := j.authorizeJob(t.Context()); err != nil { // the authorize mode's outputs
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	if p == nil || p.stopped || cp.Status != state.Running {
 		return
 	}
-	now := p.j.now()
+	now := p.j.env.now()
 	if !p.last.IsZero() && now.Sub(p.last) < p.every {
 		return
 	}
@@ -75,12 +75,12 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	body := Progress{
 		Loop: p.s.cfg.Name, RunID: cp.RunID, Iteration: cp.Iteration, MaxIterations: cp.MaxIterations,
 		Spend: cp.Spend, Budget: p.s.cfg.Stop, Verdicts: cp.Verdicts, Ran: nonEmpty(p.ran),
-		Every: p.every, Updated: now, SummaryURL: p.j.runURL(),
+		Every: p.every, Updated: now, SummaryURL: p.j.pub().runURL(),
 	}.Markdown(commentLimit)
 	ctx, cancel := context.WithTimeout(p.ctx, progressTimeout)
 	defer cancel()
 	if _, err := p.j.client.UpsertSticky(ctx, p.j.owner, p.j.repo, p.s.pr, Marker(p.s.cfg.Name), body, p.j.in.Bot); err != nil {
-		p.j.trusted(func() { p.j.a.Warningf("the progress comment was not updated: %s", p.j.mask(err.Error())) })
+		p.j.log().trusted(func() { p.j.a.Warningf("the progress comment was not updated: %s", p.j.mask(err.Error())) })
 	}
 }
 
@@ -92,7 +92,7 @@ func (p *progress) abandon() {
 	}
 	p.stopped = true
 	where := "its log"
-	if u := p.j.runURL(); u != "" {
+	if u := p.j.pub().runURL(); u != "" {
 		where = "[its log](" + u + ")"
 	}
 	body := fmt.Sprintf("%s\n## ❌ loop `%s`: the job ended without a report\n\nThe progress shown here before is void and nothing was certified: the job failed (see %s). Run it again, or comment `/loop status`.\n",
@@ -122,9 +122,9 @@ func nonEmpty(waves [][]string) [][]string {
 }
 
 // now is the job's clock.
-func (j *job) now() time.Time {
-	if j.env.Now != nil {
-		return j.env.Now()
+func (env Env) now() time.Time {
+	if env.Now != nil {
+		return env.Now()
 	}
 	return time.Now()
 }

@@ -79,7 +79,7 @@ func TestProgressFailureIsAWarningOutsideTheFence(t *testing.T) {
 	now := start
 	m.j.env.Now = func() time.Time { return now }
 	p := m.j.newProgress(context.Background(), m.s)
-	m.j.untrusted(func() {
+	m.j.log().untrusted(func() {
 		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, MaxIterations: 9})
 		now = now.Add(20 * time.Second)
 		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, Iteration: 1, MaxIterations: 9})

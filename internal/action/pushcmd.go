@@ -13,10 +13,10 @@ import (
 // mayPush says why /loop push cannot deliver the run, or nil: it pushes
 // the work of a run that succeeded, when this workflow's deliver only
 // posts it (comment) or keeps it (none), and only once.
-func (j *job) mayPush(cp *state.Checkpoint) error {
+func mayPush(deliver string, cp *state.Checkpoint) error {
 	switch d := cp.Delivery; {
-	case j.in.Deliver != DeliverNone && j.in.Deliver != DeliverComment:
-		return fmt.Errorf("/loop push is for `deliver: comment` or `deliver: none`; with `deliver: %s` the loop delivers certified work itself", j.in.Deliver)
+	case deliver != DeliverNone && deliver != DeliverComment:
+		return fmt.Errorf("/loop push is for `deliver: comment` or `deliver: none`; with `deliver: %s` the loop delivers certified work itself", deliver)
 	case cp.Status != state.Success:
 		return fmt.Errorf("the run has not succeeded (it is %s): nothing is certified to push", cp.Status)
 	case d != nil && (d.Outcome == outcomePushed || d.Outcome == outcomePushing):
@@ -33,34 +33,30 @@ func (j *job) mayPush(cp *state.Checkpoint) error {
 // a run).
 func (j *job) pushCommand(ctx context.Context, s *session) error {
 	cp := s.run.Checkpoint()
-	dv := delivery{mode: DeliverPush, out: runner.OutcomeOf(cp)}
-	if err := j.restoreCertified(ctx, s); err != nil {
+	if err := restoreCertified(ctx, s); err != nil {
 		return err
 	}
 	verdicts, snap, err := j.measureNow(ctx, s, cp.Decisions)
 	if err != nil {
 		return err
 	}
-	dv.out.Verdicts = verdicts
-	switch {
-	case snap != cp.Snapshot:
-		dv.say("Nothing was pushed: the workspace restored from the state branch is snapshot `%s`, not the certified `%s`.", phrase.Short(snap), phrase.Short(cp.Snapshot))
-		j.status(ctx, s, "failure", "/loop push: the stored workspace is not the certified one")
-	case !gate.OverallSuccess(s.cfg, verdicts):
-		dv.say("Nothing was pushed: measured again in this job, the gate does not hold on the certified workspace (judge checks only rule in a run: use `deliver: auto` for such a loop).")
-		j.status(ctx, s, "failure", "/loop push: the gate does not hold when measured again")
-	default:
-		j.certify(ctx, s, cp, &dv)
+	out := runner.OutcomeOf(cp)
+	out.Verdicts = verdicts
+	f := j.facts(s, fromPush, DeliverPush)
+	f.measured, f.success = snap, gate.OverallSuccess(s.cfg, verdicts)
+	if f.measured == cp.Snapshot && f.success && f.git {
+		j.readHead(s, &f)
 	}
-	if err := j.report(ctx, s, dv.out, dv, nil, true); err != nil {
+	dv := j.settle(ctx, s, f, delivery{mode: DeliverPush, out: out})
+	if err := j.pub().report(ctx, s, dv.out, dv, nil, true); err != nil {
 		return err
 	}
-	return j.unsuccessful(dv.out, dv)
+	return j.in.unsuccessful(dv.out, dv)
 }
 
 // restoreCertified puts the workspace of the run's last checkpoint back
 // into the loop root, when the store keeps workspaces (the state branch).
-func (j *job) restoreCertified(ctx context.Context, s *session) error {
+func restoreCertified(ctx context.Context, s *session) error {
 	rs, ok := s.store.(runner.Restorer)
 	if !ok {
 		return nil

@@ -30,12 +30,12 @@ var reviewMarkerRE = regexp.MustCompile(`^<!-- loop-action:review loop=([A-Za-z0
 
 // reviewRequests are the review requests of loop among comments: those
 // written by the bot whose first line is the marker, oldest first.
-func (j *job) reviewRequests(comments []github.Comment, loop string) []reviewRequest {
+func (p *publisher) reviewRequests(comments []github.Comment, loop string) []reviewRequest {
 	var out []reviewRequest
 	for _, c := range comments {
 		first, _, _ := strings.Cut(c.Body, "\n")
 		m := reviewMarkerRE.FindStringSubmatch(strings.TrimRight(first, "\r"))
-		if m == nil || m[1] != loop || !j.ourBot(c) {
+		if m == nil || m[1] != loop || !p.ourBot(c) {
 			continue
 		}
 		out = append(out, reviewRequest{ID: c.ID, Goal: m[2], Snapshot: m[3]})
@@ -45,11 +45,11 @@ func (j *job) reviewRequests(comments []github.Comment, loop string) []reviewReq
 
 // ourBot reports whether the action's own identity wrote c: its login, and
 // for a "[bot]" login the type Bot too, so that no user can pass as it.
-func (j *job) ourBot(c github.Comment) bool {
-	if !strings.EqualFold(c.Author, j.in.Bot) {
+func (p *publisher) ourBot(c github.Comment) bool {
+	if !strings.EqualFold(c.Author, p.in.Bot) {
 		return false
 	}
-	return !strings.HasSuffix(strings.ToLower(j.in.Bot), "[bot]") || c.AuthorType == "Bot"
+	return !strings.HasSuffix(strings.ToLower(p.in.Bot), "[bot]") || c.AuthorType == "Bot"
 }
 
 // answered is the snapshot the comment id answers for goal: that of the
@@ -76,10 +76,10 @@ func requestedEver(reqs []reviewRequest, goal, snapshot string) bool {
 
 // postReviewRequest asks for a review of goal on snapshot in a comment of
 // its own (so people are notified), and returns the request.
-func (j *job) postReviewRequest(ctx context.Context, s *session, goal, snapshot, question string) (reviewRequest, error) {
+func (p *publisher) postReviewRequest(ctx context.Context, s *session, goal, snapshot, question string) (reviewRequest, error) {
 	body := fmt.Sprintf("%s\n⏸ **Review wanted** for goal `%s` of loop `%s`, snapshot `%s` of %s:\n\n> %s\n\nApprove with `/loop approve %s`, or reject with `/loop reject %s <reason>`.",
 		reviewMarker(s.cfg.Name, goal, snapshot), goal, s.cfg.Name, phrase.Short(snapshot), phrase.Short(s.head), escape(question), goal, goal)
-	id, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, body)
+	id, err := p.api.Comment(ctx, p.owner, p.repo, s.pr, body)
 	if err != nil {
 		return reviewRequest{}, fmt.Errorf("request review of goal %s: %w", goal, err)
 	}

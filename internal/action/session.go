@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,10 +25,9 @@ type session struct {
 	store  state.Store
 	run    *runner.Session
 	runID  string
-	pr     int               // 0 for a branch's run
-	head   string            // the commit the run is about
-	branch string            // the branch head is on: the pull request's, or the run's
-	perms  map[string]string // permission by lower-case login, asked once a job
+	pr     int    // 0 for a branch's run
+	head   string // the commit the run is about
+	branch string // the branch head is on: the pull request's, or the run's
 	// handled says, a line each, what became of the commands this job
 	// handled: what an issue_comment job that runs nothing reports.
 	handled []string
@@ -60,7 +60,7 @@ func (j *job) open(ctx context.Context, cfg *loop.Config, runID string, pr int, 
 	}
 	s := &session{cfg: cfg, store: store, runID: runID, pr: pr, head: head, evs: &events{j: j}}
 	if pr > 0 {
-		s.evs.started = func() { j.status(ctx, s, "pending", "the loop is running") }
+		s.evs.started = func() { j.pub().status(ctx, s, "pending", "the loop is running") }
 	}
 	s.evs.progress = j.newProgress(ctx, s)
 	maxIter, _ := maxIterations(j.in.MaxIterations, cfg)
@@ -82,7 +82,7 @@ func (j *job) openStore(ctx context.Context, cfg *loop.Config) (state.Store, err
 	if j.stores != nil {
 		return j.stores(ctx)
 	}
-	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.stateRemote(), Token: j.in.Token, Checkout: j.checkoutOf(cfg)})
+	store, err := state.OpenStore(ctx, "branch:"+j.in.StateBranch, j.workspace, state.RemoteOptions{Remote: j.pub().stateRemote(), Token: j.in.Token, Checkout: j.checkoutOf(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("open the state branch %q: %w", j.in.StateBranch, err)
 	}
@@ -99,12 +99,12 @@ func (j *job) checkoutOf(cfg *loop.Config) workspace.Checkout {
 
 // repoURL is the repository's git URL on the server: where delivered work
 // is pushed.
-func (j *job) repoURL() string {
-	return strings.TrimSuffix(j.ctx.ServerURL, "/") + "/" + j.owner + "/" + j.repo + ".git"
+func (p *publisher) repoURL() string {
+	return strings.TrimSuffix(p.ctx.ServerURL, "/") + "/" + p.owner + "/" + p.repo + ".git"
 }
 
 // stateRemote is the URL of the repository that holds the state branch.
-func (j *job) stateRemote() string { return or(j.in.StateRemote, j.repoURL()) }
+func (p *publisher) stateRemote() string { return cmp.Or(p.in.StateRemote, p.repoURL()) }
 
 // checkpoint is the run's checkpoint as the session holds it, or nil.
 func (s *session) checkpoint() *state.Checkpoint {
@@ -132,9 +132,9 @@ func (e *events) Event(ev ledger.Event) {
 	e.all = append(e.all, ev)
 	switch ev.Type {
 	case ledger.IterationStarted:
-		e.j.iteration(ev.Iteration)
+		e.j.log().iteration(ev.Iteration)
 	case ledger.StopTriggered:
-		e.j.endIterations()
+		e.j.log().endIterations()
 	}
 	if e.progress != nil {
 		e.progress.event(ev)
@@ -180,10 +180,10 @@ func (j *job) runAndReport(ctx context.Context, s *session) error {
 		s.evs.progress.abandon()
 		return err
 	}
-	if err := j.report(ctx, s, out, dv, s.evs.all, false); err != nil {
+	if err := j.pub().report(ctx, s, out, dv, s.evs.all, false); err != nil {
 		return err
 	}
-	return j.unsuccessful(out, dv)
+	return j.in.unsuccessful(out, dv)
 }
 
 // run drives the loop in the session, as a new generation when generation
@@ -197,9 +197,9 @@ func (j *job) run(ctx context.Context, s *session) (runner.Outcome, error) {
 	}
 	var out runner.Outcome
 	var err error
-	j.untrusted(func() { out, err = s.run.Run(ctx) })
+	j.log().untrusted(func() { out, err = s.run.Run(ctx) })
 	s.evs.progress.stop() // the final report is the last word
-	j.endIterations()
+	j.log().endIterations()
 	return out, err
 }
 

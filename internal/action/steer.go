@@ -23,6 +23,7 @@ type steer struct {
 
 // catchup is one pass over a pull request's new comments.
 type catchup struct {
+	j    *job
 	s    *session
 	pr   github.PR
 	cp   *state.Checkpoint // the session's; nil before the loop first ran
@@ -39,12 +40,12 @@ func (j *job) catchUp(ctx context.Context, s *session, pr github.PR) (steer, err
 	if err != nil {
 		return steer{}, err
 	}
-	cu := &catchup{s: s, pr: pr, cp: s.run.Checkpoint(), reqs: j.reviewRequests(all, s.cfg.Name)}
+	cu := &catchup{j: j, s: s, pr: pr, cp: s.run.Checkpoint(), reqs: j.pub().reviewRequests(all, s.cfg.Name)}
 	for _, c := range all {
 		if cu.cp != nil && c.ID <= cu.cp.LastCommentID {
 			continue
 		}
-		j.handleComment(ctx, cu, c)
+		cu.handleComment(ctx, c)
 		s.run.HandledComment(c.ID)
 	}
 	return cu.st, s.run.Commit(ctx)
@@ -57,47 +58,47 @@ var errEdited = errors.New("an edited comment is never a command: write the comm
 // handleComment acknowledges a comment's command, checks its author, and
 // applies it; anything refused gets 👎, and a reply saying why when its
 // author may make the bot speak (see mayReply).
-func (j *job) handleComment(ctx context.Context, cu *catchup, c github.Comment) {
-	if j.fromBot(c) {
+func (cu *catchup) handleComment(ctx context.Context, c github.Comment) {
+	if cu.j.pub().fromBot(c) {
 		return
 	}
 	cmd, err := ParseCommand(c.Body, goalNames(cu.s))
 	if errors.Is(err, ErrNotCommand) {
 		return
 	}
-	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "eyes")
+	_ = cu.j.client.React(ctx, cu.j.owner, cu.j.repo, c.ID, "eyes")
 	if err == nil && c.Edited() {
 		err = errEdited
 	}
 	if err == nil {
-		err = j.authorize(ctx, cu.s, c.Author, cmd)
+		err = cu.j.pub().authorize(ctx, cu.s, c.Author, cmd)
 	}
 	if err == nil {
-		err = j.apply(ctx, cu, cmd, c)
+		err = cu.apply(ctx, cmd, c)
 	}
 	if err != nil {
-		line := oneLine(fmt.Sprintf("comment %d by @%s refused: %s", c.ID, c.Author, j.mask(err.Error())))
-		j.a.Noticef("%s", line)
+		line := phrase.OneLine(fmt.Sprintf("comment %d by @%s refused: %s", c.ID, c.Author, cu.j.mask(err.Error())))
+		cu.j.a.Noticef("%s", line)
 		cu.s.handled = append(cu.s.handled, line)
-		j.refuseComment(ctx, cu.s, c, err)
+		cu.j.pub().refuseComment(ctx, cu.s, c, err)
 		return
 	}
 	cu.s.handled = append(cu.s.handled, fmt.Sprintf("comment %d by @%s: /loop %s done", c.ID, c.Author, cmd.Verb))
-	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "+1")
+	_ = cu.j.client.React(ctx, cu.j.owner, cu.j.repo, c.ID, "+1")
 }
 
 // fromBot reports whether c is a bot's, or written under the bot's login:
 // such comments are never heard.
-func (j *job) fromBot(c github.Comment) bool {
-	return c.AuthorType == "Bot" || strings.EqualFold(c.Author, j.in.Bot)
+func (p *publisher) fromBot(c github.Comment) bool {
+	return c.AuthorType == "Bot" || strings.EqualFold(c.Author, p.in.Bot)
 }
 
 // refuseComment answers a command refused with why: 👎, and a reply
 // saying why when its author may make the bot speak (see mayReply).
-func (j *job) refuseComment(ctx context.Context, s *session, c github.Comment, why error) {
-	_ = j.client.React(ctx, j.owner, j.repo, c.ID, "-1")
-	if j.mayReply(ctx, s, c.Author) {
-		j.reply(ctx, s, c, why.Error())
+func (p *publisher) refuseComment(ctx context.Context, s *session, c github.Comment, why error) {
+	_ = p.api.React(ctx, p.owner, p.repo, c.ID, "-1")
+	if p.mayReply(ctx, c.Author) {
+		p.reply(ctx, s, c, why.Error())
 	}
 }
 
@@ -105,36 +106,36 @@ func (j *job) refuseComment(ctx context.Context, s *session, c github.Comment, w
 // with write permission make it speak. Anyone else gets reactions only, so
 // that nobody can have the bot post on their behalf or multiply comments
 // (each reply notifies and counts against the token's content limits).
-func (j *job) mayReply(ctx context.Context, s *session, author string) bool {
-	perm, err := j.permission(ctx, s, author)
+func (p *publisher) mayReply(ctx context.Context, author string) bool {
+	perm, err := p.permission(ctx, author)
 	if err != nil {
-		j.a.Warningf("%s", j.mask(err.Error()))
+		p.a.Warningf("%s", p.mask(err.Error()))
 	}
 	return err == nil && writes(perm)
 }
 
 func writes(perm string) bool { return perm == "admin" || perm == "write" }
 
-func (j *job) reply(ctx context.Context, s *session, c github.Comment, text string) {
-	if _, err := j.client.Comment(ctx, j.owner, j.repo, s.pr, fmt.Sprintf("@%s: %s", c.Author, text)); err != nil {
-		j.a.Warningf("reply to comment %d: %s", c.ID, j.mask(err.Error()))
+func (p *publisher) reply(ctx context.Context, s *session, c github.Comment, text string) {
+	if _, err := p.api.Comment(ctx, p.owner, p.repo, s.pr, fmt.Sprintf("@%s: %s", c.Author, text)); err != nil {
+		p.a.Warningf("reply to comment %d: %s", c.ID, p.mask(err.Error()))
 	}
 }
 
 // permission is author's permission on the repository, asked once a job.
-func (j *job) permission(ctx context.Context, s *session, author string) (string, error) {
+func (p *publisher) permission(ctx context.Context, author string) (string, error) {
 	key := strings.ToLower(author)
-	if perm, ok := s.perms[key]; ok {
+	if perm, ok := p.perms[key]; ok {
 		return perm, nil
 	}
-	perm, err := j.client.Permission(ctx, j.owner, j.repo, author)
+	perm, err := p.api.Permission(ctx, p.owner, p.repo, author)
 	if err != nil {
 		return "", err
 	}
-	if s.perms == nil {
-		s.perms = map[string]string{}
+	if p.perms == nil {
+		p.perms = map[string]string{}
 	}
-	s.perms[key] = perm
+	p.perms[key] = perm
 	return perm, nil
 }
 
@@ -150,8 +151,8 @@ func goalNames(s *session) []string {
 // comment; the other commands need write, maintain or admin permission
 // (mayCommand), and all but help a place among [review] approvers when the
 // config lists any.
-func (j *job) authorize(ctx context.Context, s *session, author string, cmd Command) error {
-	if err := j.mayCommand(ctx, s, author, cmd.Verb); err != nil || cmd.Verb == Status {
+func (p *publisher) authorize(ctx context.Context, s *session, author string, cmd Command) error {
+	if err := p.mayCommand(ctx, author, cmd.Verb); err != nil || cmd.Verb == Status {
 		return err
 	}
 	if cmd.Verb != Help && !approver(s, author) {
@@ -163,7 +164,7 @@ func (j *job) authorize(ctx context.Context, s *session, author string, cmd Comm
 // mayCommand lets anyone ask for status; any other command (verb "" is a
 // malformed one) needs write, maintain or admin permission now. A
 // permission that cannot be checked refuses it.
-func (j *job) mayCommand(ctx context.Context, s *session, author string, verb Verb) error {
+func (p *publisher) mayCommand(ctx context.Context, author string, verb Verb) error {
 	if verb == Status {
 		return nil
 	}
@@ -171,12 +172,12 @@ func (j *job) mayCommand(ctx context.Context, s *session, author string, verb Ve
 	if verb == "" {
 		what = "a /loop command"
 	}
-	perm, err := j.permission(ctx, s, author)
+	perm, err := p.permission(ctx, author)
 	if err != nil {
-		return fmt.Errorf("your permission could not be checked (%s), so %s was not carried out", j.mask(err.Error()), what)
+		return fmt.Errorf("your permission could not be checked (%s), so %s was not carried out", p.mask(err.Error()), what)
 	}
 	if !writes(perm) {
-		return fmt.Errorf("%s needs write permission on %s/%s; you have %s", what, j.owner, j.repo, perm)
+		return fmt.Errorf("%s needs write permission on %s/%s; you have %s", what, p.owner, p.repo, perm)
 	}
 	return nil
 }
@@ -189,10 +190,10 @@ func approver(s *session, login string) bool {
 }
 
 // apply carries out an authorized command.
-func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comment) error {
+func (cu *catchup) apply(ctx context.Context, cmd Command, c github.Comment) error {
 	switch cmd.Verb {
 	case Help:
-		j.reply(ctx, cu.s, c, helpText)
+		cu.j.pub().reply(ctx, cu.s, c, helpText)
 		return nil
 	case Status:
 		cu.st.status = true
@@ -210,7 +211,7 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 	}
 	switch cmd.Verb {
 	case Approve, Reject:
-		return j.decide(ctx, cu, cmd, c)
+		return cu.decide(ctx, cmd, c)
 	case Stop:
 		if err := cu.s.run.Stop(fmt.Sprintf("stopped by @%s with /loop stop", c.Author)); err != nil {
 			return err
@@ -219,7 +220,7 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 	case RunLoop:
 		cu.st.run = true
 	case PushFix:
-		if err := j.mayPush(cp); err != nil {
+		if err := mayPush(cu.j.in.Deliver, cp); err != nil {
 			return err
 		}
 		cu.st.push = true
@@ -231,12 +232,12 @@ func (j *job) apply(ctx context.Context, cu *catchup, cmd Command, c github.Comm
 // runner's review rule (bound to the snapshot under review), when the
 // comment answers the request for that snapshot; the loop then resumes in
 // this job.
-func (j *job) decide(ctx context.Context, cu *catchup, cmd Command, c github.Comment) error {
+func (cu *catchup) decide(ctx context.Context, cmd Command, c github.Comment) error {
 	goal, err := runner.PendingReview(cu.cp.Verdicts, cmd.Goal)
 	if err != nil {
 		return reviewRefusal(err)
 	}
-	if err := j.answers(ctx, cu, goal, cmd.Verb, c); err != nil {
+	if err := cu.answers(ctx, goal, cmd.Verb, c); err != nil {
 		return err
 	}
 	r := runner.Review{Goal: goal, Approve: cmd.Verb == Approve, By: c.Author, Reason: cmd.Reason, Comment: c.ID}
@@ -266,7 +267,7 @@ func reviewRefusal(err error) error {
 // snapshot under review: the latest request for goal before c names it.
 // When the bot never asked (the request could not be posted, or the loop
 // paused under an older version), it asks now and c does not count.
-func (j *job) answers(ctx context.Context, cu *catchup, goal string, verb Verb, c github.Comment) error {
+func (cu *catchup) answers(ctx context.Context, goal string, verb Verb, c github.Comment) error {
 	snap := cu.cp.Snapshot
 	if got, ok := answered(cu.reqs, goal, c.ID); ok && got == snap {
 		return nil
@@ -276,9 +277,9 @@ func (j *job) answers(ctx context.Context, cu *catchup, goal string, verb Verb, 
 		return fmt.Errorf("your %s predates the review request for snapshot %s of goal %s; look at that snapshot, then %s again",
 			noun, Verbatim(phrase.Short(snap)), Verbatim(goal), verb)
 	}
-	r, err := j.postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
+	r, err := cu.j.pub().postReviewRequest(ctx, cu.s, goal, snap, reviewQuestion(cu.cp.Verdicts, goal))
 	if err != nil {
-		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(phrase.Short(snap)), j.mask(err.Error()))
+		return fmt.Errorf("no review of snapshot %s was requested yet, and the request failed (%s); try again later", Verbatim(phrase.Short(snap)), cu.j.mask(err.Error()))
 	}
 	cu.reqs = append(cu.reqs, r)
 	return fmt.Errorf("no review of snapshot %s of goal %s had been requested; the request is posted now: look at it, then %s again",

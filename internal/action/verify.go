@@ -36,7 +36,7 @@ func (j *job) verifier(s *session) func(context.Context, []gate.Decision) ([]gat
 				return nil, nil, err
 			}
 		}
-		v := decisionCheck{j: j, s: s, byID: map[int64]github.Comment{}, reqs: j.reviewRequests(all, s.cfg.Name)}
+		v := decisionCheck{j: j, s: s, byID: map[int64]github.Comment{}, reqs: j.pub().reviewRequests(all, s.cfg.Name)}
 		for _, c := range all {
 			v.byID[c.ID] = c
 		}
@@ -75,7 +75,7 @@ func (v decisionCheck) check(ctx context.Context, d gate.Decision) (string, erro
 	if why != "" {
 		return why, nil
 	}
-	perm, err := v.j.permission(ctx, v.s, c.Author)
+	perm, err := v.j.pub().permission(ctx, c.Author)
 	switch {
 	case err != nil:
 		return "", err
@@ -107,7 +107,7 @@ func (v decisionCheck) comment(d gate.Decision) (github.Comment, string) {
 	switch {
 	case !ok:
 		return c, fmt.Sprintf("comment %d is not on pull request #%d", d.Comment, v.s.pr)
-	case c.AuthorType == "Bot" || strings.EqualFold(c.Author, v.j.in.Bot):
+	case v.j.pub().fromBot(c):
 		return c, fmt.Sprintf("comment %d was written by a bot", c.ID)
 	case !strings.EqualFold(c.Author, d.By):
 		return c, fmt.Sprintf("comment %d was written by %s, not %s", c.ID, c.Author, d.By)

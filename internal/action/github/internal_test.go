@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 func TestBaseURL(t *testing.T) {
@@ -26,7 +28,8 @@ func TestBaseURL(t *testing.T) {
 	}
 }
 
-func TestCut(t *testing.T) {
+// TestDescriptionCut: a status description is cut to what GitHub takes.
+func TestDescriptionCut(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		in   string
@@ -37,8 +40,9 @@ func TestCut(t *testing.T) {
 		{strings.Repeat("a", 141), strings.Repeat("a", 139) + "…"},
 		{strings.Repeat("日本", 100), strings.Repeat("日本", 69) + "日…"},
 		{"bad \xff utf-8", "bad \uFFFD utf-8"},
+		{"two\nlines", "two lines"},
 	} {
-		got := cut(tc.in, DescriptionLimit)
+		got := phrase.Line(tc.in, DescriptionLimit)
 		if got != tc.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > DescriptionLimit {
 			t.Errorf("cut(%q) = %q, want %q", tc.in, got, tc.want)
 		}

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	gh "github.com/google/go-github/v62/github"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // PR is what the action needs to know about a pull request.
@@ -83,11 +84,11 @@ const DescriptionLimit = 140
 
 // SetStatus sets the commit status named statusContext on sha to state ("pending",
 // "success", "failure" or "error"). A description longer than GitHub takes
-// is cut, on a character boundary, and ends with "…".
+// is one line (phrase.Line), cut on a character boundary and ending "…".
 func (c *Client) SetStatus(ctx context.Context, owner, repo, sha, state, statusContext, description, targetURL string) error {
 	st := &gh.RepoStatus{State: gh.String(state), Context: gh.String(statusContext)}
 	if description != "" {
-		st.Description = gh.String(cut(description, DescriptionLimit))
+		st.Description = gh.String(phrase.Line(description, DescriptionLimit))
 	}
 	if targetURL != "" {
 		st.TargetURL = gh.String(targetURL)
@@ -130,16 +131,6 @@ func (c *Client) LatestStatus(ctx context.Context, owner, repo, sha, statusConte
 		opts.Page = resp.NextPage
 	}
 	return Status{}, nil
-}
-
-// cut shortens s to at most n characters, the last being "…" when cut.
-func cut(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // DefaultBot is who GITHUB_TOKEN acts as.
