@@ -3,7 +3,6 @@ package process
 import (
 	"os/exec"
 	"sync"
-	"time"
 )
 
 // guard is the process-wide setup of Guard, done once.
@@ -46,31 +45,19 @@ func Guard() error {
 // live is the registry of the leaders of running Runs: a leader is live
 // from its start until its Wait has returned. A sweep spares them,
 // everything below them, and the processes of their sessions (handed to
-// this process once the leader has exited, while its Run still ends them). Starting a leader holds starts for reading, from
-// before the fork until the leader is registered, and a sweep holds it for
-// writing while it scans and kills, so that a leader being started is
-// never mistaken for an escaped process, while leaders start side by side.
-// starting counts the starts under way, so that a sweep can wait for a
-// moment when there is none (lockStarts).
+// this process once the leader has exited, while its Run still ends
+// them). Starting a leader holds starts for reading, from before the fork
+// until the leader is registered, and a sweep holds it for writing while
+// it scans and kills, so that a leader being started is never mistaken
+// for an escaped process, while leaders start side by side.
 var live = struct {
 	starts sync.RWMutex
 	sync.Mutex
-	pids     map[int]bool
-	starting int
-	changed  chan struct{} // closed, and replaced, whenever a leader leaves pids or a start ends
-}{pids: map[int]bool{}, changed: make(chan struct{})}
+	pids map[int]bool
+}{pids: map[int]bool{}}
 
-// startsWait bounds how long a sweep waits for a moment when no leader is
-// being started before it holds new starts off anyway (a variable for
-// tests).
-var startsWait = 50 * time.Millisecond
-
-// startLeader starts cmd on a spawning thread and registers it as live.
+// startLeader starts cmd and registers it as live.
 func startLeader(cmd *exec.Cmd) error {
-	live.Lock()
-	live.starting++
-	live.Unlock()
-	defer startEnded() // after RUnlock: a sweep woken then can lock
 	live.starts.RLock()
 	defer live.starts.RUnlock()
 	if err := spawn(cmd); err != nil {
@@ -82,45 +69,11 @@ func startLeader(cmd *exec.Cmd) error {
 	return nil
 }
 
-// startEnded records that a start is over, and wakes whoever waits.
-func startEnded() {
-	live.Lock()
-	live.starting--
-	notifyLocked()
-	live.Unlock()
-}
-
-// notifyLocked wakes whoever waits for live to change; live is locked.
-func notifyLocked() {
-	close(live.changed)
-	live.changed = make(chan struct{})
-}
-
 // forget removes a leader from the registry once its Wait has returned.
 func forget(pid int) {
 	live.Lock()
 	delete(live.pids, pid)
-	notifyLocked()
 	live.Unlock()
-}
-
-// noneLive waits until no leader is live, or d has passed.
-func noneLive(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		live.Lock()
-		n, changed := len(live.pids), live.changed
-		live.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-changed:
-		case <-t.C:
-			return
-		}
-	}
 }
 
 // Sweep kills every process that a child of Run left behind: every
@@ -144,41 +97,9 @@ func Sweep() error {
 // sweepLive sweeps with the registry locked and no leader starting; see
 // sweep.
 func sweepLive(thorough bool) error {
-	lockStarts()
-	defer unlockStarts()
+	live.starts.Lock()
+	defer live.starts.Unlock()
 	live.Lock()
 	defer live.Unlock()
 	return sweep(live.pids, thorough)
-}
-
-// lockStarts holds off new starts for a sweep. A start holds starts until
-// its child has executed, which on a busy machine takes milliseconds; a
-// sweep that merely waited for the lock would hold off every start behind
-// the ones under way all that time. So it first waits, up to startsWait,
-// for a moment when no start is under way, and takes the lock then.
-func lockStarts() {
-	deadline := time.NewTimer(startsWait)
-	defer deadline.Stop()
-	for {
-		live.Lock()
-		n, changed := live.starting, live.changed
-		live.Unlock()
-		if n == 0 && live.starts.TryLock() {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			live.starts.Lock()
-			return
-		}
-	}
-}
-
-// unlockStarts lets starts through again, and wakes a sweep that waits.
-func unlockStarts() {
-	live.starts.Unlock()
-	live.Lock()
-	notifyLocked()
-	live.Unlock()
 }
