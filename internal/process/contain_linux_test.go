@@ -44,7 +44,7 @@ func exists(pid int) bool {
 // inSession lists the processes of session sid, zombies included.
 func inSession(t *testing.T, sid int) []int {
 	t.Helper()
-	procs, err := scanProcs()
+	procs, err := allProcs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +190,11 @@ func TestSweepFindsOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, ok := scanTree(self, own, map[int]bool{})
+	tree, ok := treeProcs(self, own, map[int]bool{})
 	if !ok {
 		t.Skip("no children files in /proc")
 	}
-	all, err := scanProcs()
+	all, err := allProcs()
 	if err != nil {
 		t.Fatal(err)
 	}
