@@ -216,9 +216,9 @@ func TestSweepFindsOrphans(t *testing.T) {
 	}
 }
 
-// TestParallelRunsKillTheirEscapees: children that end together share
-// sweeps (coalesce.go); each Run still returns only once what its own
-// child left behind is gone. Eight children at a time, in rounds, each
+// TestParallelRunsKillTheirEscapees: children that end together sweep
+// side by side, each while the others are still live leaders; each Run
+// returns only once what its own child left behind is gone. Eight children at a time, in rounds, each
 // leave a process in a session of its own that would outlive them.
 func TestParallelRunsKillTheirEscapees(t *testing.T) {
 	script := waitFor + escapee("exec sleep 30") + ` & wait_for "$0"; cat "$0"`
