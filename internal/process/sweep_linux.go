@@ -154,23 +154,19 @@ func finish(pid int, s procStat, self int, killed map[int]uint64) bool {
 	return changed
 }
 
-// kill sends SIGKILL to pid if it is still the process the scan saw as s:
-// through a pidfd, checked after it was opened, so that a pid reused in
-// between is never signalled. Without pidfds (before Linux 5.3, or a
-// seccomp filter) the check comes just before kill(2).
+// kill sends SIGKILL to pid if it is still the process the scan saw as s.
+// os.FindProcess holds a pidfd where the kernel has them (Linux 5.3), and
+// the identity is checked after it was opened, so that a pid reused in
+// between is never signalled; without pidfds the check comes just before
+// kill(2).
 func kill(pid int, s procStat) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil && !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
-		return false // gone
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
 	}
-	if fd >= 0 && err == nil {
-		defer unix.Close(fd)
-	}
+	defer p.Release()
 	if now, ok := readStat(pid); !ok || now.start != s.start {
 		return false // gone, or the pid is another process's now
 	}
-	if err == nil {
-		return unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil
-	}
-	return unix.Kill(pid, unix.SIGKILL) == nil
+	return p.Signal(os.Kill) == nil
 }
