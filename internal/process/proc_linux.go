@@ -2,10 +2,13 @@ package process
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // procStat is what /proc/PID/stat says about a process.
@@ -42,11 +45,37 @@ func parseStat(stat []byte) (procStat, bool) {
 
 // readStat reads the stat of pid; ok is false when it is gone.
 func readStat(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	var buf [512]byte // comm is at most 64 bytes, and the fields that follow fit
+	b, err := readProc("/proc/"+strconv.Itoa(pid)+"/stat", buf[:0])
 	if err != nil {
 		return procStat{}, false
 	}
 	return parseStat(b)
+}
+
+// readProc appends the file of /proc at path to buf. It reads with plain
+// system calls, three for a small file where os.ReadFile makes six: a
+// sweep after every child reads a few dozen such files
+// (docs/performance.md).
+func readProc(path string, buf []byte) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return buf, err
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 // numbers lists the names in directory dir that are numbers: /proc's
@@ -144,7 +173,8 @@ func children(pid int, kids []int) []int {
 	task := "/proc/" + strconv.Itoa(pid) + "/task/"
 	tids, _ := numbers(task)
 	for _, tid := range tids {
-		b, _ := os.ReadFile(task + strconv.Itoa(tid) + "/children")
+		var buf [512]byte
+		b, _ := readProc(task+strconv.Itoa(tid)+"/children", buf[:0])
 		for _, f := range strings.Fields(string(b)) {
 			if k, err := strconv.Atoi(f); err == nil {
 				kids = append(kids, k)
