@@ -26,11 +26,11 @@ var guard struct {
 //     cannot read its memory or its environment through /proc, nor attach
 //     to it, without CAP_SYS_PTRACE;
 //
-// and, unless the process is Confined already (see Exec), it starts the
-// few threads on which every child is forked, each of which first drops
-// from its capability bounding, inheritable and ambient sets the
-// capabilities that would let a child read this process's memory or the
-// kernel's anyway (see droppedCaps). Children inherit that thread's sets,
+// and, unless the process is Confined already (see Exec), it forks every
+// child on a thread of its own that first drops from its capability
+// bounding, inheritable and ambient sets the capabilities that would let
+// a child read this process's memory or the kernel's anyway (see
+// droppedCaps), and ends after the fork. Children inherit that thread's sets,
 // and a capability gone from the bounding set never comes back, not even
 // through a setuid program. When this process is root and cannot drop
 // them, Guard fails. An unprivileged process has nothing to drop there.
