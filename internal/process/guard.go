@@ -3,6 +3,7 @@ package process
 import (
 	"os/exec"
 	"sync"
+	"sync/atomic"
 )
 
 // guard is the process-wide setup of Guard, done once.
@@ -92,6 +93,38 @@ func forget(pid int) {
 // process.
 func Sweep() error {
 	return sweepLive(true)
+}
+
+// sharedSweeps lets Runs whose children end together share their sweeps:
+// Run must sweep after its child has exited, and any sweep that starts
+// after that serves it as well as one of its own. Ten children ending
+// within a few milliseconds then cost two or three sweeps, one after
+// another, instead of ten, each holding off every start
+// (docs/performance.md). A sweep already running never serves a Run that
+// arrives after it started.
+type sharedSweeps struct {
+	sweep    func() error
+	running  sync.Mutex   // held by the sweep under way; guards finished and err
+	started  atomic.Int64 // the number of sweeps started
+	finished int64        // the number of the last sweep finished
+	err      error        // its result
+}
+
+// runSweeps are the sweeps Run does after its children.
+var runSweeps = &sharedSweeps{sweep: func() error { return sweepLive(false) }}
+
+// after sweeps, or returns the result of a sweep that started after it
+// was called.
+func (s *sharedSweeps) after() error {
+	next := s.started.Load() + 1 // the first sweep that starts from now on
+	s.running.Lock()
+	defer s.running.Unlock()
+	if s.finished >= next {
+		return s.err
+	}
+	n := s.started.Add(1)
+	s.err, s.finished = s.sweep(), n
+	return s.err
 }
 
 // sweepLive sweeps with the registry locked and no leader starting; see

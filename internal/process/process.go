@@ -168,7 +168,8 @@ func (r Result) OK() bool {
 // SIGKILL (on Linux every signal to the group goes out before the leader
 // is reaped, while no other process can have its pid and so the group's
 // id), and then Sweep kills whatever left the group, so that nothing the
-// child started survives Run. Run then waits at most about a second more
+// child started survives Run. Runs whose children end together share that
+// sweep: one that starts after each of their children had exited. Run then waits at most about a second more
 // for the output pipes, which only a process Sweep could not kill can still
 // hold open.
 //
@@ -193,7 +194,7 @@ func Run(ctx context.Context, spec Spec) Result {
 	timedOut, canceled, waitErr := r.wait(ctx)
 	duration := time.Since(began)
 	forget(r.cmd.Process.Pid)
-	sweepErr := sweepLive(false) // before draining: escapees holding the pipes die
+	sweepErr := runSweeps.after() // before draining: escapees holding the pipes die
 	r.finishIO()
 	res := r.result(waitErr)
 	res.TimedOut, res.Canceled, res.Duration, res.SweepErr = timedOut, canceled, duration, sweepErr
