@@ -84,6 +84,11 @@
 #                   per processor competes (with autogroup scheduling a new
 #                   session is served later on a busy CPU: the _setsid
 #                   floor shows that cost, which is the kernel's).
+#                   cpu_*_us: the CPU time this process spends per child,
+#                   one at a time, through Run and with os/exec (reference:
+#                   steadier than wall time on a loaded machine).
+#   provider/*      internal/runner/provider: making and releasing the
+#                   private TMPDIRs of 10 calls at once, in µs (reference).
 #
 # Usage: scripts/bench.sh [RUNS]   (RUNS defaults to 5; takes several
 # minutes; needs git)
@@ -245,3 +250,10 @@ for load in calm loaded; do
 		echo "$out" | metric "/$load-" "$unit" | spread "${name}_$suffix" "$goal"
 	done
 done
+out=$(PROCESS_TEST_CONFINED=1 bench -bench '^BenchmarkCPU$' -benchtime 300x -count "$runs" ./internal/process/)
+echo "$out" | metric "CPU-" run-cpu-us/op | spread process/cpu_run_us -
+echo "$out" | metric "CPU-" exec-cpu-us/op | spread process/cpu_exec_us -
+
+echo "a call's private TMPDIR: 10 calls at once ($runs runs)" >&2
+bench -bench '^BenchmarkPrivateTemp$' -benchtime 2000x -count "$runs" ./internal/runner/provider/ |
+	awk '/^Benchmark/ {print $3 / 1e3}' | spread provider/private_temp10_us -

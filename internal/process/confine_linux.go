@@ -16,10 +16,10 @@ import (
 
 // A process is confined when none of its threads holds droppedCaps in any
 // capability set, nor can ever get them back: then a child forked from any
-// thread lacks them, as it would forked from a spawning thread, and Guard
-// starts no spawning thread. Handing each child to a spawning thread costs
-// a few context switches (~0.15 ms of a ~1 ms start), so a program
-// confines itself first thing (Exec). Nothing can leave the state: a
+// thread lacks them, as it would forked from a thread that dropped them,
+// and Run forks on whatever thread calls it. Forking each child on a
+// thread of its own costs a thread's start and end, so a program confines
+// itself first thing (Exec). Nothing can leave the state: a
 // capability gone from the bounding set never comes back, the other sets
 // cannot grow beyond the permitted set (nor the inheritable beyond the
 // bounding one), and a new thread copies the sets of the thread that
@@ -28,8 +28,8 @@ import (
 // Confined reports whether this process is confined: every thread's
 // effective, permitted, inheritable and ambient sets lack droppedCaps, and
 // so does its bounding set, unless the thread could not drop from it
-// either (no CAP_SETPCAP and not root), which is where a spawning thread
-// would have left it too. It is false when a thread's sets cannot be read.
+// either (no CAP_SETPCAP and not root), which is where a thread that
+// dropped them would have left it too. It is false when a thread's sets cannot be read.
 func Confined() bool {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {

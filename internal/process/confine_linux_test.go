@@ -103,7 +103,7 @@ func needPtrace(t *testing.T) capSets {
 }
 
 // TestConfinedProcessForksAnywhere: a program that confines itself with
-// Exec is Confined, Guard then starts no spawning thread, and a child it
+// Exec is Confined, Run then forks on any thread, and a child it
 // runs holds none of droppedCaps in any set, the others untouched.
 func TestConfinedProcessForksAnywhere(t *testing.T) {
 	t.Parallel()
@@ -135,7 +135,7 @@ func TestConfinedLooksAtEveryThread(t *testing.T) {
 		t.Errorf("a process with one thread dropped says %q, want confined=false", out)
 	}
 	if Confined() {
-		t.Error("this test process is Confined, although its threads that are not spawning threads hold the capabilities")
+		t.Error("this test process is Confined, although its other threads hold the capabilities")
 	}
 }
 

@@ -44,7 +44,7 @@ func exists(pid int) bool {
 // inSession lists the processes of session sid, zombies included.
 func inSession(t *testing.T, sid int) []int {
 	t.Helper()
-	procs, err := scanProcs()
+	procs, err := allProcs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +190,11 @@ func TestSweepFindsOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, ok := scanTree(self, own, map[int]bool{})
+	tree, ok := treeProcs(self, own, map[int]bool{})
 	if !ok {
 		t.Skip("no children files in /proc")
 	}
-	all, err := scanProcs()
+	all, err := allProcs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,9 +216,9 @@ func TestSweepFindsOrphans(t *testing.T) {
 	}
 }
 
-// TestParallelRunsKillTheirEscapees: children that end together share
-// sweeps (coalesce.go); each Run still returns only once what its own
-// child left behind is gone. Eight children at a time, in rounds, each
+// TestParallelRunsKillTheirEscapees: children that end together sweep
+// side by side, each while the others are still live leaders; each Run
+// returns only once what its own child left behind is gone. Eight children at a time, in rounds, each
 // leave a process in a session of its own that would outlive them.
 func TestParallelRunsKillTheirEscapees(t *testing.T) {
 	script := waitFor + escapee("exec sleep 30") + ` & wait_for "$0"; cat "$0"`

@@ -3,7 +3,7 @@ package process
 import (
 	"os/exec"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // guard is the process-wide setup of Guard, done once.
@@ -27,11 +27,11 @@ var guard struct {
 //     cannot read its memory or its environment through /proc, nor attach
 //     to it, without CAP_SYS_PTRACE;
 //
-// and, unless the process is Confined already (see Exec), it starts the
-// few threads on which every child is forked, each of which first drops
-// from its capability bounding, inheritable and ambient sets the
-// capabilities that would let a child read this process's memory or the
-// kernel's anyway (see droppedCaps). Children inherit that thread's sets,
+// and, unless the process is Confined already (see Exec), it forks every
+// child on a thread of its own that first drops from its capability
+// bounding, inheritable and ambient sets the capabilities that would let
+// a child read this process's memory or the kernel's anyway (see
+// droppedCaps), and ends after the fork. Children inherit that thread's sets,
 // and a capability gone from the bounding set never comes back, not even
 // through a setuid program. When this process is root and cannot drop
 // them, Guard fails. An unprivileged process has nothing to drop there.
@@ -46,31 +46,19 @@ func Guard() error {
 // live is the registry of the leaders of running Runs: a leader is live
 // from its start until its Wait has returned. A sweep spares them,
 // everything below them, and the processes of their sessions (handed to
-// this process once the leader has exited, while its Run still ends them). Starting a leader holds starts for reading, from
-// before the fork until the leader is registered, and a sweep holds it for
-// writing while it scans and kills, so that a leader being started is
-// never mistaken for an escaped process, while leaders start side by side.
-// starting counts the starts under way, so that a sweep can wait for a
-// moment when there is none (lockStarts).
+// this process once the leader has exited, while its Run still ends
+// them). Starting a leader holds starts for reading, from before the fork
+// until the leader is registered, and a sweep holds it for writing while
+// it scans and kills, so that a leader being started is never mistaken
+// for an escaped process, while leaders start side by side.
 var live = struct {
 	starts sync.RWMutex
 	sync.Mutex
-	pids     map[int]bool
-	starting int
-	changed  chan struct{} // closed, and replaced, whenever a leader leaves pids or a start ends
-}{pids: map[int]bool{}, changed: make(chan struct{})}
+	pids map[int]bool
+}{pids: map[int]bool{}}
 
-// startsWait bounds how long a sweep waits for a moment when no leader is
-// being started before it holds new starts off anyway (a variable for
-// tests).
-var startsWait = 50 * time.Millisecond
-
-// startLeader starts cmd on a spawning thread and registers it as live.
+// startLeader starts cmd and registers it as live.
 func startLeader(cmd *exec.Cmd) error {
-	live.Lock()
-	live.starting++
-	live.Unlock()
-	defer startEnded() // after RUnlock: a sweep woken then can lock
 	live.starts.RLock()
 	defer live.starts.RUnlock()
 	if err := spawn(cmd); err != nil {
@@ -82,45 +70,11 @@ func startLeader(cmd *exec.Cmd) error {
 	return nil
 }
 
-// startEnded records that a start is over, and wakes whoever waits.
-func startEnded() {
-	live.Lock()
-	live.starting--
-	notifyLocked()
-	live.Unlock()
-}
-
-// notifyLocked wakes whoever waits for live to change; live is locked.
-func notifyLocked() {
-	close(live.changed)
-	live.changed = make(chan struct{})
-}
-
 // forget removes a leader from the registry once its Wait has returned.
 func forget(pid int) {
 	live.Lock()
 	delete(live.pids, pid)
-	notifyLocked()
 	live.Unlock()
-}
-
-// noneLive waits until no leader is live, or d has passed.
-func noneLive(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		live.Lock()
-		n, changed := len(live.pids), live.changed
-		live.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-changed:
-		case <-t.C:
-			return
-		}
-	}
 }
 
 // Sweep kills every process that a child of Run left behind: every
@@ -141,44 +95,44 @@ func Sweep() error {
 	return sweepLive(true)
 }
 
+// sharedSweeps lets Runs whose children end together share their sweeps:
+// Run must sweep after its child has exited, and any sweep that starts
+// after that serves it as well as one of its own. Ten children ending
+// within a few milliseconds then cost two or three sweeps, one after
+// another, instead of ten, each holding off every start
+// (docs/performance.md). A sweep already running never serves a Run that
+// arrives after it started.
+type sharedSweeps struct {
+	sweep    func() error
+	running  sync.Mutex   // held by the sweep under way; guards finished and err
+	started  atomic.Int64 // the number of sweeps started
+	finished int64        // the number of the last sweep finished
+	err      error        // its result
+}
+
+// runSweeps are the sweeps Run does after its children.
+var runSweeps = &sharedSweeps{sweep: func() error { return sweepLive(false) }}
+
+// after sweeps, or returns the result of a sweep that started after it
+// was called.
+func (s *sharedSweeps) after() error {
+	next := s.started.Load() + 1 // the first sweep that starts from now on
+	s.running.Lock()
+	defer s.running.Unlock()
+	if s.finished >= next {
+		return s.err
+	}
+	n := s.started.Add(1)
+	s.err, s.finished = s.sweep(), n
+	return s.err
+}
+
 // sweepLive sweeps with the registry locked and no leader starting; see
 // sweep.
 func sweepLive(thorough bool) error {
-	lockStarts()
-	defer unlockStarts()
+	live.starts.Lock()
+	defer live.starts.Unlock()
 	live.Lock()
 	defer live.Unlock()
 	return sweep(live.pids, thorough)
-}
-
-// lockStarts holds off new starts for a sweep. A start holds starts until
-// its child has executed, which on a busy machine takes milliseconds; a
-// sweep that merely waited for the lock would hold off every start behind
-// the ones under way all that time. So it first waits, up to startsWait,
-// for a moment when no start is under way, and takes the lock then.
-func lockStarts() {
-	deadline := time.NewTimer(startsWait)
-	defer deadline.Stop()
-	for {
-		live.Lock()
-		n, changed := live.starting, live.changed
-		live.Unlock()
-		if n == 0 && live.starts.TryLock() {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			live.starts.Lock()
-			return
-		}
-	}
-}
-
-// unlockStarts lets starts through again, and wakes a sweep that waits.
-func unlockStarts() {
-	live.starts.Unlock()
-	live.Lock()
-	notifyLocked()
-	live.Unlock()
 }

@@ -25,19 +25,13 @@ var droppedCaps = []int{
 	unix.CAP_PERFMON,
 }
 
-// spawns carries the children to start to the spawning threads.
-var spawns = make(chan spawnRequest)
-
 // direct is set by setup when the process is Confined: children are then
-// started on whatever thread calls spawn, and no spawning thread runs.
+// started on whatever thread calls spawn.
 var direct bool
 
-type spawnRequest struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-// setup is Guard on Linux.
+// setup is Guard on Linux. Unless the process is confined, it drops
+// droppedCaps once on a thread of its own, to fail now when they cannot
+// be dropped rather than at the first start.
 func setup() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("process: become a child subreaper: %w", err)
@@ -45,45 +39,14 @@ func setup() error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("process: make the process undumpable: %w", err)
 	}
-	if Confined() {
-		direct = true
+	if direct = Confined(); direct {
 		return nil
 	}
-	n := spawnThreads()
-	ready := make(chan error, n)
-	for range n {
-		go spawnLoop(ready)
-	}
-	var err error
-	for range n {
-		err = errors.Join(err, <-ready)
-	}
-	return err
+	return onDroppedThread(func() error { return nil })
 }
 
-// spawnThreads is how many threads fork children: one per processor the
-// runtime uses, at least two and at most eight, so that children that
-// start together are forked side by side, as os/exec alone would.
-func spawnThreads() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
-
-// spawnLoop is a spawning thread: it locks itself to its OS thread for
-// good (so the runtime never runs anything else there, nor clones a new
-// thread from it), drops droppedCaps there, and then starts every child
-// it is given. If the drop fails it returns, and the thread ends with it.
-func spawnLoop(ready chan<- error) {
-	runtime.LockOSThread()
-	if err := dropCaps(); err != nil {
-		ready <- err
-		return
-	}
-	ready <- nil
-	for req := range spawns {
-		req.done <- req.cmd.Start()
-	}
-}
-
-// spawn starts cmd on a spawning thread, or on this one when the process
-// is confined.
+// spawn starts cmd, on a thread that dropped droppedCaps unless the
+// process is confined.
 func spawn(cmd *exec.Cmd) error {
 	if err := Guard(); err != nil {
 		return err
@@ -91,8 +54,23 @@ func spawn(cmd *exec.Cmd) error {
 	if direct {
 		return cmd.Start()
 	}
+	return onDroppedThread(cmd.Start)
+}
+
+// onDroppedThread runs f on a thread of its own that first drops
+// droppedCaps (a child forked there inherits the thread's sets). The
+// goroutine stays locked to the thread and ends, so the thread ends with
+// it and the runtime never runs anything else there.
+func onDroppedThread(f func() error) error {
 	done := make(chan error)
-	spawns <- spawnRequest{cmd: cmd, done: done}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		if err := dropCaps(); err != nil {
+			done <- err
+			return
+		}
+		done <- f()
+	}()
 	return <-done
 }
 

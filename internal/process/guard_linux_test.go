@@ -20,14 +20,14 @@ func capSetsOf(t *testing.T, status []byte) capSets {
 	return sets
 }
 
-// threadCaps are the capability sets of a thread of this process that is
-// not a spawning thread. /proc/self/status would show the main thread's,
-// which may be one (it then holds none of droppedCaps).
+// threadCaps are the capability sets of a thread of this process that
+// runs ordinary goroutines. /proc/self/status would show the main
+// thread's, which is not necessarily one.
 func threadCaps(t *testing.T) capSets {
 	t.Helper()
 	got := make(chan []byte, 1)
 	go func() {
-		runtime.LockOSThread() // a spawning thread is locked to its own goroutine: this one is another
+		runtime.LockOSThread() // the thread whose status is read
 		defer runtime.UnlockOSThread()
 		status, _ := os.ReadFile("/proc/thread-self/status")
 		got <- status
@@ -38,7 +38,8 @@ func threadCaps(t *testing.T) capSets {
 // TestChildCapabilities: when this process holds CAP_SYS_PTRACE (root, as
 // in CI and in the action's container), its children hold none of
 // droppedCaps, in any set, and cannot regain them (bounding set); the
-// other capabilities are left alone.
+// other capabilities are left alone, and so are this process's threads:
+// the ones that forked them ended.
 func TestChildCapabilities(t *testing.T) {
 	t.Parallel()
 	mine := threadCaps(t)
@@ -46,10 +47,10 @@ func TestChildCapabilities(t *testing.T) {
 		t.Skip("this process does not hold CAP_SYS_PTRACE: nothing to drop")
 	}
 	dropped := droppedMask()
-	// Children are forked on several threads: start enough at once that
-	// each thread forks some, and look at every one.
+	// Children are forked on threads of their own: start several at once,
+	// and look at every one.
 	var wg sync.WaitGroup
-	for i := range 4 * spawnThreads() {
+	for i := range 16 {
 		wg.Go(func() {
 			res := runTimed(t, Spec{Argv: []string{"sh", "-c", "cat /proc/self/status; sleep 0.2"}})
 			if !res.OK() {
@@ -68,6 +69,11 @@ func TestChildCapabilities(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	for range 8 { // the runtime's threads, on which goroutines run
+		if caps := threadCaps(t); caps["CapEff"]&dropped != dropped&mine["CapEff"] {
+			t.Errorf("a thread of this process has CapEff %#x after the starts, want %#x", caps["CapEff"], mine["CapEff"])
+		}
+	}
 }
 
 // TestChildCannotReadThisProcess: a child, even root, can read neither the

@@ -18,7 +18,7 @@ const promptly = 5 * time.Second
 const confineTests = "PROCESS_TEST_CONFINED"
 
 // TestMain guards the test process as a program would: the sweep needs the
-// subreaper, and the spawning threads are then started before any test
+// subreaper, and Guard's first-call work is then done before any test
 // counts goroutines. On Linux, with confineHelper set, the test binary is
 // instead a program that confines itself (helperMain).
 func TestMain(m *testing.M) {

@@ -2,10 +2,8 @@ package process
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 
@@ -34,73 +32,8 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-func TestNumber(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		want int
-		ok   bool
-	}{
-		{"1", 1, true},
-		{"4194304", 4194304, true},
-		{"123\x00\x00\x00", 123, true}, // a getdents64 name, NUL-padded
-		{"self", 0, false},
-		{"12a", 0, false},
-		{"-1", 0, false},
-		{"", 0, false},
-		{"\x00", 0, false},
-		{"1234567890123456789", 0, false}, // too long for a pid: never overflows
-	}
-	for _, tt := range tests {
-		got, ok := number([]byte(tt.name))
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("number(%q) = %d, %v; want %d, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-// TestListedLikeReadDir: the processes a scan lists straight from
-// getdents64 are /proc's numeric entries, as os.ReadDir lists them: every
-// process there before and after the scan was read by it.
-func TestListedLikeReadDir(t *testing.T) {
-	t.Parallel()
-	before, after := numericEntries(t), map[int]bool{}
-	procs, err := scanProcs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pid := range numericEntries(t) {
-		if before[pid] {
-			after[pid] = true
-		}
-	}
-	if len(after) < 2 {
-		t.Fatalf("only %d processes in /proc", len(after))
-	}
-	for pid := range after {
-		if _, ok := procs[pid]; !ok {
-			t.Errorf("process %d, listed before and after the scan, is not in it", pid)
-		}
-	}
-}
-
-func numericEntries(t *testing.T) map[int]bool {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pids := map[int]bool{}
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			pids[pid] = true
-		}
-	}
-	return pids
-}
-
-// TestManyChildren: a process with more children than a stat-sized buffer
-// holds in its children file (300 pids of several digits each) has them
+// TestManyChildren: a process with more children than one read of its
+// children file returns (300 pids of several digits each) has them
 // all found by the tree scan, as by reading every process.
 func TestManyChildren(t *testing.T) {
 	t.Parallel()
@@ -120,10 +53,8 @@ func TestManyChildren(t *testing.T) {
 	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}
-	sc := getScan()
-	defer scans.Put(sc)
-	kids := sc.children(cmd.Process.Pid, nil)
-	all, err := scanProcs()
+	kids := children(cmd.Process.Pid, nil)
+	all, err := allProcs()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,13 @@
 // undumpable and forks every child from threads that hold none of the
 // capabilities that would read them anyway: any thread when the process
 // is [Confined] (a program confines itself first thing with [Exec]),
-// otherwise a few spawning threads that dropped them.
+// otherwise a thread of its own that dropped them and ends after the
+// fork.
+//
+// This security half is written here because neither os/exec nor a
+// library kills what a child left outside its group, nor forks from a
+// thread with fewer capabilities; what os/exec and the os package do
+// (pipes, copying, the pidfd under os.Process) is theirs.
 //
 // It must never interpret output (it does not parse JSON, test results or
 // anything else; callers do), never run a shell implicitly (Spec.Argv is

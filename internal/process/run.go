@@ -71,22 +71,19 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 			closeFiles(r.outR, outW, r.errR, errW, inR, r.stdinW)
 		}
 	}()
-	if r.outR, outW, err = pipe(true); err != nil {
+	if r.outR, outW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	if r.errR, errW, err = pipe(true); err != nil {
+	if r.errR, errW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	r.cmd.Stdout, r.cmd.Stderr = outW, errW
 	switch in := r.spec.Stdin.(type) {
-	case nil:
-		if null := devNull(); null != nil {
-			r.cmd.Stdin = null
-		} // else os/exec connects the null device
+	case nil: // os/exec connects the null device
 	case *os.File:
 		r.cmd.Stdin = in
 	default:
-		if inR, r.stdinW, err = pipe(false); err != nil {
+		if inR, r.stdinW, err = os.Pipe(); err != nil {
 			return nil, fmt.Errorf("stdin pipe: %w", err)
 		}
 		r.cmd.Stdin = inR
@@ -95,26 +92,18 @@ func (r *run) openPipes() (childEnds []*os.File, err error) {
 }
 
 // drainBufs are the buffers the output copiers read into, shared between
-// runs: a fresh one per copy would be garbage the collector chases while
-// children start.
+// runs: io.Copy would allocate 32 KiB for each (through os.File.WriteTo),
+// 64 KiB of garbage a child, which made Run cost ~15% more CPU than
+// os/exec (docs/performance.md).
 var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// drain copies everything from f to w until EOF or until f is closed. It
-// reads into a pooled buffer itself: io.Copy would go through
-// os.File.WriteTo, which allocates a buffer of its own for every copy.
+// drain copies everything from f to w until EOF or until f is closed: a
+// read error just ends the copy, and w never fails.
 func (r *run) drain(f *os.File, w io.Writer, done chan<- struct{}) {
 	defer close(done)
 	bp := drainBufs.Get().(*[]byte)
 	defer drainBufs.Put(bp)
-	for {
-		n, err := f.Read(*bp)
-		if n > 0 {
-			_, _ = w.Write((*bp)[:n]) // w never fails
-		}
-		if err != nil {
-			return // EOF, or f was closed: a read error just ends the copy
-		}
-	}
+	_, _ = io.CopyBuffer(w, struct{ io.Reader }{f}, *bp) // hides f's WriteTo, which would not use the buffer
 }
 
 // feedStdin copies spec.Stdin to the child and then closes its stdin. Write

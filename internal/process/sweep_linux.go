@@ -33,23 +33,24 @@ func sweep(live map[int]bool, thorough bool) error {
 	if err != nil {
 		return fmt.Errorf("process: sweep: own session: %w", err)
 	}
-	sc := getScan()
-	defer scans.Put(sc)
 	pause := time.Millisecond
 	var killed map[int]uint64 // pid → start time of the process signalled
 	doubts := 0               // rounds that found nothing but a broken line
+	var left []int
 	for range maxSweepRounds {
-		if err := sc.scan(self, own, live, thorough); err != nil {
+		procs, err := scan(self, own, live, thorough)
+		if err != nil {
 			return fmt.Errorf("process: sweep: %w", err)
 		}
-		if _, ok := sc.procs[self]; !ok {
+		if _, ok := procs[self]; !ok {
 			return errors.New("process: sweep: /proc does not show this process")
 		}
-		uncertain := sc.escapees(self, own, live)
-		if len(sc.left) == 0 && (!uncertain || doubts >= maxDoubts) {
+		var uncertain bool
+		left, uncertain = escapees(procs, self, own, live)
+		if len(left) == 0 && (!uncertain || doubts >= maxDoubts) {
 			return nil
 		}
-		if len(sc.left) == 0 {
+		if len(left) == 0 {
 			doubts++ // a line broken by a process that exited: look again
 			continue
 		}
@@ -57,8 +58,8 @@ func sweep(live map[int]bool, thorough bool) error {
 			killed = map[int]uint64{}
 		}
 		progress := false
-		for _, pid := range sc.left {
-			progress = finish(pid, sc.procs[pid], self, killed) || progress
+		for _, pid := range left {
+			progress = finish(pid, procs[pid], self, killed) || progress
 		}
 		if !progress {
 			time.Sleep(pause)
@@ -66,35 +67,39 @@ func sweep(live map[int]bool, thorough bool) error {
 		}
 	}
 	return fmt.Errorf("process: %d processes that children left behind are still running after %d attempts to kill them (pids %v)",
-		len(sc.left), maxSweepRounds, sc.left)
+		len(left), maxSweepRounds, left)
 }
 
-// scan reads the processes a sweep round looks at into sc.procs: the part
-// of the tree below self, or every process when thorough is set or the
-// kernel has no children files.
-func (sc *procScan) scan(self, own int, live map[int]bool, thorough bool) error {
-	if !thorough && sc.tree(self, own, live) {
-		return nil
+// scan reads the processes a sweep round looks at: the part of the tree
+// below self, or every process when thorough is set or the kernel has no
+// children files.
+func scan(self, own int, live map[int]bool, thorough bool) (map[int]procStat, error) {
+	if !thorough {
+		if procs, ok := treeProcs(self, own, live); ok {
+			return procs, nil
+		}
 	}
-	return sc.all()
+	return allProcs()
 }
 
-// escapees is escapees for the processes in sc.procs, into sc.left.
-func (sc *procScan) escapees(self, own int, live map[int]bool) (uncertain bool) {
-	clear(sc.verdict)
-	sc.left = sc.left[:0]
-	l := lines{procs: sc.procs, verdict: sc.verdict, self: self, own: own, live: live}
-	for pid := range sc.procs {
+// escapees returns the processes in procs to kill or reap: the
+// descendants of self whose whole line of ancestors below self is outside
+// self's session (own) and holds no live leader. uncertain reports a line
+// that could not be followed (a process exited during the scan), so
+// another round is due.
+func escapees(procs map[int]procStat, self, own int, live map[int]bool) (left []int, uncertain bool) {
+	l := lines{procs: procs, verdict: map[int]bool{}, self: self, own: own, live: live}
+	for pid := range procs {
 		if pid == self {
 			continue
 		}
 		escapee, known := l.follow(pid)
 		uncertain = uncertain || !known
 		if escapee {
-			sc.left = append(sc.left, pid)
+			left = append(left, pid)
 		}
 	}
-	return uncertain
+	return left, uncertain
 }
 
 // lines follows lines of ancestors for escapees.
@@ -149,23 +154,19 @@ func finish(pid int, s procStat, self int, killed map[int]uint64) bool {
 	return changed
 }
 
-// kill sends SIGKILL to pid if it is still the process the scan saw as s:
-// through a pidfd, checked after it was opened, so that a pid reused in
-// between is never signalled. Without pidfds (before Linux 5.3, or a
-// seccomp filter) the check comes just before kill(2).
+// kill sends SIGKILL to pid if it is still the process the scan saw as s.
+// os.FindProcess holds a pidfd where the kernel has them (Linux 5.3), and
+// the identity is checked after it was opened, so that a pid reused in
+// between is never signalled; without pidfds the check comes just before
+// kill(2).
 func kill(pid int, s procStat) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil && !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
-		return false // gone
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
 	}
-	if fd >= 0 && err == nil {
-		defer unix.Close(fd)
-	}
+	defer p.Release()
 	if now, ok := readStat(pid); !ok || now.start != s.start {
 		return false // gone, or the pid is another process's now
 	}
-	if err == nil {
-		return unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil
-	}
-	return unix.Kill(pid, unix.SIGKILL) == nil
+	return p.Signal(os.Kill) == nil
 }

@@ -2,63 +2,49 @@ package process
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
 // watcher terminates a run's group when its timeout elapses or its
-// context is done, whichever comes first. It starts no goroutine of its
-// own: the timer and the context start one to call it, only when they
-// fire, so a child that ends in time costs no hand-off between goroutines.
+// context is done, whichever comes first.
 type watcher struct {
-	r      *run
 	exited chan struct{} // closed once the leader has exited (not yet reaped)
-	once   sync.Once     // the one termination, by whichever fires first
-
-	timedOut, canceled bool // set by the termination, inside once
-
-	stops []func() bool   // stop each trigger; false: it has fired
-	ended []chan struct{} // closed when each trigger's call has returned
+	why    chan [2]bool  // timedOut, canceled: sent when the watch is over
 }
 
-// watch arms the triggers of r's termination: spec.Timeout and ctx.
+// watch starts watching r's timeout and ctx.
 func (r *run) watch(ctx context.Context) *watcher {
-	w := &watcher{r: r, exited: make(chan struct{})}
-	if r.spec.Timeout > 0 {
-		t := time.AfterFunc(r.spec.Timeout, w.trigger(true))
-		w.stops = append(w.stops, t.Stop)
-	}
-	if ctx.Done() != nil {
-		w.stops = append(w.stops, context.AfterFunc(ctx, w.trigger(false)))
-	}
+	w := &watcher{exited: make(chan struct{}), why: make(chan [2]bool, 1)}
+	go func() {
+		var timeout <-chan time.Time
+		if r.spec.Timeout > 0 {
+			t := time.NewTimer(r.spec.Timeout)
+			defer t.Stop()
+			timeout = t.C
+		}
+		var why [2]bool
+		select {
+		case <-w.exited:
+		case <-timeout:
+			why[0] = true
+		case <-ctx.Done():
+			why[1] = true
+		}
+		if why[0] || why[1] {
+			r.terminate(w.exited)
+		}
+		w.why <- why
+	}()
 	return w
-}
-
-// trigger returns the function a trigger calls when it fires: the first to
-// fire terminates the group and records why; a later one finds it done.
-func (w *watcher) trigger(timedOut bool) func() {
-	ended := make(chan struct{})
-	w.ended = append(w.ended, ended)
-	return func() {
-		defer close(ended)
-		w.once.Do(func() {
-			w.timedOut, w.canceled = timedOut, !timedOut
-			w.r.terminate(w.exited)
-		})
-	}
 }
 
 // stop is called once the leader has exited, and before it is reaped, so
 // that a termination never signals a group whose id may have been reused.
-// It disarms the triggers and waits for those that fired to return — a
-// termination under way waits, as ever, for the group to empty or its
-// grace to pass — and reports why the group was terminated, if it was.
+// It waits for a termination under way — which waits, as ever, for the
+// group to empty or its grace to pass — and reports why the group was
+// terminated, if it was.
 func (w *watcher) stop() (timedOut, canceled bool) {
 	close(w.exited)
-	for i, stop := range w.stops {
-		if !stop() {
-			<-w.ended[i]
-		}
-	}
-	return w.timedOut, w.canceled
+	why := <-w.why
+	return why[0], why[1]
 }

@@ -112,11 +112,12 @@ func TestDispatchEnvValuesArgsAndTMPDIR(t *testing.T) {
 	if filepath.Dir(tmp) != req.TempDir || got["tmp2"] != tmp {
 		t.Errorf("TMPDIR=%q TMP=%q, want one directory inside %s", tmp, got["tmp2"], req.TempDir)
 	}
-	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-		t.Errorf("the agent's TMPDIR %s is still there after the call: %v", tmp, err)
+	// The directory stays, emptied, for a later call (privateTemp).
+	if left, err := os.ReadDir(tmp); err != nil || len(left) != 0 {
+		t.Errorf("the agent's TMPDIR %s after the call: %v, %v; want it empty", tmp, left, err)
 	}
 	left, _ := os.ReadDir(req.TempDir)
-	if d := cmp.Diff(0, len(left)); d != "" {
-		t.Errorf("files left in the request's TempDir: %v", left)
+	if d := cmp.Diff(1, len(left)); d != "" {
+		t.Errorf("entries in the request's TempDir: %v, want the emptied TMPDIR alone", left)
 	}
 }
