@@ -309,7 +309,7 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 // checkWrites holds a run to its walls: in the project, only calc.sh may
 // have changed (and .loop/, the runner's); loop-action's own TMPDIR is left
 // empty (an agent's temporary files go to a private TMPDIR of its own,
-// removed after the call); the runner's scratch area is gone. Writes
+// emptied after the call and removed with the scratch area); the runner's scratch area is gone. Writes
 // anywhere else but /tmp fail in scripts/realcli.sh's walls, and /tmp is
 // checked by checkTmp.
 func checkWrites(t *testing.T, r realRun, before map[string]string) {

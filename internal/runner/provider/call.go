@@ -156,7 +156,7 @@ func removeQuietly(path string) {
 // system's temporary directory when ""), as an absolute path: the agent's
 // TMPDIR, so that what it leaves there is removed after the call. It is a
 // directory no running call has: one that an earlier call left empty
-// (removeAllQuietly), else a new one. A directory is reused rather than
+// (releaseTemp), else a new one. A directory is reused rather than
 // made and removed for every call because on ext4 mounted with discard,
 // as CI machines often are, a mkdir and rmdir cost ~0.4 ms each, while
 // the checks cost ~1 ms (docs/performance.md).
@@ -180,12 +180,12 @@ func privateTemp(dir string) (string, error) {
 	return tmp, nil
 }
 
-// removeAllQuietly ends a call's use of its temporary directory: it
+// releaseTemp ends a call's use of its temporary directory: it
 // removes what the agent left there and keeps the directory for a later
 // call, or removes it when it is not as privateTemp made it (a symbolic
 // link, another mode or owner) or cannot be emptied. The caller removes
 // the run's scratch area later, so a failure here changes nothing.
-func removeAllQuietly(tmp string) {
+func releaseTemp(tmp string) {
 	if emptied(tmp) {
 		temps.put(tmp)
 		return

@@ -21,7 +21,7 @@ func BenchmarkPrivateTemp(b *testing.B) {
 					b.Error(err)
 					return
 				}
-				removeAllQuietly(tmp)
+				releaseTemp(tmp)
 			})
 		}
 		wg.Wait()
@@ -36,7 +36,7 @@ func BenchmarkPrivateTempOne(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		removeAllQuietly(tmp)
+		releaseTemp(tmp)
 	}
 }
 
@@ -54,7 +54,7 @@ func TestPrivateTempReuse(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(a, "sub", "deeper"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	removeAllQuietly(a)
+	releaseTemp(a)
 	if again, err := privateTemp(dir); err != nil || again != a {
 		t.Errorf("the next call got %q (%v), want the emptied %q", again, err, a)
 	} else if left, _ := os.ReadDir(a); len(left) != 0 {
@@ -73,11 +73,11 @@ func TestPrivateTempReuse(t *testing.T) {
 	if err := os.Symlink(outside, b); err != nil {
 		t.Fatal(err)
 	}
-	removeAllQuietly(b)
+	releaseTemp(b)
 	if err := os.Chmod(a, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	removeAllQuietly(a)
+	releaseTemp(a)
 	for _, tmp := range []string{a, b} {
 		if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
 			t.Errorf("%s is still there (%v), want it removed", tmp, err)

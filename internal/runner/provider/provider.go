@@ -193,7 +193,7 @@ func (c Command) processSpec(req Request) (process.Spec, func(), error) {
 		Timeout:     c.timeout(),
 		StdoutBytes: StdoutBytes,
 	}
-	promptPath, cleanup := "", func() { removeAllQuietly(tmp) }
+	promptPath, cleanup := "", func() { releaseTemp(tmp) }
 	switch c.promptMode() {
 	case promptStdin:
 		spec.Stdin = strings.NewReader(req.Prompt)
@@ -203,7 +203,7 @@ func (c Command) processSpec(req Request) (process.Spec, func(), error) {
 			cleanup()
 			return process.Spec{}, func() {}, err
 		}
-		promptPath, cleanup = path, func() { removeQuietly(path); removeAllQuietly(tmp) }
+		promptPath, cleanup = path, func() { removeQuietly(path); releaseTemp(tmp) }
 	}
 	spec.Argv = c.argv(req, promptPath)
 	return spec, cleanup, nil
