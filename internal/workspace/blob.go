@@ -48,9 +48,9 @@ func HashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) (Obj
 	return hashFile(ctx, r, name, fi, math.MaxInt64)
 }
 
-// hashFile is HashFile in any dirReader, of a file of at most limit bytes
+// hashFile is HashFile of a file of at most limit bytes
 // (see readStable).
-func hashFile(ctx context.Context, r dirReader, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
+func hashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
 	var id ObjectID
 	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
 		h := blobHash(now.Size())
@@ -69,7 +69,7 @@ func hashFile(ctx context.Context, r dirReader, name string, fi fs.FileInfo, lim
 // again from a fresh lstat, at most maxAttempts times in all. A file that
 // has grown beyond limit bytes since fi was taken is not read: the error
 // wraps errOverLimit, with the status that says so.
-func readStable(r dirReader, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
+func readStable(r *os.Root, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
 	return retry(r, name, fi, func(fi fs.FileInfo) (fs.FileInfo, error) {
 		if !fi.Mode().IsRegular() {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
@@ -93,7 +93,7 @@ var errOverLimit = errors.New("grew beyond the limit")
 // retry calls try with the lstat result of name in r until it fails
 // otherwise than with errChanged, at most maxAttempts times, taking a
 // fresh lstat result before each new attempt.
-func retry[T any](r dirReader, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
+func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
 	var v T
 	var err error
 	for i := range maxAttempts {
@@ -112,15 +112,15 @@ func retry[T any](r dirReader, name string, fi fs.FileInfo, try func(fi fs.FileI
 // openRegular opens the regular file name in r for reading, checking that
 // it is the file whose lstat result is fi: one replaced since (by a named
 // pipe, a link or another file) fails with errChanged.
-func openRegular(r dirReader, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
-	f, now, err := openFile(r, name)
+func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, now, err := OpenFile(r, name)
 	if errors.Is(err, ErrNotRegular) {
 		return nil, nil, errChanged
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !sameFile(fi, now) {
+	if !os.SameFile(fi, now) {
 		f.Close()
 		return nil, nil, errChanged
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -160,7 +161,7 @@ const maxIgnoreFile = 16 << 20
 // readRules appends the rules of the ignore file name in directory r (at
 // domain) to rules. A missing file, or one that is not a regular file, adds
 // nothing: git does not follow a symbolic link named .gitignore either.
-func readRules(r dirReader, name string, domain []string, rules []rule) ([]rule, error) {
+func readRules(r *os.Root, name string, domain []string, rules []rule) ([]rule, error) {
 	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
 		return rules, nil
@@ -168,7 +169,7 @@ func readRules(r dirReader, name string, domain []string, rules []rule) ([]rule,
 	if err != nil {
 		return nil, err
 	}
-	data, err := readFile(r, name, maxIgnoreFile)
+	data, err := ReadFile(r, name, maxIgnoreFile)
 	if errors.Is(err, ErrNotRegular) {
 		return rules, nil // replaced since lstat
 	}

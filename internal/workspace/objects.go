@@ -50,7 +50,7 @@ type objectStore struct {
 // fi and which converts as cv says, stores its blob unless the store has
 // it, and returns its id with the status of the file read and why no
 // checkout reproduces it ("" when one does).
-func (o *objectStore) file(r dirReader, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
+func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
 	var why string
 	now, err := readStable(r, name, fi, o.k.maxFileSize(), func(f *os.File, now fs.FileInfo) error {

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"io/fs"
 	"sync"
 	"time"
 )
@@ -77,13 +76,5 @@ func (c *ScanCache) record(ctx context.Context, l *dirList, rel, name string, s 
 // recordStat is record of the entry name of directory l, whose lstat
 // found s.
 func recordStat(ctx context.Context, l *dirList, name string, s fileStat) Entry {
-	r, err := l.reader()
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = l.info(name, s)
-	}
-	if err != nil {
-		return Entry{Mode: s.key.mode, Err: err.Error()}
-	}
-	return record(ctx, r, name, fi)
+	return record(ctx, l.r, name, s.fi)
 }

@@ -46,12 +46,7 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := openListing(r)
-	if err != nil {
-		return nil, err
-	}
-	defer l.close()
-	return w.dir(l, nil, rules)
+	return w.dir(openListing(r), nil, rules)
 }
 
 // converting reports whether files may convert: there are attributes,
@@ -79,8 +74,8 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
 	var es []entry
-	err := eachChild(l, path, rules, w.attributes, func(child []string, rules []rule) error {
-		e, ok, err := w.entry(l, child, rules)
+	err := eachChild(l, path, rules, w.attributes, func(child []string, st fileStat, rules []rule) error {
+		e, ok, err := w.entry(l, child, st, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
 				es = make([]entry, 0, l.count)
@@ -106,27 +101,19 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 // Whoever keeps a path copies it (the ignore rules do); whoever extends
 // it does so beyond its length, which its parents never read. found, when
 // not nil, is given the listing and the rules first.
-func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, rules []rule) error) error {
+func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
-	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
-		return visit(child, rules)
-	})
+	return eachEntry(l, path, rules, skip, found, visit)
 }
 
-// eachEntry is eachChild for every child whose name skip does not refuse,
-// also passing visit the child's type as the directory listing gave it
-// (dirList.entries).
-func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+// eachEntry is eachChild for every child whose name skip does not refuse.
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
-	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
-		r, err := l.reader()
-		if err != nil {
-			return err
-		}
-		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+	if slices.ContainsFunc(entries, func(e dirEntry) bool { return e.name == ".gitignore" && e.typ == 0 }) { // a regular file, as readRules reads
+		if rules, err = readRules(l.r, ".gitignore", path, rules); err != nil {
 			return err
 		}
 	}
@@ -141,18 +128,11 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 			continue
 		}
 		child[len(path)] = e.name
-		if err := visit(child, e.typ, rules); err != nil {
+		if err := visit(child, e.st, rules); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// dirEntry is an entry of a directory listing: its name and its type
-// (fs.FileMode.Type bits).
-type dirEntry struct {
-	name string
-	typ  fs.FileMode
 }
 
 // readNames lists the names in directory r.
@@ -166,17 +146,10 @@ func readNames(r *os.Root) ([]string, error) {
 }
 
 // entry returns the tree entry for path, the child of directory l named
-// by its last component, and whether there is one to record.
-func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, error) {
+// by its last component, whose lstat found s, and whether there is one to
+// record.
+func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	if err := live(w.ctx); err != nil {
-		return entry{}, false, err
-	}
-	name := path[len(path)-1]
-	s, err := l.lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return entry{}, false, nil // removed since it was listed
-	}
-	if err != nil {
 		return entry{}, false, err
 	}
 	mode := s.key.mode
@@ -188,7 +161,7 @@ func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, er
 	}
 	switch {
 	case mode.IsDir():
-		return w.subdir(l, path, rules)
+		return w.subdir(l, path, s, rules)
 	case mode&fs.ModeSymlink != 0:
 		return w.symlink(l, path)
 	default:
@@ -198,12 +171,12 @@ func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, er
 
 // subdir returns the tree entry of a directory; there is none if the
 // directory holds nothing to record.
-func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, error) {
+func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
 	if err := checkDepth(path); err != nil {
 		return entry{}, false, err
 	}
-	sub, err := l.sub(name)
+	sub, err := l.subSame(name, s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -234,11 +207,7 @@ func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	r, err := l.reader()
-	if err != nil {
-		return entry{}, false, err
-	}
-	target, err := r.Readlink(name)
+	target, err := l.r.Readlink(name)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -302,14 +271,9 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
-	r, err := l.reader()
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = l.info(name, s)
-	}
-	limit := w.k.maxFileSize()
+	r, fi, limit := l.r, s.fi, w.k.maxFileSize()
+	var err error
 	switch {
-	case err != nil:
 	case w.mode == storing:
 		id, now, why, err = w.store.file(r, name, fi, rel, cv)
 	case cv != nil:

@@ -184,23 +184,12 @@ func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replace
 // whose lstat result is fi: [os.Root] would follow a link swapped in
 // since, and a named pipe swapped in is refused, never waited on.
 func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
-	return openChecked(r, name, func(now fs.FileInfo) bool { return os.SameFile(fi, now) })
-}
-
-// openSameStat is openSame for a directory whose lstat in a dirList found s.
-func openSameStat(r *os.Root, name string, s fileStat) (*os.Root, error) {
-	return openChecked(r, name, s.same)
-}
-
-// openChecked opens the directory name of r and checks with same that its
-// status is that of the directory expected.
-func openChecked(r *os.Root, name string, same func(now fs.FileInfo) bool) (*os.Root, error) {
 	sub, err := OpenDir(r, name)
 	if err != nil {
 		return nil, err
 	}
 	now, err := sub.Stat(".")
-	if err == nil && !same(now) {
+	if err == nil && !os.SameFile(fi, now) {
 		err = fmt.Errorf("changed while it was opened: %w", ErrParent)
 	}
 	if err != nil {
