@@ -2,9 +2,7 @@ package workspace
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -136,39 +134,4 @@ func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error
 		return in, in, nil
 	}
 	return in, parseAttrs(blob, dir, false), nil
-}
-
-// convertRead reads the regular file name of r, whose lstat result is fi,
-// as readStable does (at most limit bytes), and returns the id of the
-// blob convert makes of its bytes, with why a checkout would not
-// reproduce them.
-func convertRead(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error)) (ObjectID, fs.FileInfo, string, error) {
-	var id ObjectID
-	var why string
-	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
-		data, err := readAll(ctx, f, now.Size())
-		if err != nil {
-			return err
-		}
-		blob, w, err := convert(data)
-		if err != nil {
-			return err
-		}
-		id, why = hashObject("blob", blob), w
-		return nil
-	})
-	return id, now, why, err
-}
-
-// readAll reads exactly size bytes from f, failing with errChanged if it
-// holds another number, and stopping when ctx is done.
-func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, size+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) != size {
-		return nil, errChanged
-	}
-	return data, nil
 }

@@ -72,12 +72,7 @@ type dirEntry struct {
 // relative to the directory's descriptor, and leaves out an entry removed
 // since the listing.
 func (l *dirList) entries() ([]dirEntry, error) {
-	f, err := l.r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
+	des, err := ReadDir(l.r, ".")
 	out := make([]dirEntry, 0, len(des))
 	for _, de := range des {
 		fi, ierr := de.Info()

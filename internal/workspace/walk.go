@@ -135,16 +135,6 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 	return nil
 }
 
-// readNames lists the names in directory r.
-func readNames(r *os.Root) ([]string, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
-}
-
 // entry returns the tree entry for path, the child of directory l named
 // by its last component, whose lstat found s, and whether there is one to
 // record.
@@ -271,17 +261,17 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
-	r, fi, limit := l.r, s.fi, w.k.maxFileSize()
 	var err error
+	limit := w.k.maxFileSize()
 	switch {
 	case w.mode == storing:
-		id, now, why, err = w.store.file(r, name, fi, rel, cv)
+		id, now, why, err = w.store.file(l.r, name, s.fi, rel, cv)
 	case cv != nil:
-		id, now, why, err = convertRead(w.ctx, r, name, fi, limit, func(b []byte) ([]byte, string, error) {
+		id, now, why, err = readBlob(w.ctx, l.r, name, s.fi, limit, func(b []byte) ([]byte, string, error) {
 			return w.k.convertFile(rel, b, *cv, w.base)
-		})
+		}, nil)
 	default:
-		id, now, err = hashFile(w.ctx, r, name, fi, limit)
+		id, now, err = hashFile(w.ctx, l.r, name, s.fi, limit)
 	}
 	if errors.Is(err, errOverLimit) { // it grew since the lstat
 		return ObjectID{}, tooLargeFile(rel, now.Size(), limit)
