@@ -92,9 +92,7 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	if err != nil {
 		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
 	}
-	if err := x.sm.enter(strings.Join(path, "/"), t.Entries); err != nil {
-		return err
-	}
+	x.sm.enter(strings.Join(path, "/"), t.Entries)
 	want := make(map[string]bool, len(t.Entries))
 	for _, e := range t.Entries {
 		if err := checkName(e.Name, len(path) == 0); err != nil {
