@@ -58,12 +58,16 @@ func (s Stamp) Vouches(k StatKey) bool {
 	return s.Key == k && !s.At.IsZero() && s.Key.mtime < s.At.Add(-racyWindow).UnixNano()
 }
 
-// cacheEntry is a blob id computed from a file the stamp describes.
+// cacheEntry is a blob id computed from a file whose stat was key. When
+// the read started is kept once per cache (snapshot.go), not per entry: an
+// entry carried into a later cache was vouched for already, by the start
+// of the read that made it or a later one, and a later start vouches for
+// it too.
 type cacheEntry struct {
-	stamp Stamp
-	id    ObjectID
-	rel   string     // the file's path, the key it is cached under
-	conv  *converted // how the file converted, nil when nothing converts it
+	key  StatKey
+	id   ObjectID
+	rel  string     // the file's path, the key it is cached under
+	conv *converted // how the file converted, nil when nothing converts it
 }
 
 // converted is how a cached file converted: its id holds while that is

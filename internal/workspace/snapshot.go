@@ -33,6 +33,7 @@ type Hasher struct {
 
 	mu    sync.Mutex
 	cache map[string]cacheEntry // never modified once published
+	at    time.Time             // when the walk that made cache started
 
 	reads atomic.Int64 // files read so far, for tests
 }
@@ -118,7 +119,7 @@ func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
 // cache of this one: only a walk that completed replaces it.
 func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Problem, error) {
 	h.mu.Lock()
-	w := &walker{ctx: ctx, mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
+	w := &walker{ctx: ctx, mode: hashing, prev: h.cache, prevAt: h.at, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
 	h.mu.Unlock()
 	w.start = h.now()
 	r, err := OpenRoot(h.root)
@@ -141,7 +142,7 @@ func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Prob
 		}
 	}
 	h.mu.Lock()
-	h.cache = w.next
+	h.cache, h.at = w.next, w.start
 	h.mu.Unlock()
 	return id, w.problems, nil
 }

@@ -100,25 +100,13 @@ const (
 	reclaim                    // create missing parents, replace those that are not real ones
 )
 
-// opened is a directory of the loop root, opened without following links.
-type opened struct {
-	r   *os.Root
-	own bool // r was opened for this operation, and must be closed
-}
-
-func (d *opened) close() {
-	if d.own {
-		d.r.Close()
-	}
-}
-
 // parent opens the directory that holds rel's last component, one
 // component at a time, and returns it with that component's name and the
 // parents it replaced (reclaim only). With existing and a missing parent
 // it returns a nil directory and no error.
-func (w *Writer) parent(rel string, how parentMode) (*opened, string, []Replaced, error) {
+func (w *Writer) parent(rel string, how parentMode) (*dirList, string, []Replaced, error) {
 	parts := strings.Split(rel, "/")
-	d := &opened{r: w.root}
+	d := &dirList{r: w.root}
 	var replaced []Replaced
 	for i, name := range parts[:len(parts)-1] {
 		at := strings.Join(parts[:i+1], "/")
@@ -135,7 +123,7 @@ func (w *Writer) parent(rel string, how parentMode) (*opened, string, []Replaced
 		if err != nil {
 			return nil, "", replaced, fmt.Errorf("open %q: %w", at, err)
 		}
-		d = &opened{r: sub, own: true}
+		d = &dirList{r: sub, own: true}
 	}
 	return d, parts[len(parts)-1], replaced, nil
 }

@@ -260,13 +260,13 @@ func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(
 	out := map[string]Entry{}
 	c = c.begin()
 	defer c.end()
-	d := &opened{r: w.root}
+	d := &dirList{r: w.root}
 	if dir != "" {
 		sub, err := w.openDir(dir)
 		if sub == nil || err != nil {
 			return out, err
 		}
-		d = &opened{r: sub, own: true}
+		d = &dirList{r: sub, own: true}
 	}
 	defer d.close()
 	s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, c: c, rel: []byte(dir)}
