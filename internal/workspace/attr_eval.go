@@ -1,6 +1,9 @@
 package workspace
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // attrStack is the attributes files that apply below a directory, from
 // the top-level one down (nil holds none): what git's attribute stack
@@ -27,20 +30,7 @@ type attrValue struct {
 // origin names the line that set the value (or the macro that did):
 // ".gitattributes:3".
 func (v attrValue) origin() string {
-	return join(v.dir, ".gitattributes") + ":" + itoa(v.lineno)
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			break
-		}
-	}
-	return string(b[i:])
+	return join(v.dir, ".gitattributes") + ":" + strconv.Itoa(v.lineno)
 }
 
 // namedValue is an attribute and its value.

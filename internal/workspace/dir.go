@@ -70,9 +70,16 @@ type dirEntry struct {
 // entries lists the directory, in the listing's order, with each entry's
 // lstat: os.File.ReadDir of a directory opened in an os.Root takes it
 // relative to the directory's descriptor, and leaves out an entry removed
-// since the listing.
+// since the listing. The directory is the root's own, "." (no FIFO can be
+// there): it is opened as a directory, not through ReadDir's non-blocking
+// open, which the runtime's poller would then try to register.
 func (l *dirList) entries() ([]dirEntry, error) {
-	des, err := ReadDir(l.r, ".")
+	f, err := l.r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
 	out := make([]dirEntry, 0, len(des))
 	for _, de := range des {
 		fi, ierr := de.Info()
