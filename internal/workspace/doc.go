@@ -96,6 +96,15 @@
 // directory with go-git, through a file system that opens every file
 // non-blocking and with every object checked against its id.
 //
+// Hand-written where a library might seem to do it: the ignore and
+// attribute patterns (pattern.go, wildmatch.go, attr.go) and the line
+// ending and ident conversions (convert.go, eol.go, ident.go) port git's
+// own code, since go-git's gitignore and gitattributes packages match
+// otherwise than git, go-git's worktree applies no such conversion, and
+// the certified bytes cannot be approximate; the tree and blob hashing
+// (object.go) is a few lines that go-git's object encoders would spend
+// allocations on in every walk.
+//
 // Bounds (limit.go). Nothing an agent puts in the root makes a walk cost
 // more than its caller's context allows, nor hold more memory than a few
 // KiB per directory it is in: every walk and every read takes a context,
