@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -234,7 +235,7 @@ func TestFileGrownPastLimit(t *testing.T) {
 	if err := os.Truncate(filepath.Join(root, "f"), tib); err != nil {
 		t.Skip(err)
 	}
-	w := &walker{ctx: t.Context(), mode: hashing, next: map[string]cacheEntry{}, reads: new(atomic.Int64), k: Checkout{MaxFileSize: 1 << 20}}
+	w := &walker{ctx: t.Context(), mode: hashing, cache: new(statCache[cacheEntry]).begin(time.Now()), reads: new(atomic.Int64), k: Checkout{MaxFileSize: 1 << 20}}
 	_, err = w.read(l, "f", "f", s, nil)
 	if !errors.Is(err, ErrFileTooLarge) || !strings.Contains(err.Error(), `"f" is 1 TiB`) {
 		t.Errorf("err = %v, want the grown file refused", err)

@@ -123,7 +123,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w := &walker{ctx: t.Context(), mode: hashing, prev: map[string]cacheEntry{}, next: map[string]cacheEntry{}, reads: new(atomic.Int64)}
+	w := &walker{ctx: t.Context(), mode: hashing, cache: new(statCache[cacheEntry]).begin(time.Now()), reads: new(atomic.Int64)}
 	o := &objectStore{ctx: t.Context(), s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
 	mem := memory.NewStorage()
 	x := &restorer{ctx: t.Context(), s: mem}

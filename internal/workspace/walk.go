@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 )
 
 // walkMode says what a walk of the loop root computes.
@@ -22,16 +21,13 @@ const (
 
 // walker performs one traversal of the loop root.
 type walker struct {
-	ctx    context.Context // the walk stops when it is done
-	mode   walkMode
-	start  time.Time             // when the walk started, for the racy rule
-	prev   map[string]cacheEntry // cache of the previous walk; read only
-	prevAt time.Time             // when the previous walk started
-	next   map[string]cacheEntry // cache entries for the files seen now
-	files  []string              // included paths, when listing
-	rel    []byte                // the path of the file at hand, reused
-	reads  *atomic.Int64
-	store  *objectStore // where files read go, when storing
+	ctx   context.Context // the walk stops when it is done
+	mode  walkMode
+	cache *statPass[cacheEntry] // the blob ids of the previous walk, and of this one
+	files []string              // included paths, when listing
+	rel   []byte                // the path of the file at hand, reused
+	reads *atomic.Int64
+	store *objectStore // where files read go, when storing
 
 	k        Checkout  // how files convert (convert.go)
 	base     Base      // the tree the root was checked out from
@@ -236,8 +232,8 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 			cv = &c
 		}
 	}
-	if c, ok := w.prev[string(w.rel)]; ok && (Stamp{Key: c.key, At: w.prevAt}).Vouches(s.key) && c.same(cv) {
-		w.next[c.rel] = c // the path string the entry keeps: none is made
+	if c, ok := w.cache.vouched(string(w.rel), s.key); ok && c.same(cv) {
+		w.cache.keep(c.rel, s.key, c) // the path string the entry keeps: none is made
 		e.id = c.id
 		if why := c.why(); why != "" {
 			w.problems = append(w.problems, Problem{Path: c.rel, Why: why})
@@ -284,7 +280,7 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	if why != "" {
 		w.problems = append(w.problems, Problem{Path: rel, Why: why})
 	}
-	w.next[rel] = cacheEntry{key: KeyOf(now), id: id, rel: rel, conv: convertedAs(cv, why)}
+	w.cache.keep(rel, KeyOf(now), cacheEntry{id: id, rel: rel, conv: convertedAs(cv, why)})
 	return id, nil
 }
 

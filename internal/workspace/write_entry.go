@@ -258,8 +258,8 @@ func (w *Writer) Scan(ctx context.Context, dir string, descend, keep func(rel st
 // keeping in c what this scan found. A nil c reads everything.
 func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
 	out := map[string]Entry{}
-	c = c.begin()
-	defer c.end()
+	pass := c.begin()
+	defer c.end(pass)
 	d := &dirList{r: w.root}
 	if dir != "" {
 		sub, err := w.openDir(dir)
@@ -269,7 +269,7 @@ func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(
 		d = &dirList{r: sub, own: true}
 	}
 	defer d.close()
-	s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, c: c, rel: []byte(dir)}
+	s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, cache: pass, rel: []byte(dir)}
 	if dir != "" {
 		s.depth = strings.Count(dir, "/") + 1
 	}
@@ -307,7 +307,7 @@ type scan struct {
 	ctx           context.Context
 	descend, keep func(rel string) bool
 	out           map[string]Entry
-	c             *ScanCache
+	cache         *statPass[Entry] // nil: read everything
 	// rel is the path of the directory at hand, in one buffer the scan
 	// shares: its entries' paths extend it in place, so that no directory
 	// keeps a path of its own while those below it are scanned. depth is
@@ -351,7 +351,7 @@ func (s *scan) dir(l *dirList) error {
 			continue
 		}
 		if s.keep(rel) {
-			s.out[rel] = s.c.record(s.ctx, l, rel, e.name, st)
+			s.out[rel] = recordCached(s.ctx, s.cache, l, rel, e.name, st)
 			if err := live(s.ctx); err != nil {
 				return err // the record says the read stopped: it is no record
 			}
