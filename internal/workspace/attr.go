@@ -55,14 +55,10 @@ type attrAssign struct {
 // attrLine is one line of an attributes file: a pattern, or a macro, and
 // what it assigns.
 type attrLine struct {
-	macro   string // the macro it defines; "" for a pattern line
-	pattern string // as parse_path_pattern leaves it: no "!", no trailing "/"
-	noDir   bool   // the pattern has no slash: it matches a base name
-	mustDir bool   // the pattern ended with "/": it matches directories only
-	prefix  int    // the length of its literal prefix (nowildcardlen)
-	endsAt  bool   // "*literal": PATTERN_FLAG_ENDSWITH
-	assigns []attrAssign
-	lineno  int
+	macro       string // the macro it defines; "" for a pattern line
+	pathPattern        // a pattern line's pattern; it matches files alone
+	assigns     []attrAssign
+	lineno      int
 }
 
 // attrFile is the content of one attributes file: its directory (slash
@@ -161,10 +157,7 @@ func parseAttrLine(line string, macroOK bool) (attrLine, bool) {
 	if strings.HasPrefix(name, "!") {
 		return attrLine{}, false // "Negative patterns are ignored in git attributes"
 	}
-	l.pattern, l.mustDir = strings.CutSuffix(name, "/")
-	l.noDir = !strings.Contains(l.pattern, "/")
-	l.prefix = min(simpleLength(name), len(l.pattern))
-	l.endsAt = strings.HasPrefix(l.pattern, "*") && noWildcard(l.pattern[1:])
+	l.pathPattern = parsePathPattern(name)
 	return l, true
 }
 
@@ -227,9 +220,6 @@ func simpleLength(s string) int {
 	}
 	return len(s)
 }
-
-// noWildcard reports whether s holds no glob special.
-func noWildcard(s string) bool { return simpleLength(s) == len(s) }
 
 // unquoteC is quote.c's unquote_c_style for a string starting with a
 // double quote: the unquoted text and what follows the closing quote.

@@ -1,6 +1,9 @@
 package workspace
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // attrStack is the attributes files that apply below a directory, from
 // the top-level one down (nil holds none): what git's attribute stack
@@ -27,20 +30,7 @@ type attrValue struct {
 // origin names the line that set the value (or the macro that did):
 // ".gitattributes:3".
 func (v attrValue) origin() string {
-	return join(v.dir, ".gitattributes") + ":" + itoa(v.lineno)
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			break
-		}
-	}
-	return string(b[i:])
+	return join(v.dir, ".gitattributes") + ":" + strconv.Itoa(v.lineno)
 }
 
 // namedValue is an attribute and its value.
@@ -90,7 +80,7 @@ func (s attrStack) attrs(path string, buf attrList) attrList {
 		f := s[i]
 		for j := len(f.lines) - 1; j >= 0; j-- {
 			l := &f.lines[j]
-			if l.macro == "" && l.matches(path, base, f.dir) {
+			if l.macro == "" && l.matches(path, base, f.dir, false) {
 				out = fill(out, macros, attrValue{dir: f.dir, lineno: l.lineno, from: true}, l.assigns)
 			}
 		}
@@ -147,45 +137,4 @@ func fill(out attrList, macros []macroDef, at attrValue, assigns []attrAssign) a
 		}
 	}
 	return out
-}
-
-// matches is attr.c's path_matches for a file (never a directory) at
-// path, whose base name is base, against a line of the file in dir.
-func (l *attrLine) matches(path, base, dir string) bool {
-	if l.mustDir {
-		return false
-	}
-	if l.noDir {
-		if l.prefix == len(l.pattern) {
-			return l.pattern == base
-		}
-		return wildmatch(l.pattern, base, false)
-	}
-	return matchPathname(path, dir, l.pattern, l.prefix)
-}
-
-// matchPathname is dir.c's match_pathname: pattern (with its literal
-// prefix of length prefix) anchored at the directory base.
-func matchPathname(path, base, pattern string, prefix int) bool {
-	if strings.HasPrefix(pattern, "/") {
-		pattern, prefix = pattern[1:], prefix-1
-	}
-	name := path
-	if base != "" {
-		rest, ok := strings.CutPrefix(path, base+"/")
-		if !ok {
-			return false
-		}
-		name = rest
-	}
-	if prefix > 0 {
-		if prefix > len(name) || name[:prefix] != pattern[:prefix] {
-			return false
-		}
-		pattern, name = pattern[prefix:], name[prefix:]
-		if pattern == "" && name == "" {
-			return true
-		}
-	}
-	return wildmatch(pattern, name, true)
 }

@@ -2,9 +2,7 @@ package workspace
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -73,12 +71,8 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 	if i < 0 || (entries[i].typ != 0 && entries[i].typ != fs.ModeSymlink) {
 		return nil
 	}
-	r, err := l.reader()
-	if err != nil {
-		return err
-	}
 	dir := strings.Join(path, "/")
-	in, out, err := w.readAttrs(r, dir)
+	in, out, err := w.readAttrs(l.r, dir)
 	if err != nil {
 		return err
 	}
@@ -95,7 +89,7 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 // readAttrs reads the .gitattributes of directory r, at dir: as `git add`
 // reads it (the file, or a link's target) and as a checkout does (its
 // blob). None is there when it is neither a file nor a link.
-func (w *walker) readAttrs(r dirReader, dir string) (in, out *attrFile, err error) {
+func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error) {
 	fi, err := r.Lstat(".gitattributes")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -118,7 +112,7 @@ func (w *walker) readAttrs(r dirReader, dir string) (in, out *attrFile, err erro
 		f := parseAttrs(nil, dir, true) // ignored, as git does
 		return f, f, nil
 	}
-	data, err := readFile(r, ".gitattributes", attrMaxFile)
+	data, err := ReadFile(r, ".gitattributes", attrMaxFile)
 	if errors.Is(err, ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil // replaced since lstat
 	}
@@ -140,39 +134,4 @@ func (w *walker) readAttrs(r dirReader, dir string) (in, out *attrFile, err erro
 		return in, in, nil
 	}
 	return in, parseAttrs(blob, dir, false), nil
-}
-
-// convertRead reads the regular file name of r, whose lstat result is fi,
-// as readStable does (at most limit bytes), and returns the id of the
-// blob convert makes of its bytes, with why a checkout would not
-// reproduce them.
-func convertRead(ctx context.Context, r dirReader, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error)) (ObjectID, fs.FileInfo, string, error) {
-	var id ObjectID
-	var why string
-	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
-		data, err := readAll(ctx, f, now.Size())
-		if err != nil {
-			return err
-		}
-		blob, w, err := convert(data)
-		if err != nil {
-			return err
-		}
-		id, why = hashObject("blob", blob), w
-		return nil
-	})
-	return id, now, why, err
-}
-
-// readAll reads exactly size bytes from f, failing with errChanged if it
-// holds another number, and stopping when ctx is done.
-func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, size+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) != size {
-		return nil, errChanged
-	}
-	return data, nil
 }

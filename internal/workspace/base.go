@@ -46,7 +46,7 @@ func (noBase) Blob(string) ([]byte, bool, error) { return nil, false, nil }
 // TreeBase is the Base of tree, whose objects s holds. Every object it
 // reads is checked to be the one its id names.
 func TreeBase(s storer.EncodedObjectStorer, tree plumbing.Hash) Base {
-	return &treeBase{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}
+	return &treeBase{tree: treeDirs{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}}
 }
 
 // CommitBase is the Base of the commit sha in the repository of the loop
@@ -58,77 +58,82 @@ func CommitBase(root, sha string) Base {
 }
 
 type treeBase struct {
-	s    storer.EncodedObjectStorer
-	root plumbing.Hash
 	mu   sync.Mutex
-	dirs map[string][]object.TreeEntry // read trees, by directory ("" for the top)
+	tree treeDirs
 }
 
 func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
-	dir, name := "", rel
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		dir, name = rel[:i], rel[i+1:]
-	}
+	dir, name := splitPath(rel)
 	b.mu.Lock()
-	es, err := b.dir(dir)
+	es, err := b.tree.entries(dir)
 	b.mu.Unlock()
-	if err != nil || es == nil {
+	if err != nil {
 		return nil, false, err
 	}
 	for _, e := range es {
 		if e.Name == name && (e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated) {
-			data, err := readObject(b.s, plumbing.BlobObject, e.Hash)
+			data, err := readObject(b.tree.s, plumbing.BlobObject, e.Hash)
 			return data, err == nil, err
 		}
 	}
 	return nil, false, nil
 }
 
-// dir returns the entries of the directory dir of the tree, nil when the
-// tree has no directory there.
-func (b *treeBase) dir(dir string) ([]object.TreeEntry, error) {
-	if es, ok := b.dirs[dir]; ok {
+// splitPath splits a slash-separated path into its directory ("" for the
+// top) and its base name.
+func splitPath(rel string) (dir, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
+	}
+	return "", rel
+}
+
+// treeDirs reads the directories of a git tree as they are asked for,
+// each once, every tree checked against its id. It is used by one
+// goroutine at a time.
+type treeDirs struct {
+	s    storer.EncodedObjectStorer
+	root plumbing.Hash
+	dirs map[string][]object.TreeEntry // by directory ("" for the top); nil: the tree has none there
+}
+
+// entries returns the entries of the directory dir of the tree, nil when
+// the tree has no directory there.
+func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
+	if es, ok := t.dirs[dir]; ok {
 		return es, nil
 	}
-	var es []object.TreeEntry
-	if dir == "" {
-		t, err := readTree(b.s, b.root)
+	id := t.root
+	if dir != "" {
+		up, name := splitPath(dir)
+		ups, err := t.entries(up)
 		if err != nil {
 			return nil, err
 		}
-		es = t
-	} else {
-		up, name := "", dir
-		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-			up, name = dir[:i], dir[i+1:]
-		}
-		ups, err := b.dir(up)
-		if err != nil {
-			return nil, err
-		}
+		id = plumbing.ZeroHash
 		for _, e := range ups {
 			if e.Name == name && e.Mode == filemode.Dir {
-				if es, err = readTree(b.s, e.Hash); err != nil {
-					return nil, err
-				}
-				break
+				id = e.Hash
 			}
 		}
 	}
-	b.dirs[dir] = es
+	var es []object.TreeEntry
+	if !id.IsZero() {
+		data, err := readObject(t.s, plumbing.TreeObject, id)
+		if err != nil {
+			return nil, fmt.Errorf("tree of %q: %w", dir, err)
+		}
+		obj := &plumbing.MemoryObject{}
+		obj.SetType(plumbing.TreeObject)
+		obj.Write(data)
+		var tr object.Tree
+		if err := tr.Decode(obj); err != nil {
+			return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
+		}
+		es = tr.Entries
+	}
+	t.dirs[dir] = es
 	return es, nil
-}
-
-// readTree reads the entries of tree id, checking its id.
-func readTree(s storer.EncodedObjectStorer, id plumbing.Hash) ([]object.TreeEntry, error) {
-	if _, err := readObject(s, plumbing.TreeObject, id); err != nil {
-		return nil, err
-	}
-	t, err := object.GetTree(s, id)
-	if err != nil {
-		return nil, fmt.Errorf("tree %s: %w", id, err)
-	}
-	return t.Entries, nil
 }
 
 // readObject reads the object id of kind from s and checks that its

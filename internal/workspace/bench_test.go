@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,4 +178,36 @@ func BenchmarkSnapshot10kTextAuto(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSnapshotRepo is a warm snapshot of the checkout named by
+// LOOP_BENCH_REPO (a large one: the issue's goal is 100,000 files), with
+// `git status` timed beside it in every op: git-ratio is what a snapshot
+// costs against it. Run it under /usr/bin/time -v for the peak RSS. It
+// is skipped without the variable.
+func BenchmarkSnapshotRepo(b *testing.B) {
+	root := os.Getenv("LOOP_BENCH_REPO")
+	if root == "" {
+		b.Skip("LOOP_BENCH_REPO not set")
+	}
+	h := NewHasher(root)
+	if _, err := h.Snapshot(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	var snap, git time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := h.Snapshot(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		snap += time.Since(start)
+		start = time.Now()
+		cmd := exec.Command("git", "status", "--porcelain")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git status: %v\n%s", err, out)
+		}
+		git += time.Since(start)
+	}
+	b.ReportMetric(float64(snap)/float64(git), "git-ratio")
 }

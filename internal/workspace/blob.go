@@ -48,9 +48,9 @@ func HashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) (Obj
 	return hashFile(ctx, r, name, fi, math.MaxInt64)
 }
 
-// hashFile is HashFile in any dirReader, of a file of at most limit bytes
+// hashFile is HashFile of a file of at most limit bytes
 // (see readStable).
-func hashFile(ctx context.Context, r dirReader, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
+func hashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
 	var id ObjectID
 	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
 		h := blobHash(now.Size())
@@ -63,13 +63,49 @@ func hashFile(ctx context.Context, r dirReader, name string, fi fs.FileInfo, lim
 	return id, now, err
 }
 
+// readBlob reads the regular file name of r, whose lstat result is fi,
+// as readStable does (at most limit bytes), and returns the id of the
+// blob convert (nil: none) makes of its bytes, with why a checkout would
+// not reproduce them; keep, unless nil, is given the blob and its id.
+func readBlob(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error), keep func(id ObjectID, blob []byte) error) (ObjectID, fs.FileInfo, string, error) {
+	var id ObjectID
+	var why string
+	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
+		blob, err := readAll(ctx, f, now.Size())
+		if err == nil && convert != nil {
+			blob, why, err = convert(blob)
+		}
+		if err != nil {
+			return err
+		}
+		if id = hashObject("blob", blob); keep != nil {
+			return keep(id, blob)
+		}
+		return nil
+	})
+	return id, now, why, err
+}
+
+// readAll reads exactly size bytes from f, failing with errChanged if it
+// holds another number, and stopping when ctx is done.
+func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, size+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, errChanged
+	}
+	return data, nil
+}
+
 // readStable opens the regular file name in r, whose lstat result is fi,
 // and calls read with it and its status; read fails with errChanged when
 // the file does not hold what the status says. On errChanged it starts
 // again from a fresh lstat, at most maxAttempts times in all. A file that
 // has grown beyond limit bytes since fi was taken is not read: the error
 // wraps errOverLimit, with the status that says so.
-func readStable(r dirReader, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
+func readStable(r *os.Root, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
 	return retry(r, name, fi, func(fi fs.FileInfo) (fs.FileInfo, error) {
 		if !fi.Mode().IsRegular() {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
@@ -93,7 +129,7 @@ var errOverLimit = errors.New("grew beyond the limit")
 // retry calls try with the lstat result of name in r until it fails
 // otherwise than with errChanged, at most maxAttempts times, taking a
 // fresh lstat result before each new attempt.
-func retry[T any](r dirReader, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
+func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
 	var v T
 	var err error
 	for i := range maxAttempts {
@@ -112,15 +148,15 @@ func retry[T any](r dirReader, name string, fi fs.FileInfo, try func(fi fs.FileI
 // openRegular opens the regular file name in r for reading, checking that
 // it is the file whose lstat result is fi: one replaced since (by a named
 // pipe, a link or another file) fails with errChanged.
-func openRegular(r dirReader, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
-	f, now, err := openFile(r, name)
+func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	f, now, err := OpenFile(r, name)
 	if errors.Is(err, ErrNotRegular) {
 		return nil, nil, errChanged
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !sameFile(fi, now) {
+	if !os.SameFile(fi, now) {
 		f.Close()
 		return nil, nil, errChanged
 	}

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"io/fs"
+	"sync"
 	"time"
 )
 
@@ -58,12 +59,67 @@ func (s Stamp) Vouches(k StatKey) bool {
 	return s.Key == k && !s.At.IsZero() && s.Key.mtime < s.At.Add(-racyWindow).UnixNano()
 }
 
-// cacheEntry is a blob id computed from a file the stamp describes.
+// statCache keeps what a pass over a set of paths found of each file, by
+// path, so that the next pass takes what a file's stat still vouches for
+// ([Stamp.Vouches]) instead of reading the file again: the [Hasher]'s
+// blob ids and the [ScanCache]'s records. It holds what the last pass
+// that completed found, nothing more. When a pass started is kept once
+// per cache, not per entry: an entry carried into a later pass was
+// vouched for already, by the start of the pass that read it or a later
+// one, and a later start vouches for it too. It is safe for concurrent
+// use; a pass is used by one goroutine.
+type statCache[V any] struct {
+	mu   sync.Mutex
+	last map[string]stamped[V] // never modified once published
+	at   time.Time             // when the pass that made last started
+}
+
+// stamped is what a pass found of a file whose stat was key.
+type stamped[V any] struct {
+	key StatKey
+	v   V
+}
+
+// statPass is one pass: it reads the cache's last entries and makes the
+// next ones.
+type statPass[V any] struct {
+	last, next map[string]stamped[V]
+	lastAt, at time.Time
+}
+
+// begin starts a pass, started at at.
+func (c *statCache[V]) begin(at time.Time) *statPass[V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &statPass[V]{last: c.last, lastAt: c.at, next: make(map[string]stamped[V], len(c.last)), at: at}
+}
+
+// end keeps what the pass p found: call it only for a pass that completed.
+func (c *statCache[V]) end(p *statPass[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last, c.at = p.next, p.at
+}
+
+// vouched returns what the last pass found at rel, if the stat k still
+// vouches for it.
+func (p *statPass[V]) vouched(rel string, k StatKey) (V, bool) {
+	s, ok := p.last[rel]
+	if !ok || !(Stamp{Key: s.key, At: p.lastAt}).Vouches(k) {
+		var zero V
+		return zero, false
+	}
+	return s.v, true
+}
+
+// keep records v, found at rel of a file whose stat was k, for the next pass.
+func (p *statPass[V]) keep(rel string, k StatKey, v V) { p.next[rel] = stamped[V]{k, v} }
+
+// cacheEntry is a blob id the Hasher computed from a file.
 type cacheEntry struct {
-	stamp Stamp
-	id    ObjectID
-	rel   string     // the file's path, the key it is cached under
-	conv  *converted // how the file converted, nil when nothing converts it
+	id   ObjectID
+	rel  string     // the file's path, the key it is cached under
+	conv *converted // how the file converted, nil when nothing converts it
 }
 
 // converted is how a cached file converted: its id holds while that is

@@ -147,7 +147,7 @@ func rewrite(dst *os.Root, name string, fi fs.FileInfo, perm fs.FileMode) *os.Fi
 		return nil
 	}
 	now, err := f.Stat()
-	if err == nil && now.Mode().IsRegular() && sameFile(fi, now) {
+	if err == nil && now.Mode().IsRegular() && os.SameFile(fi, now) {
 		if now.Mode().Perm() != perm {
 			err = f.Chmod(perm)
 		}

@@ -49,6 +49,8 @@ func TestIgnored(t *testing.T) {
 		{"comment and blank lines", []ignoreFile{{"", "# x\n\n   \n"}}, "# x", false, false},
 		{"escaped hash", []ignoreFile{{"", "\\#x\n"}}, "#x", false, true},
 		{"trailing spaces and CRLF", []ignoreFile{{"", "x  \r\n"}}, "x", false, true},
+		{"escaped trailing space", []ignoreFile{{"", "x\\  \n"}}, "x ", false, true},
+		{"escaped trailing space is kept", []ignoreFile{{"", "x\\  \n"}}, "x", false, false},
 		{"byte order mark", []ignoreFile{{"", "\xef\xbb\xbfx\n"}}, "x", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -136,17 +137,17 @@ func TestDepthBoundary(t *testing.T) {
 	}
 }
 
-// TestWalkMemoryLinearInDepth: what a walk holds for a chain of
-// directories grows with its depth, not with its square: a walk keeps no
-// path of its own per directory (the directories share one array of
-// names, or one buffer, and their files are read through the directory's
-// descriptor, not an os.Root named by its path). Twice as deep costs about
-// twice as much (a quadratic walk, four times as much). For Snapshot and
-// ScanUncarried, every byte they allocate is counted; for Scan, which
-// makes a string of each path it asks its callbacks about (garbage at
-// once), what is live when it reaches the bottom. Bytes are counted, not
-// time; the test runs alone, so that no other test allocates meanwhile.
-func TestWalkMemoryLinearInDepth(t *testing.T) {
+// TestWalkMemoryPerDirectory: what a walk holds for a chain of
+// directories stays a few KiB per directory it is in, even where the
+// chain is as deep as MaxPathBytes lets it be: a walk keeps no buffer per
+// directory, and the path each directory's os.Root names is bounded by
+// MaxPathBytes (the directories of the walk itself share one array of
+// names, or one buffer). For Snapshot and ScanUncarried, every byte they
+// allocate is counted; for Scan, which makes a string of each path it
+// asks its callbacks about (garbage at once), what is live when it
+// reaches the bottom. Bytes are counted, not time; the test runs alone,
+// so that no other test allocates meanwhile.
+func TestWalkMemoryPerDirectory(t *testing.T) {
 	roots := map[int]string{}
 	for _, depth := range []int{1000, 2000} {
 		roots[depth] = t.TempDir()
@@ -176,10 +177,11 @@ func TestWalkMemoryLinearInDepth(t *testing.T) {
 			}
 			bytes[depth] = least
 		}
-		ratio := float64(bytes[2000]) / float64(bytes[1000])
-		t.Logf("%s: %d bytes at depth 1000, %d at 2000: ratio %.2f", name, bytes[1000], bytes[2000], ratio)
-		if ratio > 3 {
-			t.Errorf("%s takes %.2f times as much for a chain twice as deep: more than linear", name, ratio)
+		t.Logf("%s: %d bytes at depth 1000, %d at 2000", name, bytes[1000], bytes[2000])
+		for depth, n := range bytes {
+			if per := n / uint64(depth); per > 16<<10 {
+				t.Errorf("%s takes %d bytes per directory of a chain %d deep, more than 16 KiB", name, per, depth)
+			}
 		}
 	}
 }
@@ -233,7 +235,7 @@ func TestFileGrownPastLimit(t *testing.T) {
 	if err := os.Truncate(filepath.Join(root, "f"), tib); err != nil {
 		t.Skip(err)
 	}
-	w := &walker{ctx: t.Context(), mode: hashing, next: map[string]cacheEntry{}, reads: new(atomic.Int64), k: Checkout{MaxFileSize: 1 << 20}}
+	w := &walker{ctx: t.Context(), mode: hashing, cache: new(statCache[cacheEntry]).begin(time.Now()), reads: new(atomic.Int64), k: Checkout{MaxFileSize: 1 << 20}}
 	_, err = w.read(l, "f", "f", s, nil)
 	if !errors.Is(err, ErrFileTooLarge) || !strings.Contains(err.Error(), `"f" is 1 TiB`) {
 		t.Errorf("err = %v, want the grown file refused", err)

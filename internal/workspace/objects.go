@@ -50,23 +50,14 @@ type objectStore struct {
 // fi and which converts as cv says, stores its blob unless the store has
 // it, and returns its id with the status of the file read and why no
 // checkout reproduces it ("" when one does).
-func (o *objectStore) file(r dirReader, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
-	var id ObjectID
-	var why string
-	now, err := readStable(r, name, fi, o.k.maxFileSize(), func(f *os.File, now fs.FileInfo) error {
-		data, err := readAll(o.ctx, f, now.Size())
-		if err != nil {
-			return err
-		}
-		if cv != nil {
-			if data, why, err = o.k.convertFile(rel, data, *cv, o.base); err != nil {
-				return err
-			}
-		}
-		id = hashObject("blob", data)
-		return o.ensure(plumbing.BlobObject, id, data)
+func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
+	var convert func(b []byte) ([]byte, string, error)
+	if cv != nil {
+		convert = func(b []byte) ([]byte, string, error) { return o.k.convertFile(rel, b, *cv, o.base) }
+	}
+	return readBlob(o.ctx, r, name, fi, o.k.maxFileSize(), convert, func(id ObjectID, blob []byte) error {
+		return o.ensure(plumbing.BlobObject, id, blob)
 	})
-	return id, now, why, err
 }
 
 // tree makes sure the tree holding es, and everything in it, is in the

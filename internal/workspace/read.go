@@ -24,26 +24,10 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge reports a file larger than the caller's limit.
 var ErrTooLarge = errors.New("larger than the limit")
 
-// dirReader is a directory whose entries are read by name: an [os.Root],
-// or, on Linux, a directory a walk lists (dirList), which reads its
-// entries of one component through its own descriptor, never following a
-// symbolic link, so that a walk opens no os.Root for the directories it
-// enters.
-type dirReader interface {
-	Lstat(name string) (fs.FileInfo, error)
-	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
-	Readlink(name string) (string, error)
-}
-
 // OpenFile opens the regular file name in r for reading, and returns it
 // with its status. It never blocks in open(2): anything but a regular file
 // is closed again and refused with an error wrapping ErrNotRegular.
 func OpenFile(r *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	return openFile(r, name)
-}
-
-// openFile is OpenFile in any dirReader.
-func openFile(r dirReader, name string) (*os.File, fs.FileInfo, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if errors.Is(err, syscall.ENXIO) { // a socket
 		err = &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
@@ -78,12 +62,7 @@ func ListDir(name string) ([]fs.DirEntry, error) {
 // file is an error wrapping ErrTooLarge. Like OpenFile it refuses anything
 // but a regular file, and never blocks opening it.
 func ReadFile(r *os.Root, name string, limit int64) ([]byte, error) {
-	return readFile(r, name, limit)
-}
-
-// readFile is ReadFile in any dirReader.
-func readFile(r dirReader, name string, limit int64) ([]byte, error) {
-	f, fi, err := openFile(r, name)
+	f, fi, err := OpenFile(r, name)
 	if err != nil {
 		return nil, err
 	}

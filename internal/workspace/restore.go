@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -93,9 +92,7 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	if err != nil {
 		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
 	}
-	if err := x.sm.enter(strings.Join(path, "/"), t.Entries); err != nil {
-		return err
-	}
+	x.sm.enter(strings.Join(path, "/"), t.Entries)
 	want := make(map[string]bool, len(t.Entries))
 	for _, e := range t.Entries {
 		if err := checkName(e.Name, len(path) == 0); err != nil {
@@ -185,7 +182,7 @@ func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.Tree
 }
 
 func (x *restorer) symlink(r *os.Root, rel string, e object.TreeEntry, fi fs.FileInfo) error {
-	target, err := x.blob(e.Hash)
+	target, err := readObject(x.s, plumbing.BlobObject, e.Hash)
 	if err != nil {
 		return fmt.Errorf("%q: %w", rel, err)
 	}
@@ -289,45 +286,25 @@ func ignoreChanged(err error) error {
 	return err
 }
 
-func (x *restorer) blob(id plumbing.Hash) ([]byte, error) {
-	obj, err := x.s.EncodedObject(plumbing.BlobObject, id)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
-}
-
 // clear deletes what directory r, found at path, holds that a snapshot
 // would record and that keep does not name.
 func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[string]bool) error {
-	names, err := readNames(r)
+	entries, err := openListing(r).entries()
 	if err != nil {
 		return err
 	}
-	slices.Sort(names)
+	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	child := append(path, "") // in place: see dir
-	for _, name := range names {
-		if keep[name] || name == ".git" || (len(path) == 0 && IsLoop(name)) {
+	for _, e := range entries {
+		if keep[e.name] || e.name == ".git" || (len(path) == 0 && IsLoop(e.name)) {
 			continue
 		}
-		child[len(path)] = name
-		fi, err := r.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		mode := fi.Mode()
+		child[len(path)] = e.name
+		mode := e.st.key.mode
 		if (!mode.IsDir() && !mode.IsRegular() && mode&fs.ModeSymlink == 0) || ignored(rules, child, mode.IsDir()) {
 			continue
 		}
-		if err := x.remove(r, child, rules, fi); err != nil {
+		if err := x.remove(r, child, rules, e.st.fi); err != nil {
 			return err
 		}
 	}

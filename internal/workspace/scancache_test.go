@@ -57,7 +57,7 @@ func TestScanCache(t *testing.T) {
 	if got := string(second["edited.txt"].Data); got != "after!\n" {
 		t.Errorf("edited.txt = %q, want what it holds now", got)
 	}
-	if _, ok := c.files["gone.txt"]; ok || len(c.files) != 3 {
-		t.Errorf("the cache holds %d files (gone.txt: %v); want the 3 the last scan found", len(c.files), ok)
+	if _, ok := c.c.last["gone.txt"]; ok || len(c.c.last) != 3 {
+		t.Errorf("the cache holds %d files (gone.txt: %v); want the 3 the last scan found", len(c.c.last), ok)
 	}
 }

@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,23 +20,15 @@ import (
 // writes). [Restore] writes through one, and package delivery's Apply
 // too. A Smudger is safe for concurrent use.
 type Smudger struct {
-	s    storer.EncodedObjectStorer
-	root plumbing.Hash
-	k    Checkout
-	mu   sync.Mutex
-	dirs map[string]smudgeDir // by directory, "" for the top
-}
-
-// smudgeDir is a directory of the tree: its entries and the attributes
-// files that apply to them.
-type smudgeDir struct {
-	entries []object.TreeEntry // nil when the tree has no directory there
-	stack   attrStack
+	k      Checkout
+	mu     sync.Mutex
+	tree   treeDirs
+	stacks map[string]attrStack // the attributes files that apply in a directory, "" for the top
 }
 
 // NewSmudger returns a Smudger for the tree whose objects s holds.
 func NewSmudger(s storer.EncodedObjectStorer, tree plumbing.Hash, k Checkout) *Smudger {
-	return &Smudger{s: s, root: tree, k: k, dirs: map[string]smudgeDir{}}
+	return &Smudger{k: k, tree: treeDirs{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}, stacks: map[string]attrStack{}}
 }
 
 // File returns what a checkout writes for the file at rel (slash
@@ -52,97 +43,56 @@ func (m *Smudger) File(rel string, blob []byte) ([]byte, error) {
 
 // conv returns how a checkout converts the file at rel.
 func (m *Smudger) conv(rel string) (conv, error) {
-	dir := ""
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		dir = rel[:i]
-	}
+	dir, _ := splitPath(rel)
 	m.mu.Lock()
-	d, err := m.dir(dir)
+	st, err := m.stack(dir)
 	m.mu.Unlock()
 	if err != nil {
 		return conv{}, err
 	}
-	if len(d.stack) == 0 && m.k.autocrlf() == "false" {
+	if len(st) == 0 && m.k.autocrlf() == "false" {
 		return conv{}, nil
 	}
-	return convOf(d.stack.attrs(rel, nil), m.k), nil
+	return convOf(st.attrs(rel, nil), m.k), nil
 }
 
-// dir returns the directory dir of the tree, reading what it lacks.
-func (m *Smudger) dir(dir string) (smudgeDir, error) {
-	if d, ok := m.dirs[dir]; ok {
-		return d, nil
+// stack returns the attributes files that apply in the directory dir of
+// the tree, reading what it lacks.
+func (m *Smudger) stack(dir string) (attrStack, error) {
+	if st, ok := m.stacks[dir]; ok {
+		return st, nil
 	}
-	var d smudgeDir
-	id := m.root
+	var st attrStack
 	if dir != "" {
-		up, name := "", dir
-		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-			up, name = dir[:i], dir[i+1:]
-		}
-		ud, err := m.dir(up)
-		if err != nil {
-			return smudgeDir{}, err
-		}
-		d.stack, id = ud.stack, plumbing.ZeroHash
-		for _, e := range ud.entries {
-			if e.Name == name && e.Mode == filemode.Dir {
-				id = e.Hash
-			}
+		up, _ := splitPath(dir)
+		var err error
+		if st, err = m.stack(up); err != nil {
+			return nil, err
 		}
 	}
-	if !id.IsZero() {
-		t, err := object.GetTree(m.s, id)
-		if err != nil {
-			return smudgeDir{}, fmt.Errorf("tree %s of %q: %w", id, dir, err)
-		}
-		if d, err = m.with(d.stack, t.Entries, dir); err != nil {
-			return smudgeDir{}, err
-		}
+	es, err := m.tree.entries(dir)
+	if err != nil {
+		return nil, err
 	}
-	m.dirs[dir] = d
-	return d, nil
-}
-
-// with is the directory dir holding es, below the stack up.
-func (m *Smudger) with(up attrStack, es []object.TreeEntry, dir string) (smudgeDir, error) {
-	d := smudgeDir{entries: es, stack: up}
 	f, err := m.attrFile(es, dir)
 	if err != nil {
-		return smudgeDir{}, err
+		return nil, err
 	}
 	if f != nil {
-		d.stack = d.stack.push(f)
+		st = st.push(f)
 	}
-	return d, nil
+	m.stacks[dir] = st
+	return st, nil
 }
 
-// enter tells m the entries of the directory dir, whose parent it has
-// been told of or has read (a walk of the tree from the top), so that it
-// does not read the tree again.
-func (m *Smudger) enter(dir string, es []object.TreeEntry) error {
+// enter tells m the entries of the directory dir (a walk of the tree from
+// the top), so that it does not read the tree again.
+func (m *Smudger) enter(dir string, es []object.TreeEntry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.dirs[dir]; ok {
-		return nil
+	if _, ok := m.tree.dirs[dir]; !ok {
+		m.tree.dirs[dir] = es
 	}
-	var up attrStack
-	if dir != "" {
-		parent := ""
-		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-			parent = dir[:i]
-		}
-		p, ok := m.dirs[parent]
-		if !ok {
-			return nil // read when asked
-		}
-		up = p.stack
-	}
-	d, err := m.with(up, es, dir)
-	if err == nil {
-		m.dirs[dir] = d
-	}
-	return err
 }
 
 // attrFile reads the .gitattributes among es, of the directory dir, as a
@@ -153,14 +103,14 @@ func (m *Smudger) attrFile(es []object.TreeEntry, dir string) (*attrFile, error)
 		if e.Name != ".gitattributes" || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 			continue
 		}
-		size, err := m.s.EncodedObjectSize(e.Hash)
+		size, err := m.tree.s.EncodedObjectSize(e.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("read %q: %w", join(dir, ".gitattributes"), err)
 		}
 		if size >= attrMaxFile {
 			return parseAttrs(nil, dir, false), nil // ignored, as git does
 		}
-		data, err := readObject(m.s, plumbing.BlobObject, e.Hash)
+		data, err := readObject(m.tree.s, plumbing.BlobObject, e.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("read %q: %w", join(dir, ".gitattributes"), err)
 		}
@@ -177,7 +127,7 @@ func (m *Smudger) smudged(rel string, id plumbing.Hash) ([]byte, error) {
 	if err != nil || !c.converts() {
 		return nil, err
 	}
-	blob, err := readObject(m.s, plumbing.BlobObject, id)
+	blob, err := readObject(m.tree.s, plumbing.BlobObject, id)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +30,7 @@ type Hasher struct {
 	k    Checkout
 	now  func() time.Time // replaced in tests
 
-	mu    sync.Mutex
-	cache map[string]cacheEntry // never modified once published
+	cache statCache[cacheEntry]
 
 	reads atomic.Int64 // files read so far, for tests
 }
@@ -117,10 +115,7 @@ func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
 // store is not nil) with the cache of the previous walk, and keeps the
 // cache of this one: only a walk that completed replaces it.
 func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Problem, error) {
-	h.mu.Lock()
-	w := &walker{ctx: ctx, mode: hashing, prev: h.cache, next: make(map[string]cacheEntry, len(h.cache)), reads: &h.reads, k: h.k, base: h.k.Base}
-	h.mu.Unlock()
-	w.start = h.now()
+	w := &walker{ctx: ctx, mode: hashing, cache: h.cache.begin(h.now()), reads: &h.reads, k: h.k, base: h.k.Base}
 	r, err := OpenRoot(h.root)
 	if err != nil {
 		return ObjectID{}, nil, err
@@ -140,9 +135,7 @@ func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Prob
 			return ObjectID{}, nil, err
 		}
 	}
-	h.mu.Lock()
-	h.cache = w.next
-	h.mu.Unlock()
+	h.cache.end(w.cache)
 	return id, w.problems, nil
 }
 

@@ -2,10 +2,7 @@
 
 package workspace
 
-import (
-	"io/fs"
-	"os"
-)
+import "io/fs"
 
 // statIDs is not implemented outside Linux: stat keys then rely on size,
 // mtime and mode only.
@@ -18,6 +15,3 @@ func statIDs(fs.FileInfo) (dev, ino uint64, ctime int64) {
 func links(fs.FileInfo) uint64 {
 	return 0
 }
-
-// sameFile is os.SameFile.
-func sameFile(a, b fs.FileInfo) bool { return os.SameFile(a, b) }

@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -140,28 +139,18 @@ func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []ru
 	if i < 0 || (es[i].Mode != filemode.Regular && es[i].Mode != filemode.Deprecated && es[i].Mode != filemode.Executable) {
 		return rules, nil
 	}
-	data, err := t.blob(es[i].Hash, maxIgnoreFile)
+	size, err := t.s.EncodedObjectSize(es[i].Hash)
+	if err == nil && size > maxIgnoreFile {
+		err = fmt.Errorf("%w of %d bytes", ErrTooLarge, maxIgnoreFile)
+	}
+	var data []byte
+	if err == nil {
+		data, err = readObject(t.s, plumbing.BlobObject, es[i].Hash)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %q: %w", join(strings.Join(path, "/"), ".gitignore"), err)
 	}
 	return append(slices.Clip(rules), parseRules(data, path)...), nil
-}
-
-// blob reads blob id, at most limit bytes.
-func (t *TreeHasher) blob(id plumbing.Hash, limit int64) ([]byte, error) {
-	obj, err := t.s.EncodedObject(plumbing.BlobObject, id)
-	if err != nil {
-		return nil, err
-	}
-	if obj.Size() > limit {
-		return nil, fmt.Errorf("%w of %d bytes", ErrTooLarge, limit)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, limit))
 }
 
 // store writes the trees of es that s lacks, the deepest first, and

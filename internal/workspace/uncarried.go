@@ -46,13 +46,8 @@ func ScanUncarried(ctx context.Context, root string) (Uncarried, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := openListing(r)
-	if err != nil {
-		return nil, err
-	}
-	defer l.close()
 	s := &uncarriedScan{ctx: ctx, u: Uncarried{}}
-	if err := s.included(l, nil, rules); err != nil {
+	if err := s.included(openListing(r), nil, rules); err != nil {
 		return nil, err
 	}
 	return s.u, nil
@@ -69,35 +64,23 @@ type uncarriedScan struct {
 // path is extended in place (see eachChild).
 func (s *uncarriedScan) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
-	return eachEntry(l, path, rules, skip, nil, func(child []string, typ fs.FileMode, rules []rule) error {
+	return eachEntry(l, path, rules, skip, nil, func(child []string, st fileStat, rules []rule) error {
 		if err := live(s.ctx); err != nil {
 			return err
 		}
-		return s.child(l, child, typ, rules)
+		return s.child(l, child, st, rules)
 	})
 }
 
 // child records or enters the entry path, the child of directory l named
-// by its last component, whose type the listing gave
-// as typ. A carried entry that is not a directory has nothing to record
-// nor to enter: it is passed by on typ alone, without an lstat (most of a
-// checkout). Every other entry is looked at with lstat.
-func (s *uncarriedScan) child(l *dirList, path []string, typ fs.FileMode, rules []rule) error {
+// by its last component, whose lstat the listing took (st). A carried
+// entry that is not a directory has nothing to record nor to enter.
+func (s *uncarriedScan) child(l *dirList, path []string, st fileStat, rules []rule) error {
 	name := path[len(path)-1]
 	// A top-level .LOOP (or ".loop."): a snapshot leaves it out as if it
 	// were .loop, which it is on a case-folding disk; where it is not,
 	// nothing carries it, and it is recorded like an ignored entry.
 	aliased := len(path) == 1 && IsLoop(name)
-	if name != ".git" && !aliased && !typ.IsDir() && !ignored(rules, path, false) {
-		return nil
-	}
-	st, err := l.lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // removed since it was listed
-	}
-	if err != nil {
-		return err
-	}
 	if name == ".git" || aliased || ignored(rules, path, st.key.mode.IsDir()) {
 		return s.all(l, path, st)
 	}
@@ -152,16 +135,8 @@ func (s *uncarriedScan) below(l *dirList, path []string) error {
 		if err != nil {
 			break
 		}
-		var st fileStat
-		st, err = l.lstat(e.name)
-		if errors.Is(err, fs.ErrNotExist) {
-			err = nil
-			continue
-		}
-		if err == nil {
-			child[len(path)] = e.name
-			err = s.all(l, child, st)
-		}
+		child[len(path)] = e.name
+		err = s.all(l, child, e.st)
 	}
 	return err
 }

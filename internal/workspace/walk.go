@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 )
 
 // walkMode says what a walk of the loop root computes.
@@ -24,9 +23,7 @@ const (
 type walker struct {
 	ctx   context.Context // the walk stops when it is done
 	mode  walkMode
-	start time.Time             // when the walk started, for the racy rule
-	prev  map[string]cacheEntry // cache of the previous walk; read only
-	next  map[string]cacheEntry // cache entries for the files seen now
+	cache *statPass[cacheEntry] // the blob ids of the previous walk, and of this one
 	files []string              // included paths, when listing
 	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
@@ -46,12 +43,7 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := openListing(r)
-	if err != nil {
-		return nil, err
-	}
-	defer l.close()
-	return w.dir(l, nil, rules)
+	return w.dir(openListing(r), nil, rules)
 }
 
 // converting reports whether files may convert: there are attributes,
@@ -79,8 +71,8 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
 	var es []entry
-	err := eachChild(l, path, rules, w.attributes, func(child []string, rules []rule) error {
-		e, ok, err := w.entry(l, child, rules)
+	err := eachChild(l, path, rules, w.attributes, func(child []string, st fileStat, rules []rule) error {
+		e, ok, err := w.entry(l, child, st, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
 				es = make([]entry, 0, l.count)
@@ -106,27 +98,19 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 // Whoever keeps a path copies it (the ignore rules do); whoever extends
 // it does so beyond its length, which its parents never read. found, when
 // not nil, is given the listing and the rules first.
-func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, rules []rule) error) error {
+func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
-	return eachEntry(l, path, rules, skip, found, func(child []string, _ fs.FileMode, rules []rule) error {
-		return visit(child, rules)
-	})
+	return eachEntry(l, path, rules, skip, found, visit)
 }
 
-// eachEntry is eachChild for every child whose name skip does not refuse,
-// also passing visit the child's type as the directory listing gave it
-// (dirList.entries).
-func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, typ fs.FileMode, rules []rule) error) error {
+// eachEntry is eachChild for every child whose name skip does not refuse.
+func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
 		return err
 	}
-	if slices.Contains(entries, dirEntry{".gitignore", 0}) { // a regular file, as readRules reads
-		r, err := l.reader()
-		if err != nil {
-			return err
-		}
-		if rules, err = readRules(r, ".gitignore", path, rules); err != nil {
+	if slices.ContainsFunc(entries, func(e dirEntry) bool { return e.name == ".gitignore" && e.typ == 0 }) { // a regular file, as readRules reads
+		if rules, err = readRules(l.r, ".gitignore", path, rules); err != nil {
 			return err
 		}
 	}
@@ -141,42 +125,18 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 			continue
 		}
 		child[len(path)] = e.name
-		if err := visit(child, e.typ, rules); err != nil {
+		if err := visit(child, e.st, rules); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// dirEntry is an entry of a directory listing: its name and its type
-// (fs.FileMode.Type bits).
-type dirEntry struct {
-	name string
-	typ  fs.FileMode
-}
-
-// readNames lists the names in directory r.
-func readNames(r *os.Root) ([]string, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
-}
-
 // entry returns the tree entry for path, the child of directory l named
-// by its last component, and whether there is one to record.
-func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, error) {
+// by its last component, whose lstat found s, and whether there is one to
+// record.
+func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	if err := live(w.ctx); err != nil {
-		return entry{}, false, err
-	}
-	name := path[len(path)-1]
-	s, err := l.lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return entry{}, false, nil // removed since it was listed
-	}
-	if err != nil {
 		return entry{}, false, err
 	}
 	mode := s.key.mode
@@ -188,7 +148,7 @@ func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, er
 	}
 	switch {
 	case mode.IsDir():
-		return w.subdir(l, path, rules)
+		return w.subdir(l, path, s, rules)
 	case mode&fs.ModeSymlink != 0:
 		return w.symlink(l, path)
 	default:
@@ -198,12 +158,12 @@ func (w *walker) entry(l *dirList, path []string, rules []rule) (entry, bool, er
 
 // subdir returns the tree entry of a directory; there is none if the
 // directory holds nothing to record.
-func (w *walker) subdir(l *dirList, path []string, rules []rule) (entry, bool, error) {
+func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
 	if err := checkDepth(path); err != nil {
 		return entry{}, false, err
 	}
-	sub, err := l.sub(name)
+	sub, err := l.subSame(name, s)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -234,11 +194,7 @@ func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 		w.files = append(w.files, string(w.rel))
 		return e, true, nil
 	}
-	r, err := l.reader()
-	if err != nil {
-		return entry{}, false, err
-	}
-	target, err := r.Readlink(name)
+	target, err := l.r.Readlink(name)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -276,8 +232,8 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 			cv = &c
 		}
 	}
-	if c, ok := w.prev[string(w.rel)]; ok && c.stamp.Vouches(s.key) && c.same(cv) {
-		w.next[c.rel] = c // the path string the entry keeps: none is made
+	if c, ok := w.cache.vouched(string(w.rel), s.key); ok && c.same(cv) {
+		w.cache.keep(c.rel, s.key, c) // the path string the entry keeps: none is made
 		e.id = c.id
 		if why := c.why(); why != "" {
 			w.problems = append(w.problems, Problem{Path: c.rel, Why: why})
@@ -302,22 +258,17 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
-	r, err := l.reader()
-	var fi fs.FileInfo
-	if err == nil {
-		fi, err = l.info(name, s)
-	}
+	var err error
 	limit := w.k.maxFileSize()
 	switch {
-	case err != nil:
 	case w.mode == storing:
-		id, now, why, err = w.store.file(r, name, fi, rel, cv)
+		id, now, why, err = w.store.file(l.r, name, s.fi, rel, cv)
 	case cv != nil:
-		id, now, why, err = convertRead(w.ctx, r, name, fi, limit, func(b []byte) ([]byte, string, error) {
+		id, now, why, err = readBlob(w.ctx, l.r, name, s.fi, limit, func(b []byte) ([]byte, string, error) {
 			return w.k.convertFile(rel, b, *cv, w.base)
-		})
+		}, nil)
 	default:
-		id, now, err = hashFile(w.ctx, r, name, fi, limit)
+		id, now, err = hashFile(w.ctx, l.r, name, s.fi, limit)
 	}
 	if errors.Is(err, errOverLimit) { // it grew since the lstat
 		return ObjectID{}, tooLargeFile(rel, now.Size(), limit)
@@ -329,7 +280,7 @@ func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (Obje
 	if why != "" {
 		w.problems = append(w.problems, Problem{Path: rel, Why: why})
 	}
-	w.next[rel] = cacheEntry{stamp: Stamp{Key: KeyOf(now), At: w.start}, id: id, rel: rel, conv: convertedAs(cv, why)}
+	w.cache.keep(rel, KeyOf(now), cacheEntry{id: id, rel: rel, conv: convertedAs(cv, why)})
 	return id, nil
 }
 

@@ -100,25 +100,13 @@ const (
 	reclaim                    // create missing parents, replace those that are not real ones
 )
 
-// opened is a directory of the loop root, opened without following links.
-type opened struct {
-	r   *os.Root
-	own bool // r was opened for this operation, and must be closed
-}
-
-func (d *opened) close() {
-	if d.own {
-		d.r.Close()
-	}
-}
-
 // parent opens the directory that holds rel's last component, one
 // component at a time, and returns it with that component's name and the
 // parents it replaced (reclaim only). With existing and a missing parent
 // it returns a nil directory and no error.
-func (w *Writer) parent(rel string, how parentMode) (*opened, string, []Replaced, error) {
+func (w *Writer) parent(rel string, how parentMode) (*dirList, string, []Replaced, error) {
 	parts := strings.Split(rel, "/")
-	d := &opened{r: w.root}
+	d := &dirList{r: w.root}
 	var replaced []Replaced
 	for i, name := range parts[:len(parts)-1] {
 		at := strings.Join(parts[:i+1], "/")
@@ -135,7 +123,7 @@ func (w *Writer) parent(rel string, how parentMode) (*opened, string, []Replaced
 		if err != nil {
 			return nil, "", replaced, fmt.Errorf("open %q: %w", at, err)
 		}
-		d = &opened{r: sub, own: true}
+		d = &dirList{r: sub, own: true}
 	}
 	return d, parts[len(parts)-1], replaced, nil
 }
@@ -184,23 +172,12 @@ func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replace
 // whose lstat result is fi: [os.Root] would follow a link swapped in
 // since, and a named pipe swapped in is refused, never waited on.
 func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
-	return openChecked(r, name, func(now fs.FileInfo) bool { return os.SameFile(fi, now) })
-}
-
-// openSameStat is openSame for a directory whose lstat in a dirList found s.
-func openSameStat(r *os.Root, name string, s fileStat) (*os.Root, error) {
-	return openChecked(r, name, s.same)
-}
-
-// openChecked opens the directory name of r and checks with same that its
-// status is that of the directory expected.
-func openChecked(r *os.Root, name string, same func(now fs.FileInfo) bool) (*os.Root, error) {
 	sub, err := OpenDir(r, name)
 	if err != nil {
 		return nil, err
 	}
 	now, err := sub.Stat(".")
-	if err == nil && !same(now) {
+	if err == nil && !os.SameFile(fi, now) {
 		err = fmt.Errorf("changed while it was opened: %w", ErrParent)
 	}
 	if err != nil {

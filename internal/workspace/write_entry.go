@@ -194,7 +194,7 @@ func (w *Writer) Lookup(rel string) (Entry, bool, error) {
 // record reads the child name of r, whose lstat result is fi. A file
 // that cannot be read is recorded with the reason, and so is one whose
 // read ctx stopped (the caller checks it).
-func record(ctx context.Context, r dirReader, name string, fi fs.FileInfo) Entry {
+func record(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) Entry {
 	e := Entry{Mode: fi.Mode()}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -214,7 +214,7 @@ func record(ctx context.Context, r dirReader, name string, fi fs.FileInfo) Entry
 // readRegular reads the regular file name of r into e: opened without
 // blocking (a named pipe swapped in since lstat is refused, not waited
 // on) and checked to be the file lstat found.
-func readRegular(ctx context.Context, r dirReader, name string, fi fs.FileInfo, e *Entry) error {
+func readRegular(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 	f, now, err := openRegular(r, name, fi)
 	if err != nil {
 		return err
@@ -246,8 +246,7 @@ func readRegular(ctx context.Context, r dirReader, name string, fi fs.FileInfo, 
 // descend selects. It never follows a symbolic link: a link is recorded as
 // a link, and a dir that is one (or is missing) holds nothing. An entry
 // that keep does not select, and that is not a directory descend selects
-// either, is passed by on the type its directory's listing gives
-// (dirList.entries), without an lstat. It stops when ctx is done, between
+// either, is passed by. It stops when ctx is done, between
 // entries and within a file's read, with an error wrapping its cause, and
 // never enters a directory beyond MaxDepth or MaxPathBytes (ErrTooDeep).
 func (w *Writer) Scan(ctx context.Context, dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
@@ -259,27 +258,22 @@ func (w *Writer) Scan(ctx context.Context, dir string, descend, keep func(rel st
 // keeping in c what this scan found. A nil c reads everything.
 func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
 	out := map[string]Entry{}
-	c = c.begin()
-	defer c.end()
-	d := &opened{r: w.root}
+	pass := c.begin()
+	defer c.end(pass)
+	d := &dirList{r: w.root}
 	if dir != "" {
 		sub, err := w.openDir(dir)
 		if sub == nil || err != nil {
 			return out, err
 		}
-		d = &opened{r: sub, own: true}
+		d = &dirList{r: sub, own: true}
 	}
 	defer d.close()
-	l, err := openListing(d.r)
-	if err == nil {
-		s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, c: c, rel: []byte(dir)}
-		if dir != "" {
-			s.depth = strings.Count(dir, "/") + 1
-		}
-		err = s.dir(l)
-		l.close()
+	s := &scan{ctx: ctx, descend: descend, keep: keep, out: out, cache: pass, rel: []byte(dir)}
+	if dir != "" {
+		s.depth = strings.Count(dir, "/") + 1
 	}
-	if err != nil {
+	if err := s.dir(openListing(d.r)); err != nil {
 		return out, fmt.Errorf("scan %q: %w", dir, err)
 	}
 	return out, nil
@@ -313,7 +307,7 @@ type scan struct {
 	ctx           context.Context
 	descend, keep func(rel string) bool
 	out           map[string]Entry
-	c             *ScanCache
+	cache         *statPass[Entry] // nil: read everything
 	// rel is the path of the directory at hand, in one buffer the scan
 	// shares: its entries' paths extend it in place, so that no directory
 	// keeps a path of its own while those below it are scanned. depth is
@@ -341,15 +335,9 @@ func (s *scan) dir(l *dirList) error {
 		s.rel = append(s.rel, e.name...)
 		rel := string(s.rel)
 		if !s.keep(rel) && (!e.typ.IsDir() || !s.descend(rel)) {
-			continue // nothing to record nor to enter: passed by on the listing's type, without an lstat
+			continue // nothing to record nor to enter
 		}
-		st, err := l.lstat(e.name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
+		st := e.st
 		if st.key.mode.IsDir() {
 			if s.keep(rel) {
 				s.out[rel] = Entry{Mode: st.key.mode}
@@ -363,7 +351,7 @@ func (s *scan) dir(l *dirList) error {
 			continue
 		}
 		if s.keep(rel) {
-			s.out[rel] = s.c.record(s.ctx, l, rel, e.name, st)
+			s.out[rel] = recordCached(s.ctx, s.cache, l, rel, e.name, st)
 			if err := live(s.ctx); err != nil {
 				return err // the record says the read stopped: it is no record
 			}

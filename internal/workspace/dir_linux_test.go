@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,60 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dirent is one getdents64 record: inode, offset, length, type, name.
-func dirent(name string, typ byte) []byte {
-	n := (19 + len(name) + 1 + 7) &^ 7
-	b := make([]byte, n)
-	binary.LittleEndian.PutUint64(b, 1)
-	binary.LittleEndian.PutUint16(b[16:], uint16(n))
-	b[18] = typ
-	copy(b[19:], name)
-	return b
-}
-
-// TestAppendDirents: a listing's types are taken as the kernel gives them;
-// an entry of unknown type (a file system without d_type) is looked at
-// with lstat, one gone meanwhile is left out, and . and .. are skipped.
-func TestAppendDirents(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("sub", filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	_, l := listRoot(t, dir)
-	var buf []byte
-	for _, d := range []struct {
-		name string
-		typ  byte
-	}{{".", unix.DT_DIR}, {"..", unix.DT_DIR}, {"f", unix.DT_REG}, {"sub", unix.DT_UNKNOWN},
-		{"link", unix.DT_UNKNOWN}, {"gone", unix.DT_UNKNOWN}, {"d", unix.DT_DIR}, {"p", unix.DT_FIFO}} {
-		buf = append(buf, dirent(d.name, d.typ)...)
-	}
-	got, err := l.appendDirents(nil, buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []dirEntry{{"f", 0}, {"sub", fs.ModeDir}, {"link", fs.ModeSymlink}, {"d", fs.ModeDir}, {"p", fs.ModeNamedPipe}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(dirEntry{})); diff != "" {
-		t.Errorf("entries (-want +got):\n%s", diff)
-	}
-	if _, err := l.appendDirents(nil, dirent("x", unix.DT_REG)[:12]); err != nil {
-		t.Errorf("a buffer shorter than a record: %v, want nothing read", err)
-	}
-	bad := dirent("x", unix.DT_REG)
-	bad[16] = 200
-	if _, err := l.appendDirents(nil, bad); err == nil {
-		t.Error("a record longer than the buffer was read")
-	}
-}
-
-// TestDirListLstat: the key a dirList's lstat computes from fstatat on the
-// directory's descriptor is the one KeyOf makes of os.Lstat, for every
-// kind of entry and mode bit; a symbolic link is the link itself, never
-// followed; a name that is not a single component is refused.
+// TestDirListLstat: the key of a dirList's lstat, and of its listing, is
+// the one KeyOf makes of os.Lstat, for every kind of entry and mode bit; a
+// symbolic link is the link itself, never followed; a path out of the
+// directory is refused.
 func TestDirListLstat(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -102,12 +51,25 @@ func TestDirListLstat(t *testing.T) {
 			if diff := cmp.Diff(KeyOf(fi), s.key, cmp.AllowUnexported(StatKey{})); diff != "" {
 				t.Errorf("key (-KeyOf(os.Lstat) +lstat):\n%s", diff)
 			}
-			if !s.same(fi) {
-				t.Error("same(os.Lstat) = false")
+			if !os.SameFile(s.fi, fi) {
+				t.Error("SameFile(lstat, os.Lstat) = false")
 			}
 		})
 	}
-	for _, bad := range []string{"", ".", "..", "dirlink/secret", "../x"} {
+	entries, err := l.entries()
+	if err != nil || len(entries) != len(mk) {
+		t.Fatalf("entries: %d, %v; want %d", len(entries), err, len(mk))
+	}
+	for _, e := range entries {
+		fi, err := os.Lstat(filepath.Join(dir, e.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.st.key != KeyOf(fi) || e.typ != fi.Mode().Type() {
+			t.Errorf("listing of %s: key %+v type %v, want %+v %v", e.name, e.st.key, e.typ, KeyOf(fi), fi.Mode().Type())
+		}
+	}
+	for _, bad := range []string{"..", "dirlink/secret", "../x"} {
 		if _, err := l.lstat(bad); err == nil {
 			t.Errorf("lstat(%q) succeeded, want refused", bad)
 		}
@@ -131,25 +93,34 @@ func mkdirChmod(p string, mode fs.FileMode) error {
 	return os.Chmod(p, mode)
 }
 
-// TestDirListSub: a subdirectory is opened from its parent's descriptor,
-// and only a real directory is: a link to one (inside the root or out), a
-// file and a FIFO are refused at once, never followed nor waited on.
+// TestDirListSub: a subdirectory is opened from its parent's root, and
+// only the real directory its listing found is: a link to one (inside the
+// root or out), a file and a FIFO are refused at once, never followed nor
+// waited on, and so is a name the listing did not find.
 func TestDirListSub(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
 	root := build(t, file("d/f", "x"), file("f", "x"), fifo("p"), link("in", "d"), link("out", outside))
 	_, l := listRoot(t, root)
-	for _, name := range []string{"f", "p", "in", "out", "gone", "..", "d/.."} {
+	d, err := l.lstat("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"f", "p", "in", "out", "gone", ".."} {
 		t.Run(name, func(t *testing.T) {
+			s, err := l.lstat(name)
+			if err != nil {
+				s = d // the directory's lstat, for a name that is another
+			}
 			returns(t, func() {
-				if sub, err := l.sub(name); err == nil {
+				if sub, err := l.subSame(name, s); err == nil {
 					sub.close()
-					t.Errorf("sub(%q) opened it", name)
+					t.Errorf("subSame(%q) opened it", name)
 				}
 			}, filepath.Join(root, "p"))
 		})
 	}
-	sub, err := l.sub("d")
+	sub, err := l.subSame("d", d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +133,9 @@ func TestDirListSub(t *testing.T) {
 // TestSwappedDirectoryRefused: a directory replaced (by another
 // directory, or by a link to one outside the root) after its lstat, or
 // after a dirList opened it, is refused where it is opened next: by
-// openSameStat and dirList.subSame after the lstat, and a dirList reads
-// its files through its own descriptor, so nothing is entered or read
-// from another directory than the one the walk found.
+// openSame and dirList.subSame after the lstat, and a dirList reads its
+// files through its own root, so nothing is entered or read from another
+// directory than the one the walk found.
 func TestSwappedDirectoryRefused(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
@@ -180,7 +151,7 @@ func TestSwappedDirectoryRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub, err := l.sub("d")
+			sub, err := l.subSame("d", s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,9 +163,9 @@ func TestSwappedDirectoryRefused(t *testing.T) {
 			if err := swap(p); err != nil {
 				t.Fatal(err)
 			}
-			if d, err := openSameStat(r, "d", s); err == nil {
+			if d, err := openSame(r, "d", s.fi); err == nil {
 				d.Close()
-				t.Error("openSameStat entered the directory swapped in")
+				t.Error("openSame entered the directory swapped in")
 			}
 			if d, err := l.subSame("d", s); err == nil {
 				d.close()
@@ -204,7 +175,7 @@ func TestSwappedDirectoryRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, err := sub.Lstat("f"); err != nil || !sameFile(got, want) {
+			if got, err := sub.lstat("f"); err != nil || !os.SameFile(got.fi, want) {
 				t.Errorf("the dirList read d/f elsewhere than in the directory it listed: %v", err)
 			}
 		})
@@ -219,10 +190,5 @@ func listRoot(t *testing.T, dir string) (*os.Root, *dirList) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	l, err := openListing(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(l.close)
-	return r, l
+	return r, openListing(r)
 }
