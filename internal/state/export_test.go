@@ -8,9 +8,6 @@ import (
 // SetClock makes d stamp checkpoints with now instead of time.Now.
 func SetClock(d *Dir, now func() time.Time) { d.now = now }
 
-// SetFlush makes d fsync a run's directory after a commit with flush.
-func SetFlush(d *Dir, flush func(rel string) error) { d.flushFn = flush }
-
 // SetBranchClock makes b stamp checkpoints and commits with now instead of
 // time.Now.
 func SetBranchClock(b *Branch, now func() time.Time) {
@@ -116,7 +113,3 @@ func WriteHeld(b *Branch) error {
 	defer b.mu.Unlock()
 	return b.store.wait()
 }
-
-// Settle waits for the background flush of run id's last save on d, if
-// one is running, and returns its error.
-func Settle(d *Dir, id string) error { return d.settle(id) }
