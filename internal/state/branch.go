@@ -84,8 +84,9 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
-// A save's objects are written there after it returns (see pending). It
-// stays bounded: past 4,096 objects added or 32 packs, a save that finds
+// A save writes its objects there, loose, before it pushes (git writes an
+// object only after those it names, so a tree in the repository is
+// complete there, after a crash too). It stays bounded: past 4,096 objects added or 32 packs, a save that finds
 // no other Branch holding the cache open keeps only the head's objects
 // (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
@@ -102,7 +103,7 @@ type Branch struct {
 	opts   BranchOptions
 	author object.Signature
 	remote *remote
-	store  *pending
+	store  *filesystem.Storage // the local state repository
 	objs   *objects
 	hasher *workspace.Hasher
 	locks  *Dir
@@ -208,7 +209,7 @@ func parseAuthor(s string) (object.Signature, error) {
 }
 
 // openCache opens the bare repository at path, creating it if needed.
-func openCache(path string) (*pending, error) {
+func openCache(path string) (*filesystem.Storage, error) {
 	repo, err := git.PlainOpen(path)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err := os.MkdirAll(path, 0o755); err != nil {
@@ -226,21 +227,18 @@ func openCache(path string) (*pending, error) {
 	if !ok {
 		return nil, fmt.Errorf("local state repository %q: not a filesystem repository", path)
 	}
-	return newPending(fs, path), nil
+	return fs, nil
 }
 
 // Path is the local state repository: the bare repository that caches
 // the branch.
 func (b *Branch) Path() string { return b.opts.Cache }
 
-// Close writes the objects the saves left in memory to the local state
-// repository (see pending) and releases it. Locks taken with Lock stay
+// Close releases the local state repository. Locks taken with Lock stay
 // held until their unlock functions are called.
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// The objects still held are written first, under the cache's shared
-	// lock: nobody collects the cache while they are written.
 	err := b.store.Close()
 	if cerr := b.cacheLock.release(); err == nil {
 		err = cerr
@@ -280,8 +278,7 @@ func (b *Branch) readHint() []plumbing.Hash {
 }
 
 // saw records that the remote has commit h and the store holds it whole,
-// and has the hint written once the repository holds it whole too (see
-// pending).
+// and writes the hint.
 func (b *Branch) saw(h plumbing.Hash) {
 	if h.IsZero() || (len(b.haves) > 0 && b.haves[0] == h) {
 		return
@@ -290,8 +287,7 @@ func (b *Branch) saw(h plumbing.Hash) {
 	if len(b.haves) > maxHaves {
 		b.haves = b.haves[:maxHaves]
 	}
-	// A failed write is returned by the next Save.
-	_ = b.store.flush(func() { b.writeHint(h) })
+	b.writeHint(h)
 }
 
 // writeHint records h as the head the repository holds whole. The hint is

@@ -15,8 +15,7 @@ import (
 )
 
 // The local state repository would grow by every checkpoint's objects
-// (the saves' trees and blobs, written a few hundred at a time as a pack,
-// see pending, and a pack per fetch) for as long as the loop runs. It is
+// (the saves' trees and blobs, written loose, and a pack per fetch) for as long as the loop runs. It is
 // kept bounded: once it holds cacheLimits.loose objects added since the
 // last collection (loose ones, and those the saves added in packs) or
 // cacheLimits.packs packs, the objects
@@ -68,9 +67,6 @@ func (b *Branch) maybeGC() error {
 		return err
 	}
 	defer b.cacheLock.shared()
-	if err := b.store.wait(); err != nil {
-		return err
-	}
 	kept, err := b.gc()
 	if err != nil {
 		return fmt.Errorf("collect the local state repository %q: %w", b.opts.Cache, err)

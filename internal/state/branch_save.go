@@ -112,9 +112,6 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if err := b.store.flush(nil); err != nil { // a write of an earlier save failed
-		return err
-	}
 	if err := b.view(ctx); err != nil {
 		return err
 	}

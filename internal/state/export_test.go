@@ -76,40 +76,9 @@ func SetBeforePush(b *Branch, fn func()) {
 	b.retry.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 }
 
-// StopWriting makes b's writer stop, as a process killed then would,
-// once it wrote what b holds now: what later saves store stays in memory
-// only, and no later hint is written.
-func StopWriting(b *Branch) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.store.wait(); err != nil {
-		panic(err)
-	}
-	b.store.mu.Lock()
-	defer b.store.mu.Unlock()
-	b.store.stopped = true
-}
-
-// SetPackAt makes b write the objects it holds once n are held.
-func SetPackAt(b *Branch, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.store.mu.Lock()
-	defer b.store.mu.Unlock()
-	b.store.packAt = n
-}
-
 // ExchangeTime is the time b's saves spent in receive-pack exchanges.
 func ExchangeTime(b *Branch) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.exchange
-}
-
-// WriteHeld writes what b holds in memory to its local state repository
-// and waits (as Close does, without closing).
-func WriteHeld(b *Branch) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.store.wait()
 }
