@@ -100,10 +100,10 @@ func (r *benchRun) save(b *testing.B) {
 // the summaries of the hundred before, and of X01, which consolidates the
 // ledger's and the log's. Each op seeds the run up to the next edge and
 // collects the local cache outside the timer. In "same-process" the
-// process that stored the hundred consolidates it (from memory, see
-// recentBlobs); in "new-process" a new one does, reading the files from
-// the collected cache's pack, as a resumed run's first consolidation
-// does. It reports the store's own share of each save (the save less
+// process that stored the hundred consolidates it, reading the files
+// from the loose objects its saves wrote; in "new-process" a new one does,
+// reading them from the collected cache's pack, as a resumed run's first
+// consolidation does. It reports the store's own share of each save (the save less
 // git's receive-pack exchange): plain-ms/op, summaries-ms/op and
 // ledger+log-ms/op. BenchmarkBranchSave, whose saves seldom cross an
 // edge, measures the common save.
