@@ -103,7 +103,7 @@ type Branch struct {
 	opts   BranchOptions
 	author object.Signature
 	remote *remote
-	store  *filesystem.Storage // the local state repository
+	cache  *cache
 	objs   *objects
 	hasher *workspace.Hasher
 	locks  *Dir
@@ -114,18 +114,12 @@ type Branch struct {
 
 	mu      sync.Mutex // held by every operation: guards what follows and the store
 	fetched bool
-	head    plumbing.Hash // the branch's commit as last seen; zero when it has none
-	tree    plumbing.Hash // head's tree
-	haves   []plumbing.Hash
+	head    plumbing.Hash       // the branch's commit as last seen; zero when it has none
+	tree    plumbing.Hash       // head's tree
 	mine    map[string][]string // per run, the states of its files this Branch pushed
 	// exchange is the time spent in receive-pack exchanges (the push and
 	// its pack), for the benchmark that splits a save's cost.
 	exchange time.Duration
-
-	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
-	limits    cacheLimits
-	gcAt      cacheLimits // the sizes at which maybeGC collects next
-	looseBase int         // loose objects counted in the cache; -1 before the first count
 }
 
 // OpenBranch opens the branch: store o describes. It reads the remote's
@@ -165,13 +159,17 @@ func openBranch(o BranchOptions) (*Branch, error) {
 		locks.Close()
 		return nil, fmt.Errorf("local state repository %q: %w", o.Cache, err)
 	}
-	b := &Branch{
-		opts: o, author: author, remote: rem, store: store, objs: newObjects(store),
-		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
-		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
+	objs := newObjects(store)
+	sum := sha256.Sum256([]byte(rem.URL() + "\x00" + o.Branch))
+	c := &cache{
+		path: o.Cache, store: store, objs: objs, lock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
+		hint: filepath.Join(o.Cache, "loop-heads", hex.EncodeToString(sum[:8])),
 	}
-	b.haves = b.readHint()
-	return b, nil
+	c.haves = c.readHint()
+	return &Branch{
+		opts: o, author: author, remote: rem, cache: c, objs: objs,
+		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
+	}, nil
 }
 
 // checkBranchOptions validates o and fills in its defaults.
@@ -239,10 +237,7 @@ func (b *Branch) Path() string { return b.opts.Cache }
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.store.Close()
-	if cerr := b.cacheLock.release(); err == nil {
-		err = cerr
-	}
+	err := b.cache.close()
 	if cerr := b.locks.Close(); err == nil {
 		err = cerr
 	}
@@ -255,61 +250,4 @@ func (b *Branch) Close() error {
 // writer's checkpoint of its run fails with ErrLocked.
 func (b *Branch) Lock(runID string) (unlock func() error, err error) {
 	return b.locks.Lock(runID)
-}
-
-// hintFile keeps the head of the branch on this remote that the cache
-// last saw, so that the next process fetches only what changed since.
-func (b *Branch) hintFile() string {
-	sum := sha256.Sum256([]byte(b.remote.URL() + "\x00" + b.opts.Branch))
-	return filepath.Join(b.opts.Cache, "loop-heads", hex.EncodeToString(sum[:8]))
-}
-
-// readHint returns the head this cache last saw, if the store has it.
-func (b *Branch) readHint() []plumbing.Hash {
-	data, err := readHintFile(b.hintFile())
-	if err != nil {
-		return nil
-	}
-	h := plumbing.NewHash(strings.TrimSpace(string(data)))
-	if h.IsZero() || b.store.HasEncodedObject(h) != nil {
-		return nil
-	}
-	return []plumbing.Hash{h}
-}
-
-// saw records that the remote has commit h and the store holds it whole,
-// and writes the hint.
-func (b *Branch) saw(h plumbing.Hash) {
-	if h.IsZero() || (len(b.haves) > 0 && b.haves[0] == h) {
-		return
-	}
-	b.haves = append([]plumbing.Hash{h}, b.haves...)
-	if len(b.haves) > maxHaves {
-		b.haves = b.haves[:maxHaves]
-	}
-	b.writeHint(h)
-}
-
-// writeHint records h as the head the repository holds whole. The hint is
-// an optimisation: a failure to write it costs a fuller fetch.
-func (b *Branch) writeHint(h plumbing.Hash) {
-	file := b.hintFile()
-	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-		_ = workspace.Atomic{Perm: 0o644}.WriteFile(file, []byte(h.String()+"\n"))
-	}
-}
-
-// maxHaves bounds the commits offered to the remote as already present.
-const maxHaves = 4
-
-// readHintFile reads a hint without blocking on a FIFO in its place: the
-// cache lies in the loop root by default, within agents' reach.
-func readHintFile(path string) ([]byte, error) {
-	dir, name := filepath.Split(path)
-	r, err := workspace.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return workspace.ReadFile(r, name, 1<<10)
 }

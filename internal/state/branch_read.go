@@ -19,14 +19,14 @@ import (
 func (b *Branch) refresh(ctx context.Context) error {
 	// A collection of the cache (by this or another process) keeps only
 	// its head: offer the remote only the commits still held.
-	b.haves = slices.DeleteFunc(b.haves, func(h plumbing.Hash) bool { return b.store.HasEncodedObject(h) != nil })
-	head, err := b.remote.fetch(ctx, b.store, b.haves)
+	b.cache.haves = slices.DeleteFunc(b.cache.haves, func(h plumbing.Hash) bool { return b.cache.store.HasEncodedObject(h) != nil })
+	head, err := b.remote.fetch(ctx, b.cache.store, b.cache.haves)
 	if err != nil {
 		return err
 	}
 	tree := plumbing.ZeroHash
 	if !head.IsZero() {
-		c, err := object.GetCommit(b.store, head)
+		c, err := object.GetCommit(b.cache.store, head)
 		if err != nil {
 			return fmt.Errorf("head of %q: %w", b.opts.Branch, err)
 		}
@@ -36,14 +36,14 @@ func (b *Branch) refresh(ctx context.Context) error {
 		tree = c.TreeHash
 	}
 	b.head, b.tree, b.fetched = head, tree, true
-	b.saw(head)
+	b.cache.saw(head)
 	return nil
 }
 
 // view fetches the branch head unless this Branch has seen it already.
 // Callers hold b.mu.
 func (b *Branch) view(ctx context.Context) error {
-	if b.fetched && (b.head.IsZero() || b.store.HasEncodedObject(b.head) == nil) {
+	if b.fetched && (b.head.IsZero() || b.cache.store.HasEncodedObject(b.head) == nil) {
 		return nil
 	}
 	return b.refresh(ctx) // first use, or another process collected the cache
@@ -280,7 +280,7 @@ func (b *Branch) restore(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return workspace.RestoreWith(ctx, b.opts.Root, b.store, ws, b.opts.Checkout)
+	return workspace.RestoreWith(ctx, b.opts.Root, b.cache.store, ws, b.opts.Checkout)
 }
 
 // Workspace returns the workspace the run's checkpoint stored, at the
@@ -294,7 +294,7 @@ func (b *Branch) Workspace(ctx context.Context, runID string) (workspace.Snapsho
 	if err != nil {
 		return "", nil, fmt.Errorf("read the workspace of run %q: %w", runID, err)
 	}
-	return ws, b.store, nil
+	return ws, b.cache.store, nil
 }
 
 func (b *Branch) workspace(ctx context.Context, runID string) (workspace.Snapshot, error) {

@@ -125,7 +125,7 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	*cp = next
 	// The checkpoint is committed: a failed collection costs disk space
 	// only, and is tried again past the next limits.
-	_ = b.maybeGC()
+	_ = b.cache.maybeGC(b.head)
 	return nil
 }
 
@@ -144,7 +144,7 @@ func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpo
 		f.workspace = b.keptWorkspace(cp.RunID)
 	}
 	if f.workspace.IsZero() && !c.Interrupted {
-		ws, err := b.hasher.WriteObjects(ctx, b.store)
+		ws, err := b.hasher.WriteObjects(ctx, b.cache.store)
 		if err != nil {
 			return next, f, err
 		}
@@ -269,7 +269,7 @@ func (b *Branch) pushOnce(ctx context.Context, cp, next *Checkpoint, f saveFiles
 		return err
 	}
 	b.head, b.tree = commit, root
-	b.saw(commit)
+	b.cache.saw(commit)
 	return nil
 }
 
@@ -333,7 +333,7 @@ func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint)
 	}
 	objs = append(objs, commit)
 	start := time.Now()
-	err = b.remote.push(ctx, b.store, b.head, commit, objs)
+	err = b.remote.push(ctx, b.cache.store, b.head, commit, objs)
 	b.exchange += time.Since(start)
 	return commit, err
 }

@@ -20,7 +20,7 @@ import (
 type objects struct {
 	s       storage.Storer
 	trees   map[plumbing.Hash][]object.TreeEntry
-	written int // objects stored (see Branch.cacheSize)
+	written int // objects stored (see cache.cacheSize)
 }
 
 // maxCachedTrees bounds the decoded trees kept; the cache is dropped when full.

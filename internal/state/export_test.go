@@ -21,8 +21,8 @@ func SetBranchClock(b *Branch, now func() time.Time) {
 func SetCacheLimits(b *Branch, loose, packs int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.limits = cacheLimits{loose, packs}
-	b.gcAt = b.limits
+	b.cache.limits = cacheLimits{loose, packs}
+	b.cache.gcAt = b.cache.limits
 }
 
 // SeedRun commits iterations cp.Iteration+1 to n of cp's run to the
@@ -55,7 +55,7 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 		return err
 	}
 	b.head, b.tree = head, root
-	b.saw(head)
+	b.cache.saw(head)
 	return nil
 }
 
@@ -63,8 +63,8 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 func CollectCache(b *Branch) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.gcAt = cacheLimits{}
-	return b.maybeGC()
+	b.cache.gcAt = cacheLimits{}
+	return b.cache.maybeGC(b.head)
 }
 
 // SetBeforePush makes each push of b's saves run fn first, and b's retry
