@@ -161,13 +161,7 @@ func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) err
 // wrapping ErrNotFound when the branch has none.
 func (b *Branch) Latest(ctx context.Context) (string, error) {
 	runs, err := b.Runs(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(runs) == 0 {
-		return "", fmt.Errorf("latest run on branch %q: %w", b.opts.Branch, ErrNotFound)
-	}
-	return runs[0].ID, nil
+	return latest(runs, err, fmt.Sprintf("on branch %q", b.opts.Branch))
 }
 
 // Ledger returns the run's committed ledger: chunks 0 to cp.LedgerChunks-1
@@ -237,9 +231,8 @@ func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (stri
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
-	if iteration < 0 || iteration > cp.Iteration {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
-			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
+	if err := uncommitted(cp, iteration); err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
 	data, ok, err := b.summary(runID, iteration)
 	if err == nil && !ok {

@@ -132,14 +132,7 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 // prepare returns cp as it will be committed, and stores this save's files.
 func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
 	var f saveFiles
-	next := *cp
-	if len(c.Ledger) > 0 {
-		next.LedgerChunks++
-		next.LedgerEvents += c.Events
-	}
-	next.LogBytes += int64(len(c.Log))
-	next.Version = Version
-	next.UpdatedAt = b.now().UTC().Round(0)
+	next := advance(cp, c, b.now())
 	if c.KeepWorkspace {
 		f.workspace = b.keptWorkspace(cp.RunID)
 	}

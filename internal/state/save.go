@@ -73,7 +73,7 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	defer m.Unlock()
 
 	run := runDir(cp.RunID)
-	next := d.next(cp, c)
+	next := advance(cp, c, d.now())
 	reviews := []byte("[]\n")
 	if cp.Decisions != nil {
 		var err error
@@ -139,20 +139,6 @@ func (d *Dir) committedIteration(id string) int {
 		return math.MaxInt
 	}
 	return cp.Iteration
-}
-
-// next is cp as the save of c commits it: the ledger and log counts, the
-// format version and the time.
-func (d *Dir) next(cp *Checkpoint, c Commit) Checkpoint {
-	next := *cp
-	if len(c.Ledger) > 0 {
-		next.LedgerChunks++
-		next.LedgerEvents += c.Events
-	}
-	next.LogBytes += int64(len(c.Log))
-	next.Version = Version
-	next.UpdatedAt = d.now().UTC().Round(0)
-	return next
 }
 
 // checkSave refuses a save that would commit something inconsistent.
