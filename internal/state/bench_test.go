@@ -48,6 +48,23 @@ func BenchmarkSave(b *testing.B) {
 	}
 }
 
+// BenchmarkLoad measures the resume of a run 1,000 iterations long from
+// the dir: store: a new Dir and the Load of its checkpoint.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	cp := seedDir(b, dir, "bench/main", 1000)
+	for b.Loop() {
+		d, err := state.OpenDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got, err := d.Load(b.Context(), cp.RunID); err != nil || got.Iteration != 1000 {
+			b.Fatalf("Load = %+v, %v; want iteration 1000", got, err)
+		}
+		d.Close()
+	}
+}
+
 // seedDir writes run id, n iterations of benchCommit long, into the dir:
 // store at dir as n saves would leave it, and returns its checkpoint.
 func seedDir(b *testing.B, dir, id string, n int) *state.Checkpoint {
