@@ -26,11 +26,11 @@ func openHeld(t *testing.T, path string) func() string {
 	}
 }
 
-// TestCommittedFilesAreNeverRewrittenInPlace: a save writes the next chunk
-// and a new iteration's summary in place, but a chunk or summary that the
+// TestCommittedFilesAreNeverRewrittenInPlace: a chunk or summary that the
 // committed checkpoint covers (a save that goes back, one at the same
 // iteration, one through a Dir that did not see the last commit) is
-// replaced through a rename, so that a kill mid-write cannot tear it.
+// replaced through a rename, as every file a save writes is, so that a
+// kill mid-write cannot tear it.
 func TestCommittedFilesAreNeverRewrittenInPlace(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -82,7 +82,7 @@ func TestCommittedFilesAreNeverRewrittenInPlace(t *testing.T) {
 }
 
 // TestUncommittedSummaryNotExposed: a save killed before its commit can
-// leave the next iteration's summary (torn, when written in place); a
+// leave the next iteration's summary (torn, by hand here); a
 // save of that iteration without a summary removes it rather than commit
 // it. A second save of an iteration without a summary keeps the one its
 // first save committed.
