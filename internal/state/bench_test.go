@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -15,13 +14,8 @@ import (
 // BenchmarkSave measures one save of a run 5 iterations long and of one
 // 5,000 iterations long (each iteration: a chunk of 20 events, ~2 KiB of
 // log, a summary). Every measured save is the run's next iteration, as a
-// running loop's are: a new chunk and summary, written in place, on top of
-// a checkpoint made durable, which does not wait for the disk (the fast
-// path; a save that goes back rewrites through temporary files and waits,
-// and costs more; see Dir.Save). ns/op is the Save call, what a loop waits
-// for; the background flush that makes it durable, which a loop's next
-// iteration overlaps, is waited for outside the timer and reported as
-// flush-ms/op. The run grows by the saves measured, a few hundred at most,
+// running loop's are: a new chunk and summary and an append to the log,
+// each durable before Save returns. The run grows by the saves measured, a few hundred at most,
 // which leaves the two lengths far apart. The cost of a save must not grow with the run; scripts/bench.sh
 // compares the two (medians of several runs, which interleave them, so
 // that drifting fsync latency, most of a save's cost on a real disk, hits
@@ -44,22 +38,30 @@ func BenchmarkSave(b *testing.B) {
 			next := *cp
 			c := benchCommit(length + 1)
 			b.SetBytes(int64(len(c.Ledger) + len(c.Log) + len(c.Summary)))
-			var flush time.Duration
 			for b.Loop() {
 				next.Iteration++
 				if err := d.Save(b.Context(), &next, c); err != nil {
 					b.Fatal(err)
 				}
-				b.StopTimer()
-				start := time.Now()
-				if err := d.Durable(); err != nil {
-					b.Fatal(err)
-				}
-				flush += time.Since(start)
-				b.StartTimer()
 			}
-			b.ReportMetric(float64(flush.Microseconds())/1e3/float64(b.N), "flush-ms/op")
 		})
+	}
+}
+
+// BenchmarkLoad measures the resume of a run 1,000 iterations long from
+// the dir: store: a new Dir and the Load of its checkpoint.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	cp := seedDir(b, dir, "bench/main", 1000)
+	for b.Loop() {
+		d, err := state.OpenDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got, err := d.Load(b.Context(), cp.RunID); err != nil || got.Iteration != 1000 {
+			b.Fatalf("Load = %+v, %v; want iteration 1000", got, err)
+		}
+		d.Close()
 	}
 }
 

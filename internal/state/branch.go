@@ -84,8 +84,9 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
-// A save's objects are written there after it returns (see pending). It
-// stays bounded: past 4,096 objects added or 32 packs, a save that finds
+// A save writes its objects there, loose, before it pushes (git writes an
+// object only after those it names, so a tree in the repository is
+// complete there, after a crash too). It stays bounded: past 4,096 objects added or 32 packs, a save that finds
 // no other Branch holding the cache open keeps only the head's objects
 // (see maybeGC).
 // Load always fetches; the other readers use the head last seen (fetched
@@ -102,7 +103,7 @@ type Branch struct {
 	opts   BranchOptions
 	author object.Signature
 	remote *remote
-	store  *pending
+	cache  *cache
 	objs   *objects
 	hasher *workspace.Hasher
 	locks  *Dir
@@ -113,18 +114,12 @@ type Branch struct {
 
 	mu      sync.Mutex // held by every operation: guards what follows and the store
 	fetched bool
-	head    plumbing.Hash // the branch's commit as last seen; zero when it has none
-	tree    plumbing.Hash // head's tree
-	haves   []plumbing.Hash
+	head    plumbing.Hash       // the branch's commit as last seen; zero when it has none
+	tree    plumbing.Hash       // head's tree
 	mine    map[string][]string // per run, the states of its files this Branch pushed
 	// exchange is the time spent in receive-pack exchanges (the push and
 	// its pack), for the benchmark that splits a save's cost.
 	exchange time.Duration
-
-	cacheLock *sharedLock // held shared while open; exclusively to collect (see maybeGC)
-	limits    cacheLimits
-	gcAt      cacheLimits // the sizes at which maybeGC collects next
-	looseBase int         // loose objects counted in the cache; -1 before the first count
 }
 
 // OpenBranch opens the branch: store o describes. It reads the remote's
@@ -164,13 +159,17 @@ func openBranch(o BranchOptions) (*Branch, error) {
 		locks.Close()
 		return nil, fmt.Errorf("local state repository %q: %w", o.Cache, err)
 	}
-	b := &Branch{
-		opts: o, author: author, remote: rem, store: store, objs: newObjects(store),
-		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
-		cacheLock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
+	objs := newObjects(store)
+	sum := sha256.Sum256([]byte(rem.URL() + "\x00" + o.Branch))
+	c := &cache{
+		path: o.Cache, store: store, objs: objs, lock: cacheLock, limits: defaultCacheLimits, gcAt: defaultCacheLimits, looseBase: -1,
+		hint: filepath.Join(o.Cache, "loop-heads", hex.EncodeToString(sum[:8])),
 	}
-	b.haves = b.readHint()
-	return b, nil
+	c.haves = c.readHint()
+	return &Branch{
+		opts: o, author: author, remote: rem, cache: c, objs: objs,
+		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
+	}, nil
 }
 
 // checkBranchOptions validates o and fills in its defaults.
@@ -208,7 +207,7 @@ func parseAuthor(s string) (object.Signature, error) {
 }
 
 // openCache opens the bare repository at path, creating it if needed.
-func openCache(path string) (*pending, error) {
+func openCache(path string) (*filesystem.Storage, error) {
 	repo, err := git.PlainOpen(path)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err := os.MkdirAll(path, 0o755); err != nil {
@@ -226,25 +225,19 @@ func openCache(path string) (*pending, error) {
 	if !ok {
 		return nil, fmt.Errorf("local state repository %q: not a filesystem repository", path)
 	}
-	return newPending(fs, path), nil
+	return fs, nil
 }
 
 // Path is the local state repository: the bare repository that caches
 // the branch.
 func (b *Branch) Path() string { return b.opts.Cache }
 
-// Close writes the objects the saves left in memory to the local state
-// repository (see pending) and releases it. Locks taken with Lock stay
+// Close releases the local state repository. Locks taken with Lock stay
 // held until their unlock functions are called.
 func (b *Branch) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	// The objects still held are written first, under the cache's shared
-	// lock: nobody collects the cache while they are written.
-	err := b.store.Close()
-	if cerr := b.cacheLock.release(); err == nil {
-		err = cerr
-	}
+	err := b.cache.close()
 	if cerr := b.locks.Close(); err == nil {
 		err = cerr
 	}
@@ -257,63 +250,4 @@ func (b *Branch) Close() error {
 // writer's checkpoint of its run fails with ErrLocked.
 func (b *Branch) Lock(runID string) (unlock func() error, err error) {
 	return b.locks.Lock(runID)
-}
-
-// hintFile keeps the head of the branch on this remote that the cache
-// last saw, so that the next process fetches only what changed since.
-func (b *Branch) hintFile() string {
-	sum := sha256.Sum256([]byte(b.remote.URL() + "\x00" + b.opts.Branch))
-	return filepath.Join(b.opts.Cache, "loop-heads", hex.EncodeToString(sum[:8]))
-}
-
-// readHint returns the head this cache last saw, if the store has it.
-func (b *Branch) readHint() []plumbing.Hash {
-	data, err := readHintFile(b.hintFile())
-	if err != nil {
-		return nil
-	}
-	h := plumbing.NewHash(strings.TrimSpace(string(data)))
-	if h.IsZero() || b.store.HasEncodedObject(h) != nil {
-		return nil
-	}
-	return []plumbing.Hash{h}
-}
-
-// saw records that the remote has commit h and the store holds it whole,
-// and has the hint written once the repository holds it whole too (see
-// pending).
-func (b *Branch) saw(h plumbing.Hash) {
-	if h.IsZero() || (len(b.haves) > 0 && b.haves[0] == h) {
-		return
-	}
-	b.haves = append([]plumbing.Hash{h}, b.haves...)
-	if len(b.haves) > maxHaves {
-		b.haves = b.haves[:maxHaves]
-	}
-	// A failed write is returned by the next Save.
-	_ = b.store.flush(func() { b.writeHint(h) })
-}
-
-// writeHint records h as the head the repository holds whole. The hint is
-// an optimisation: a failure to write it costs a fuller fetch.
-func (b *Branch) writeHint(h plumbing.Hash) {
-	file := b.hintFile()
-	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-		_ = workspace.Atomic{Perm: 0o644}.WriteFile(file, []byte(h.String()+"\n"))
-	}
-}
-
-// maxHaves bounds the commits offered to the remote as already present.
-const maxHaves = 4
-
-// readHintFile reads a hint without blocking on a FIFO in its place: the
-// cache lies in the loop root by default, within agents' reach.
-func readHintFile(path string) ([]byte, error) {
-	dir, name := filepath.Split(path)
-	r, err := workspace.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return workspace.ReadFile(r, name, 1<<10)
 }

@@ -37,7 +37,6 @@ func TestBranchCacheStaysBounded(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	b := openBranch(t, bare, root, cache)
 	state.SetCacheLimits(b, limit, 3)
-	state.SetPackAt(b, 1) // each save's objects in a pack of their own
 	cp := newCheckpoint("long/run")
 	var ledger, log string
 	save := func(n int) {

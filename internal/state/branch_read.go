@@ -19,14 +19,14 @@ import (
 func (b *Branch) refresh(ctx context.Context) error {
 	// A collection of the cache (by this or another process) keeps only
 	// its head: offer the remote only the commits still held.
-	b.haves = slices.DeleteFunc(b.haves, func(h plumbing.Hash) bool { return b.store.HasEncodedObject(h) != nil })
-	head, err := b.remote.fetch(ctx, b.store, b.haves)
+	b.cache.haves = slices.DeleteFunc(b.cache.haves, func(h plumbing.Hash) bool { return b.cache.store.HasEncodedObject(h) != nil })
+	head, err := b.remote.fetch(ctx, b.cache.store, b.cache.haves)
 	if err != nil {
 		return err
 	}
 	tree := plumbing.ZeroHash
 	if !head.IsZero() {
-		c, err := object.GetCommit(b.store, head)
+		c, err := object.GetCommit(b.cache.store, head)
 		if err != nil {
 			return fmt.Errorf("head of %q: %w", b.opts.Branch, err)
 		}
@@ -36,14 +36,14 @@ func (b *Branch) refresh(ctx context.Context) error {
 		tree = c.TreeHash
 	}
 	b.head, b.tree, b.fetched = head, tree, true
-	b.saw(head)
+	b.cache.saw(head)
 	return nil
 }
 
 // view fetches the branch head unless this Branch has seen it already.
 // Callers hold b.mu.
 func (b *Branch) view(ctx context.Context) error {
-	if b.fetched && (b.head.IsZero() || b.store.HasEncodedObject(b.head) == nil) {
+	if b.fetched && (b.head.IsZero() || b.cache.store.HasEncodedObject(b.head) == nil) {
 		return nil
 	}
 	return b.refresh(ctx) // first use, or another process collected the cache
@@ -161,13 +161,7 @@ func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) err
 // wrapping ErrNotFound when the branch has none.
 func (b *Branch) Latest(ctx context.Context) (string, error) {
 	runs, err := b.Runs(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(runs) == 0 {
-		return "", fmt.Errorf("latest run on branch %q: %w", b.opts.Branch, ErrNotFound)
-	}
-	return runs[0].ID, nil
+	return latest(runs, err, fmt.Sprintf("on branch %q", b.opts.Branch))
 }
 
 // Ledger returns the run's committed ledger: chunks 0 to cp.LedgerChunks-1
@@ -237,9 +231,8 @@ func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (stri
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
-	if iteration < 0 || iteration > cp.Iteration {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
-			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
+	if err := uncommitted(cp, iteration); err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
 	data, ok, err := b.summary(runID, iteration)
 	if err == nil && !ok {
@@ -280,7 +273,7 @@ func (b *Branch) restore(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return workspace.RestoreWith(ctx, b.opts.Root, b.store, ws, b.opts.Checkout)
+	return workspace.RestoreWith(ctx, b.opts.Root, b.cache.store, ws, b.opts.Checkout)
 }
 
 // Workspace returns the workspace the run's checkpoint stored, at the
@@ -294,7 +287,7 @@ func (b *Branch) Workspace(ctx context.Context, runID string) (workspace.Snapsho
 	if err != nil {
 		return "", nil, fmt.Errorf("read the workspace of run %q: %w", runID, err)
 	}
-	return ws, b.store, nil
+	return ws, b.cache.store, nil
 }
 
 func (b *Branch) workspace(ctx context.Context, runID string) (workspace.Snapshot, error) {

@@ -31,7 +31,7 @@ func (b *Branch) build(cp *Checkpoint, f saveFiles) (plumbing.Hash, []object.Tre
 			return plumbing.ZeroHash, nil, err
 		}
 	}
-	next, err := b.runFiles(own, &prev, cp, f)
+	next, err := runBuilder{b.objs}.files(own, &prev, cp, f)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -57,11 +57,16 @@ func (b *Branch) decode(h plumbing.Hash, rel string, v any) error {
 // where names a file of the branch for people: "loop-state:runs/a/checkpoint.json".
 func (b *Branch) where(rel string) string { return b.opts.Branch + ":" + rel }
 
-// runFiles returns the run's own entries after this save, from those at
+// runBuilder makes a run's own entries for a save: its checkpoint,
+// reviews and workspace, and its ledger, summaries and log directories
+// edited in the fanned layout.
+type runBuilder struct{ o *objects }
+
+// files returns the run's own entries after this save, from those at
 // the head (own, whose checkpoint is prev) and the save's files. Chunks and
 // summaries beyond cp, left by a later checkpoint than the one saved from,
 // are dropped, as is the log beyond cp.LogBytes.
-func (b *Branch) runFiles(own []object.TreeEntry, prev, cp *Checkpoint, f saveFiles) ([]object.TreeEntry, error) {
+func (r runBuilder) files(own []object.TreeEntry, prev, cp *Checkpoint, f saveFiles) ([]object.TreeEntry, error) {
 	next := []object.TreeEntry{
 		{Name: checkpointFile, Mode: filemode.Regular, Hash: f.checkpoint},
 		{Name: reviewsFile, Mode: filemode.Regular, Hash: f.reviews},
@@ -69,18 +74,18 @@ func (b *Branch) runFiles(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 	if !f.workspace.IsZero() { // none: an interrupted save with none to keep (Commit.Interrupted)
 		next = append(next, object.TreeEntry{Name: workspaceDir, Mode: filemode.Dir, Hash: f.workspace})
 	}
-	for _, d := range b.runDirs(prev, cp, f) {
+	for _, d := range r.dirs(prev, cp, f) {
 		h := plumbing.ZeroHash
 		if i := slices.IndexFunc(own, func(e object.TreeEntry) bool { return e.Name == d.name }); i >= 0 {
 			h = own[i].Hash
 		}
 		if d.changed {
 			var err error
-			if h, err = b.objs.fanMigrate(h, d.files); err == nil {
+			if h, err = r.o.fanMigrate(h, d.files); err == nil {
 				h, err = d.edit(h)
 			}
 			if err == nil && !h.IsZero() {
-				h, err = b.objs.fanPack(h, d.files)
+				h, err = r.o.fanPack(h, d.files)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", d.name, err)
@@ -103,35 +108,35 @@ type dirEdit struct {
 	edit    func(plumbing.Hash) (plumbing.Hash, error)
 }
 
-// runDirs says what a save from cp, with files f, does to the run's
+// dirs says what a save from cp, with files f, does to the run's
 // ledger, summaries and log, whose checkpoint at the head is prev.
-func (b *Branch) runDirs(prev, cp *Checkpoint, f saveFiles) []dirEdit {
+func (r runBuilder) dirs(prev, cp *Checkpoint, f saveFiles) []dirEdit {
 	return []dirEdit{
 		{ledgerDir, ledgerFiles, !f.ledger.IsZero() || prev.LedgerChunks > cp.LedgerChunks, func(h plumbing.Hash) (plumbing.Hash, error) {
-			return b.dropAndPut(h, ledgerFiles, prev.LedgerChunks > cp.LedgerChunks, cp.LedgerChunks, cp.LedgerChunks, f.ledger)
+			return r.dropAndPut(h, ledgerFiles, prev.LedgerChunks > cp.LedgerChunks, cp.LedgerChunks, cp.LedgerChunks, f.ledger)
 		}},
 		{summariesDir, summaryFiles, !f.summary.IsZero() || prev.Iteration > cp.Iteration, func(h plumbing.Hash) (plumbing.Hash, error) {
-			return b.dropAndPut(h, summaryFiles, prev.Iteration > cp.Iteration, cp.Iteration+1, cp.Iteration, f.summary)
+			return r.dropAndPut(h, summaryFiles, prev.Iteration > cp.Iteration, cp.Iteration+1, cp.Iteration, f.summary)
 		}},
 		{logDir, logFiles, !f.log.IsZero() || prev.LogBytes != cp.LogBytes, func(h plumbing.Hash) (plumbing.Hash, error) {
-			return b.logChunks(h, prev.LogBytes, cp.LogBytes, f.log)
+			return r.logChunks(h, prev.LogBytes, cp.LogBytes, f.log)
 		}},
 	}
 }
 
 // dropAndPut drops the files of d numbered from and above when drop is
 // set, then sets the file numbered at to blob unless it is zero.
-func (b *Branch) dropAndPut(h plumbing.Hash, d indexed, drop bool, from, at int, blob plumbing.Hash) (plumbing.Hash, error) {
+func (r runBuilder) dropAndPut(h plumbing.Hash, d indexed, drop bool, from, at int, blob plumbing.Hash) (plumbing.Hash, error) {
 	var err error
 	if drop {
-		if h, err = b.objs.fanDrop(h, d, from); err != nil {
+		if h, err = r.o.fanDrop(h, d, from); err != nil {
 			return h, err
 		}
 	}
 	if blob.IsZero() {
 		return h, nil
 	}
-	return b.objs.fanPut(h, d, at, blob)
+	return r.o.fanPut(h, d, at, blob)
 }
 
 // upsert sets the blob of name in es; a zero h leaves es alone.
@@ -160,15 +165,15 @@ func chunkIndex(name, ext string) (int, bool) {
 // logChunks returns the fanned log tree h, whose chunks hold committed
 // bytes, holding the first at bytes of the log followed by the chunk blob
 // (if not zero).
-func (b *Branch) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.Hash) (plumbing.Hash, error) {
+func (r runBuilder) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.Hash) (plumbing.Hash, error) {
 	if at > committed {
 		return h, fmt.Errorf("the log has %d bytes but the checkpoint covers %d", committed, at)
 	}
-	h, err := b.logBack(h, committed, at)
+	h, err := r.logBack(h, committed, at)
 	if err != nil || blob.IsZero() {
 		return h, err
 	}
-	last, ok, err := b.objs.fanLast(h, logFiles)
+	last, ok, err := r.o.fanLast(h, logFiles)
 	if err != nil {
 		return h, err
 	}
@@ -176,23 +181,23 @@ func (b *Branch) logChunks(h plumbing.Hash, committed, at int64, blob plumbing.H
 	if ok {
 		next = last + 1
 	}
-	return b.objs.fanPut(h, logFiles, next, blob)
+	return r.o.fanPut(h, logFiles, next, blob)
 }
 
 // logBack drops or cuts the last chunks of the log tree h, which hold
 // total bytes, until they hold at. It reads the chunks it drops or cuts
 // (a consolidated bucket it ends inside is expanded back, see fanUnpack),
 // and the trees on their paths.
-func (b *Branch) logBack(h plumbing.Hash, total, at int64) (plumbing.Hash, error) {
+func (r runBuilder) logBack(h plumbing.Hash, total, at int64) (plumbing.Hash, error) {
 	committed := total
 	for total > at {
-		i, ok, err := b.objs.fanLast(h, logFiles)
+		i, ok, err := r.o.fanLast(h, logFiles)
 		if err != nil {
 			return h, err
 		}
 		var data []byte
 		if ok {
-			data, ok, err = b.objs.fanData(h, logFiles, i)
+			data, ok, err = r.o.fanData(h, logFiles, i)
 		}
 		if err != nil {
 			return h, err
@@ -200,16 +205,16 @@ func (b *Branch) logBack(h plumbing.Hash, total, at int64) (plumbing.Hash, error
 		if !ok {
 			return h, fmt.Errorf("the log's chunks hold fewer than the %d bytes committed", committed)
 		}
-		if h, err = b.objs.fanDrop(h, logFiles, i); err != nil {
+		if h, err = r.o.fanDrop(h, logFiles, i); err != nil {
 			return h, err
 		}
 		if total -= int64(len(data)); total >= at {
 			continue
 		}
 		// The checkpoint ends inside this chunk.
-		cut, err := b.objs.putBlob(data[:at-total])
+		cut, err := r.o.putBlob(data[:at-total])
 		if err == nil {
-			h, err = b.objs.fanPut(h, logFiles, i, cut)
+			h, err = r.o.fanPut(h, logFiles, i, cut)
 		}
 		if err != nil {
 			return h, err

@@ -112,9 +112,6 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if err := b.store.flush(nil); err != nil { // a write of an earlier save failed
-		return err
-	}
 	if err := b.view(ctx); err != nil {
 		return err
 	}
@@ -128,26 +125,19 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	*cp = next
 	// The checkpoint is committed: a failed collection costs disk space
 	// only, and is tried again past the next limits.
-	_ = b.maybeGC()
+	_ = b.cache.maybeGC(b.head)
 	return nil
 }
 
 // prepare returns cp as it will be committed, and stores this save's files.
 func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
 	var f saveFiles
-	next := *cp
-	if len(c.Ledger) > 0 {
-		next.LedgerChunks++
-		next.LedgerEvents += c.Events
-	}
-	next.LogBytes += int64(len(c.Log))
-	next.Version = Version
-	next.UpdatedAt = b.now().UTC().Round(0)
+	next := advance(cp, c, b.now())
 	if c.KeepWorkspace {
 		f.workspace = b.keptWorkspace(cp.RunID)
 	}
 	if f.workspace.IsZero() && !c.Interrupted {
-		ws, err := b.hasher.WriteObjects(ctx, b.store)
+		ws, err := b.hasher.WriteObjects(ctx, b.cache.store)
 		if err != nil {
 			return next, f, err
 		}
@@ -272,7 +262,7 @@ func (b *Branch) pushOnce(ctx context.Context, cp, next *Checkpoint, f saveFiles
 		return err
 	}
 	b.head, b.tree = commit, root
-	b.saw(commit)
+	b.cache.saw(commit)
 	return nil
 }
 
@@ -336,7 +326,7 @@ func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint)
 	}
 	objs = append(objs, commit)
 	start := time.Now()
-	err = b.remote.push(ctx, b.store, b.head, commit, objs)
+	err = b.remote.push(ctx, b.cache.store, b.head, commit, objs)
 	b.exchange += time.Since(start)
 	return commit, err
 }

@@ -20,8 +20,7 @@ import (
 type objects struct {
 	s       storage.Storer
 	trees   map[plumbing.Hash][]object.TreeEntry
-	recent  recentBlobs // the content of the blobs stored lately
-	written int         // objects stored (see Branch.cacheSize)
+	written int // objects stored (see cache.cacheSize)
 }
 
 // maxCachedTrees bounds the decoded trees kept; the cache is dropped when full.
@@ -81,11 +80,7 @@ func (o *objects) putBlob(data []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := o.put(obj)
-	if err == nil {
-		o.recent.add(h, data)
-	}
-	return h, err
+	return o.put(obj)
 }
 
 // put stores obj unless the store has it.
@@ -108,9 +103,6 @@ func (o *objects) putCommit(c *object.Commit) (plumbing.Hash, error) {
 
 // blob returns the content of blob h.
 func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
-	if data, ok := o.recent.get(h); ok {
-		return data, nil
-	}
 	obj, err := o.s.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)

@@ -5,6 +5,13 @@
 // It stores and loads; it never decides anything about a run. Every save is
 // atomic: a process killed at any instant leaves either the previous
 // checkpoint or the new one, never a torn mix.
+//
+// Two mechanisms stay hand-written where go-git might seem to do them: the
+// branch: store's push sends only the objects a save made, through
+// package gitremote's compare-and-swap exchange (go-git's Push walks all
+// that the remote's refs reach), and its local cache is collected here
+// (go-git's Prune and RepackObjects walk every parent, which a cache
+// fetched at depth 1 lacks).
 package state
 
 import (

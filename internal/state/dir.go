@@ -21,7 +21,6 @@ import (
 //	runs/<run-id>/reviews.json      the checkpoint's Decisions, as a JSON array (a view for people and tools)
 //	runs/<run-id>/run.log           the human-readable log
 //	runs/<run-id>/.lock             flocked by the process that holds the run
-//	runs/<run-id>/.checkpoint.json.prev the last checkpoint made durable, while a later one may not be
 //
 // checkpoint.json is the only commit point: the ledger, the log and the
 // summaries are read only up to the counts it records, so anything an
@@ -36,12 +35,8 @@ type Dir struct {
 	root *os.Root
 	now  func() time.Time
 
-	mu      sync.Mutex
-	runs    map[string]*sync.Mutex // per run id, held by Save
-	reviews map[string][]byte      // per run id, the reviews.json a save of this Dir made durable
-	tips    map[string]tip         // per run id, its commit point as this Dir last wrote or read it
-	flushes map[string]*flush      // per run id, the fsync that makes its last commit durable, if running
-	flushFn func(rel string) error // fsyncs a run's directory after its commit; nil is syncDir (tests replace it)
+	mu   sync.Mutex
+	runs map[string]*sync.Mutex // per run id, held by Save
 }
 
 // Names of a run's files, relative to its directory.
@@ -69,22 +64,15 @@ func OpenDir(path string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state directory %q: %w", path, err)
 	}
-	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}, reviews: map[string][]byte{},
-		tips: map[string]tip{}, flushes: map[string]*flush{}}, nil
+	return &Dir{path: abs, root: root, now: time.Now, runs: map[string]*sync.Mutex{}}, nil
 }
 
 // Path is the store's directory, absolute.
 func (d *Dir) Path() string { return d.path }
 
-// Close waits until every checkpoint saved is durable, then releases the
-// directory; it reports a checkpoint that could not be made durable. Locks
-// taken with Lock stay held until their unlock functions are called.
-func (d *Dir) Close() error { return errors.Join(d.settleAll(), d.root.Close()) }
-
-// Durable waits until every checkpoint saved is durable (the background
-// flush of each run's last save has ended) and reports one that could not
-// be made so.
-func (d *Dir) Durable() error { return d.settleAll() }
+// Close releases the directory. Locks taken with Lock stay held until
+// their unlock functions are called.
+func (d *Dir) Close() error { return d.root.Close() }
 
 // runDir is a run's directory relative to the store; id must be valid.
 func runDir(id string) string { return filepath.Join(runsDir, filepath.FromSlash(id)) }
@@ -118,10 +106,7 @@ func (d *Dir) Load(ctx context.Context, runID string) (*Checkpoint, error) {
 }
 
 // load reads and validates checkpoint.json. It is the only reader of the
-// commit point; every other reader goes through it. A checkpoint.json
-// that a crash of the machine tore (tornError: a fast-path save's flush
-// had not ended) is passed over for the checkpoint before it, kept
-// durable as .checkpoint.json.prev.
+// commit point; every other reader goes through it.
 func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	if err := ValidRunID(runID); err != nil {
 		return nil, err
@@ -129,23 +114,12 @@ func (d *Dir) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cp, err := d.loadFile(runID, checkpointFile)
-	var torn tornError
-	if !errors.As(err, &torn) {
-		return cp, err
-	}
-	if prev, perr := d.loadFile(runID, prevFile); perr == nil {
-		return prev, nil
-	}
-	return nil, err
+	return d.loadFile(runID)
 }
 
-// loadFile reads and validates the checkpoint in the run's file name
-// (checkpoint.json or .checkpoint.json.prev), and the files it says it
-// wrote.
-func (d *Dir) loadFile(runID, name string) (*Checkpoint, error) {
-	run := runDir(runID)
-	rel := filepath.Join(run, name)
+// loadFile reads and validates the run's checkpoint.json.
+func (d *Dir) loadFile(runID string) (*Checkpoint, error) {
+	rel := filepath.Join(runDir(runID), checkpointFile)
 	data, err := d.readFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
@@ -153,19 +127,14 @@ func (d *Dir) loadFile(runID, name string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cp diskCheckpoint
+	var cp Checkpoint
 	if err := json.Unmarshal(data, &cp); err != nil {
-		return nil, tornError{fmt.Errorf("%s is corrupt: %w", d.abs(rel), err)}
+		return nil, fmt.Errorf("%s is corrupt: %w", d.abs(rel), err)
 	}
-	if err := checkLoaded(&cp.Checkpoint, runID); err != nil {
+	if err := checkLoaded(&cp, runID); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.abs(rel), err)
 	}
-	if cp.Written != nil {
-		if err := d.verify(run, &cp.Checkpoint, cp.Written); err != nil {
-			return nil, tornError{fmt.Errorf("%s is torn: %w", d.abs(rel), err)}
-		}
-	}
-	return &cp.Checkpoint, nil
+	return &cp, nil
 }
 
 func checkLoaded(cp *Checkpoint, runID string) error {

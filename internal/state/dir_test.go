@@ -111,9 +111,9 @@ func TestNothingWrittenOutsideTheStore(t *testing.T) {
 }
 
 // TestReviewsRewrittenOnlyWhenTheyChange: a save replaces reviews.json
-// only when the decisions differ from what an earlier save of the same Dir
-// made durable there, or when the file no longer holds them (someone
-// replaced it); otherwise the file, its inode included, stays as it was.
+// only when the decisions differ from what the file holds (an earlier
+// save's, or someone else's); otherwise the file, its inode included,
+// stays as it was.
 func TestReviewsRewrittenOnlyWhenTheyChange(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -8,9 +8,6 @@ import (
 // SetClock makes d stamp checkpoints with now instead of time.Now.
 func SetClock(d *Dir, now func() time.Time) { d.now = now }
 
-// SetFlush makes d fsync a run's directory after a commit with flush.
-func SetFlush(d *Dir, flush func(rel string) error) { d.flushFn = flush }
-
 // SetBranchClock makes b stamp checkpoints and commits with now instead of
 // time.Now.
 func SetBranchClock(b *Branch, now func() time.Time) {
@@ -24,8 +21,8 @@ func SetBranchClock(b *Branch, now func() time.Time) {
 func SetCacheLimits(b *Branch, loose, packs int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.limits = cacheLimits{loose, packs}
-	b.gcAt = b.limits
+	b.cache.limits = cacheLimits{loose, packs}
+	b.cache.gcAt = b.cache.limits
 }
 
 // SeedRun commits iterations cp.Iteration+1 to n of cp's run to the
@@ -58,7 +55,7 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 		return err
 	}
 	b.head, b.tree = head, root
-	b.saw(head)
+	b.cache.saw(head)
 	return nil
 }
 
@@ -66,8 +63,8 @@ func SeedRun(ctx context.Context, b *Branch, cp *Checkpoint, n int, commit func(
 func CollectCache(b *Branch) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.gcAt = cacheLimits{}
-	return b.maybeGC()
+	b.cache.gcAt = cacheLimits{}
+	return b.cache.maybeGC(b.head)
 }
 
 // SetBeforePush makes each push of b's saves run fn first, and b's retry
@@ -79,44 +76,9 @@ func SetBeforePush(b *Branch, fn func()) {
 	b.retry.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 }
 
-// StopWriting makes b's writer stop, as a process killed then would,
-// once it wrote what b holds now: what later saves store stays in memory
-// only, and no later hint is written.
-func StopWriting(b *Branch) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := b.store.wait(); err != nil {
-		panic(err)
-	}
-	b.store.mu.Lock()
-	defer b.store.mu.Unlock()
-	b.store.stopped = true
-}
-
-// SetPackAt makes b write the objects it holds once n are held.
-func SetPackAt(b *Branch, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.store.mu.Lock()
-	defer b.store.mu.Unlock()
-	b.store.packAt = n
-}
-
 // ExchangeTime is the time b's saves spent in receive-pack exchanges.
 func ExchangeTime(b *Branch) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.exchange
 }
-
-// WriteHeld writes what b holds in memory to its local state repository
-// and waits (as Close does, without closing).
-func WriteHeld(b *Branch) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.store.wait()
-}
-
-// Settle waits for the background flush of run id's last save on d, if
-// one is running, and returns its error.
-func Settle(d *Dir, id string) error { return d.settle(id) }

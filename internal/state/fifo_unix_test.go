@@ -57,51 +57,19 @@ func TestDirStoreNeverBlocksOnAFIFO(t *testing.T) {
 	}
 }
 
-// TestTornCheckNeverBlocksOnAFIFO: a load checks the log a fast-path
-// checkpoint appended to (TestTornCheckpointFallsBack); an agent that puts
-// a FIFO in the log's place makes that check fail at once, and the load
-// falls back, instead of waiting for a writer forever.
-func TestTornCheckNeverBlocksOnAFIFO(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cp, run := savedTwice(t, dir, "fifo/tail", true)
-	log := filepath.Join(run, "run.log")
-	if err := os.Remove(log); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(log, 0o644); err != nil {
-		t.Skip(err)
-	}
-	done := make(chan *state.Checkpoint, 1)
-	go func() {
-		got, err := openStore(t, dir).Load(context.Background(), cp.RunID)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
-	select {
-	case got := <-done:
-		if got != nil && got.Iteration != 1 {
-			t.Errorf("Load with the log a FIFO: iteration %d, want the checkpoint before (1)", got.Iteration)
-		}
-	case <-time.After(fifoBound):
-		t.Fatal("Load blocked on a FIFO in the log's place")
-	}
-}
-
 // TestDirSaveNeverBlocksOnAFIFO: an agent can put FIFOs where the next
-// save writes (the next chunk and summary, which a save writes in place
-// and prepares empty ahead of it, and the temporary checkpoint file):
-// saves fail with an error instead of waiting for a reader forever, and
-// the committed checkpoint stands.
+// save writes: in the next chunk's and summary's places, which the save's
+// renames replace without opening them, and in their temporary files'
+// and the temporary checkpoint file's, where the saves fail with an error
+// instead of waiting for a reader forever, and the committed checkpoint
+// stands.
 func TestDirSaveNeverBlocksOnAFIFO(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	d := openStore(t, dir)
 	ctx := t.Context()
 	run := filepath.Join(dir, "runs", "fifo", "save")
-	for _, rel := range []string{"ledger/0001.jsonl", "summaries/0002.md"} {
+	for _, rel := range []string{"ledger/0001.jsonl", "summaries/0002.md", "ledger/.0002.jsonl.tmp", "summaries/.0003.md.tmp"} {
 		p := filepath.Join(run, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -125,17 +93,21 @@ func TestDirSaveNeverBlocksOnAFIFO(t *testing.T) {
 	}
 	cp.Iteration = 1
 	if err := bounded("save 1", func() error { return d.Save(ctx, cp, commitFor(1)) }); err != nil {
-		t.Fatal(err) // it writes neither FIFO; preparing them after must not hang either
+		t.Fatal(err) // it writes neither FIFO
+	}
+	cp.Iteration = 2
+	if err := bounded("save 2", func() error { return d.Save(ctx, cp, commitFor(2)) }); err != nil {
+		t.Fatal(err) // its renames replace the FIFOs
 	}
 	next := *cp
-	next.Iteration = 2
-	if err := bounded("save 2", func() error { return d.Save(ctx, &next, commitFor(2)) }); err == nil {
-		t.Error("save 2 wrote into FIFOs")
+	next.Iteration = 3
+	if err := bounded("save 3", func() error { return d.Save(ctx, &next, commitFor(3)) }); err == nil {
+		t.Error("save 3 wrote into FIFOs")
 	}
-	if err := os.Remove(filepath.Join(run, "ledger", "0001.jsonl")); err != nil {
+	if err := os.Remove(filepath.Join(run, "ledger", ".0002.jsonl.tmp")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(run, "summaries", "0002.md")); err != nil {
+	if err := os.Remove(filepath.Join(run, "summaries", ".0003.md.tmp")); err != nil {
 		t.Fatal(err)
 	}
 	tmp := filepath.Join(run, ".checkpoint.json.tmp")
@@ -145,11 +117,11 @@ func TestDirSaveNeverBlocksOnAFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(tmp, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := bounded("save 2 again", func() error { return d.Save(ctx, &next, commitFor(2)) }); err == nil {
-		t.Error("save 2 wrote its checkpoint into a FIFO")
+	if err := bounded("save 3 again", func() error { return d.Save(ctx, &next, commitFor(3)) }); err == nil {
+		t.Error("save 3 wrote its checkpoint into a FIFO")
 	}
-	if got, err := openStore(t, dir).Load(ctx, cp.RunID); err != nil || got.Iteration != 1 {
-		t.Errorf("after the refused saves the checkpoint is %+v, %v; want iteration 1", got, err)
+	if got, err := openStore(t, dir).Load(ctx, cp.RunID); err != nil || got.Iteration != 2 {
+		t.Errorf("after the refused saves the checkpoint is %+v, %v; want iteration 2", got, err)
 	}
 	if err := bounded("Close", d.Close); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -12,9 +11,7 @@ import (
 // ErrLocked when someone else holds it. The lock is released by unlock or
 // by the death of the process, however it dies; calling unlock again does
 // nothing more. Each Lock opens the file anew, so a second Lock of the same
-// run fails even within one process. Unlock first waits until the run's
-// last checkpoint saved through d is durable (see Save), and reports it if
-// it could not be made so.
+// run fails even within one process.
 func (d *Dir) Lock(runID string) (unlock func() error, err error) {
 	if err := ValidRunID(runID); err != nil {
 		return nil, fmt.Errorf("lock run %q: %w", runID, err)
@@ -31,9 +28,8 @@ func (d *Dir) Lock(runID string) (unlock func() error, err error) {
 	var uerr error
 	return func() error {
 		once.Do(func() {
-			uerr = d.settle(runID)
 			if err := release(); err != nil {
-				uerr = errors.Join(uerr, fmt.Errorf("unlock run %q: %w", runID, err))
+				uerr = fmt.Errorf("unlock run %q: %w", runID, err)
 			}
 		})
 		return uerr

@@ -69,13 +69,7 @@ func (d *Dir) runIDs() ([]string, error) {
 // wrapping ErrNotFound when the store has none.
 func (d *Dir) Latest(ctx context.Context) (string, error) {
 	runs, err := d.Runs(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(runs) == 0 {
-		return "", fmt.Errorf("latest run in %q: %w", d.path, ErrNotFound)
-	}
-	return runs[0].ID, nil
+	return latest(runs, err, fmt.Sprintf("in %q", d.path))
 }
 
 // Ledger returns the committed ledger of a run: chunks 0 to
@@ -128,9 +122,8 @@ func (d *Dir) Summary(ctx context.Context, runID string, iteration int) (string,
 	if err != nil {
 		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
-	if iteration < 0 || iteration > cp.Iteration {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration,
-			notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration)))
+	if err := uncommitted(cp, iteration); err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
 	}
 	rel := filepath.Join(runDir(runID), summariesDir, summaryName(iteration))
 	data, err := d.readFile(rel)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -88,6 +89,41 @@ func OpenStore(ctx context.Context, spec, root string, opts RemoteOptions) (Stor
 		return nil, fmt.Errorf("state store %q: %w", spec, err)
 	}
 	return b, nil
+}
+
+// latest is the first of runs, a store's listing (where names it), or
+// an error wrapping ErrNotFound when there is none.
+func latest(runs []RunInfo, err error, where string) (string, error) {
+	switch {
+	case err != nil:
+		return "", err
+	case len(runs) == 0:
+		return "", fmt.Errorf("latest run %s: %w", where, ErrNotFound)
+	}
+	return runs[0].ID, nil
+}
+
+// advance is cp as a save of c commits it at now: the ledger and log
+// counts, the format version and the time.
+func advance(cp *Checkpoint, c Commit, now time.Time) Checkpoint {
+	next := *cp
+	if len(c.Ledger) > 0 {
+		next.LedgerChunks++
+		next.LedgerEvents += c.Events
+	}
+	next.LogBytes += int64(len(c.Log))
+	next.Version = Version
+	next.UpdatedAt = now.UTC().Round(0)
+	return next
+}
+
+// uncommitted refuses to read the summary of an iteration the checkpoint
+// cp does not cover.
+func uncommitted(cp *Checkpoint, iteration int) error {
+	if iteration < 0 || iteration > cp.Iteration {
+		return notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration))
+	}
+	return nil
 }
 
 // sortRuns orders runs as List returns them: the most recently updated

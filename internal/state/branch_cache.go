@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -12,11 +14,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // The local state repository would grow by every checkpoint's objects
-// (the saves' trees and blobs, written a few hundred at a time as a pack,
-// see pending, and a pack per fetch) for as long as the loop runs. It is
+// (the saves' trees and blobs, written loose, and a pack per fetch) for as long as the loop runs. It is
 // kept bounded: once it holds cacheLimits.loose objects added since the
 // last collection (loose ones, and those the saves added in packs) or
 // cacheLimits.packs packs, the objects
@@ -29,6 +33,27 @@ import (
 // every Branch holds a shared lock on the cache while it is open, and the
 // collection runs only when it can take that lock exclusively (nobody
 // else has the cache open); otherwise it is tried again later.
+
+// cache is a Branch's local state repository: the objects, the hint of
+// the head it last saw on the remote, and the collection that keeps it
+// bounded. Callers hold the Branch's mutex.
+type cache struct {
+	path  string              // for messages
+	store *filesystem.Storage // the repository
+	objs  *objects            // the Branch's, whose decoded trees a collection drops
+	hint  string              // the hint file (see saw)
+	haves []plumbing.Hash     // the commits it holds whole, newest first, offered to the remote
+
+	lock      *sharedLock // held shared while open; exclusively to collect (see maybeGC)
+	limits    cacheLimits
+	gcAt      cacheLimits // the sizes at which maybeGC collects next
+	looseBase int         // loose objects counted in the cache; -1 before the first count
+}
+
+// close releases the repository and the shared lock.
+func (c *cache) close() error {
+	return errors.Join(c.store.Close(), c.lock.release())
+}
 
 // cacheLimits are the sizes past which the cache is collected.
 type cacheLimits struct{ loose, packs int }
@@ -47,39 +72,36 @@ type gcStorer interface {
 }
 
 // maybeGC collects the cache when it has grown past the limits since the
-// last collection. Callers hold b.mu. A failure leaves the cache usable:
+// last collection. Callers hold the Branch's mutex. A failure leaves the cache usable:
 // objects are deleted only once the new pack is whole.
-func (b *Branch) maybeGC() error {
-	loose, packs, err := b.cacheSize()
-	if err != nil || (loose < b.gcAt.loose && packs < b.gcAt.packs) {
+func (c *cache) maybeGC(head plumbing.Hash) error {
+	loose, packs, err := c.cacheSize()
+	if err != nil || (loose < c.gcAt.loose && packs < c.gcAt.packs) {
 		return err
 	}
-	b.gcAt = cacheLimits{loose + b.limits.loose, packs + b.limits.packs}
-	if b.head.IsZero() {
+	c.gcAt = cacheLimits{loose + c.limits.loose, packs + c.limits.packs}
+	if head.IsZero() {
 		return nil
 	}
-	if !b.cacheLock.tryExclusive() {
+	if !c.lock.tryExclusive() {
 		// Someone else has the cache open: next time. Between losing the
 		// shared lock and taking it again, that process may collect the
 		// cache: read its packs afresh, and view refetches when this
 		// Branch's head went with the collection.
-		err := b.cacheLock.shared()
-		b.reindex()
+		err := c.lock.shared()
+		c.reindex()
 		return err
 	}
-	defer b.cacheLock.shared()
-	if err := b.store.wait(); err != nil {
-		return err
-	}
-	kept, err := b.gc()
+	defer c.lock.shared()
+	kept, err := c.gc(head)
 	if err != nil {
-		return fmt.Errorf("collect the local state repository %q: %w", b.opts.Cache, err)
+		return fmt.Errorf("collect the local state repository %q: %w", c.path, err)
 	}
 	// The next collection waits for as many new objects as this one kept
 	// (at least the limit), so that collecting a large head costs each
 	// save a constant share, however long the run.
-	b.gcAt = cacheLimits{max(b.limits.loose, kept), b.limits.packs + 1}
-	b.looseBase, b.objs.written = 0, 0
+	c.gcAt = cacheLimits{max(c.limits.loose, kept), c.limits.packs + 1}
+	c.looseBase, c.objs.written = 0, 0
 	return nil
 }
 
@@ -88,36 +110,36 @@ func (b *Branch) maybeGC() error {
 // counted once per Branch (or after a collection); then those this Branch
 // stored are added (the workspace's changed files are counted at the next
 // count).
-func (b *Branch) cacheSize() (loose, packs int, err error) {
-	var s gcStorer = b.store
+func (c *cache) cacheSize() (loose, packs int, err error) {
+	var s gcStorer = c.store
 	ps, err := s.ObjectPacks()
 	if err != nil {
 		return 0, 0, err
 	}
-	if b.looseBase < 0 {
+	if c.looseBase < 0 {
 		n := 0
 		if err := s.ForEachObjectHash(func(plumbing.Hash) error { n++; return nil }); err != nil {
 			return 0, 0, err
 		}
-		b.looseBase, b.objs.written = n, 0
+		c.looseBase, c.objs.written = n, 0
 	}
-	return b.looseBase + b.objs.written, len(ps), nil
+	return c.looseBase + c.objs.written, len(ps), nil
 }
 
 // gc writes the objects of the head to one pack, then deletes every loose
 // object and every other pack, and returns how many objects it kept.
 // Callers hold the cache exclusively.
-func (b *Branch) gc() (int, error) {
-	keep, err := b.reachable(b.head)
+func (c *cache) gc(head plumbing.Hash) (int, error) {
+	keep, err := c.reachable(head)
 	if err != nil {
 		return 0, err
 	}
-	return len(keep), b.repack(keep)
+	return len(keep), c.repack(head, keep)
 }
 
 // repack writes keep to one pack and deletes every other object.
-func (b *Branch) repack(keep []plumbing.Hash) error {
-	var s gcStorer = b.store
+func (c *cache) repack(head plumbing.Hash, keep []plumbing.Hash) error {
+	var s gcStorer = c.store
 	old, err := s.ObjectPacks()
 	if err != nil {
 		return err
@@ -130,7 +152,7 @@ func (b *Branch) repack(keep []plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	_, err = packfile.NewEncoder(w, b.store, false).Encode(keep, 10)
+	_, err = packfile.NewEncoder(w, c.store, false).Encode(keep, 10)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
@@ -154,22 +176,22 @@ func (b *Branch) repack(keep []plumbing.Hash) error {
 			return err
 		}
 	}
-	b.reindex()
-	b.haves = []plumbing.Hash{b.head}
+	c.reindex()
+	c.haves = []plumbing.Hash{head}
 	return nil
 }
 
 // reindex forgets what the store knew of its packs and the decoded trees,
 // after a collection.
-func (b *Branch) reindex() {
-	b.store.Reindex()
-	clear(b.objs.trees)
+func (c *cache) reindex() {
+	c.store.Reindex()
+	clear(c.objs.trees)
 }
 
 // reachable returns commit h and every object of its tree (never a
 // submodule's commit, which belongs to another repository).
-func (b *Branch) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
-	c, err := object.GetCommit(b.store, h)
+func (c *cache) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
+	commit, err := object.GetCommit(c.store, h)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +204,7 @@ func (b *Branch) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
 		}
 		seen[t] = true
 		out = append(out, t)
-		es, err := b.objs.tree(t)
+		es, err := c.objs.tree(t)
 		if err != nil {
 			return err
 		}
@@ -201,5 +223,55 @@ func (b *Branch) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
 		}
 		return nil
 	}
-	return out, walk(c.TreeHash)
+	return out, walk(commit.TreeHash)
+}
+
+// readHint returns the head this cache last saw, if the store has it.
+func (c *cache) readHint() []plumbing.Hash {
+	data, err := readHintFile(c.hint)
+	if err != nil {
+		return nil
+	}
+	h := plumbing.NewHash(strings.TrimSpace(string(data)))
+	if h.IsZero() || c.store.HasEncodedObject(h) != nil {
+		return nil
+	}
+	return []plumbing.Hash{h}
+}
+
+// saw records that the remote has commit h and the store holds it whole,
+// and writes the hint.
+func (c *cache) saw(h plumbing.Hash) {
+	if h.IsZero() || (len(c.haves) > 0 && c.haves[0] == h) {
+		return
+	}
+	c.haves = append([]plumbing.Hash{h}, c.haves...)
+	if len(c.haves) > maxHaves {
+		c.haves = c.haves[:maxHaves]
+	}
+	c.writeHint(h)
+}
+
+// writeHint records h as the head the repository holds whole. The hint is
+// an optimisation: a failure to write it costs a fuller fetch.
+func (c *cache) writeHint(h plumbing.Hash) {
+	file := c.hint
+	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
+		_ = workspace.Atomic{Perm: 0o644}.WriteFile(file, []byte(h.String()+"\n"))
+	}
+}
+
+// maxHaves bounds the commits offered to the remote as already present.
+const maxHaves = 4
+
+// readHintFile reads a hint without blocking on a FIFO in its place: the
+// cache lies in the loop root by default, within agents' reach.
+func readHintFile(path string) ([]byte, error) {
+	dir, name := filepath.Split(path)
+	r, err := workspace.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return workspace.ReadFile(r, name, 1<<10)
 }
