@@ -49,7 +49,7 @@ func agent(t *testing.T, name string) string {
 // "second"), an uncommitted change (b.txt) and an untracked file (u.txt).
 func repoEnv(t *testing.T) *env {
 	t.Helper()
-	e := newEnv(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n", "d/c.txt": "c\n", ".gitignore": "*.log\n"}, false)
+	e := newEnv(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n", "d/c.txt": "c\n", ".gitignore": "*.log\n"})
 	git(t, e.root, "init", "-q", "-b", "main")
 	git(t, e.root, "add", "-A")
 	git(t, e.root, "commit", "-qm", "first")
@@ -188,7 +188,7 @@ func TestShallowRootRepository(t *testing.T) {
 
 func TestRootWithoutRepositoryGetsAPlainCopy(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, map[string]string{"a.txt": "one\n", ".git/info/exclude": "x\n"}, false)
+	e := newEnv(t, map[string]string{"a.txt": "one\n", ".git/info/exclude": "x\n"})
 	dir := e.prepare("coder")
 	if got := readFile(t, dir, ".git"); got != "<none>" {
 		t.Errorf("worktree .git = %q, want none: the root has no repository", got)

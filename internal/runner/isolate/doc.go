@@ -13,11 +13,12 @@
 // id and mode) the path had in the root when the worktree was last seeded
 // or published. Publishing copies into the root only what a node changed
 // relative to its base, and only while the root still holds that base: the
-// first writer of a path wins and the loser is reported. On Linux an
-// inotify watch on each worktree tells Publish which paths were touched, so
-// its cost follows the number of changed files, not the size of the
-// repository; when events are lost (queue overflow, no watches left) or
-// elsewhere, a stat walk compared with the base is used.
+// first writer of a path wins and the loser is reported. What a node
+// changed is found by a stat walk of its worktree compared with the base,
+// whose cost follows the size of the worktree (about 0.1 s for 10,000
+// files); an inotify watcher that made it follow the number of changed
+// files was dropped: 300 lines for a tenth of a second an iteration,
+// beside agents that take minutes.
 //
 // This package never publishes into the loop root's .git or .loop (its own
 // files live in .loop/worktrees), never publishes a node's .git, never
