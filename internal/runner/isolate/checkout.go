@@ -1,14 +1,17 @@
 package isolate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -128,9 +131,9 @@ func writeNew(r *os.Root, name string, data []byte) error {
 // root's HEAD nor the node's objects hold, from the worktree. A base the
 // worktree no longer holds and no object holds is left out (git then
 // shows the path as untracked). It returns the tree and its index entries.
-func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntry, error) {
+func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []*gitindex.Entry, error) {
 	root := &treeDir{}
-	entries := make([]indexEntry, 0, len(t.base))
+	entries := make([]*gitindex.Entry, 0, len(t.base))
 	for _, p := range sortedKeys(t.base) {
 		e := t.base[p]
 		id := plumbing.Hash(e.st.id)
@@ -148,10 +151,28 @@ func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntr
 		}
 		mode := gitMode(e.st.kind)
 		root.add(p, mode, id)
-		entries = append(entries, indexEntry{path: p, mode: mode, id: id, key: e.seen.Key})
+		entries = append(entries, indexEntry(p, mode, id, e.seen.Key))
 	}
 	id, err := root.write(o)
 	return id, entries, err
+}
+
+// indexEntry is the index entry of p: its base, and the stat of the
+// worktree's file when it last held that base. Should the file have
+// changed since, git sees a different stat and compares the content.
+func indexEntry(p string, mode filemode.FileMode, id plumbing.Hash, key workspace.StatKey) *gitindex.Entry {
+	size, mtime, ctime, dev, ino := key.IndexStat()
+	return &gitindex.Entry{Name: p, Mode: mode, Hash: id, Size: uint32(size), Dev: uint32(dev), Inode: uint32(ino),
+		ModifiedAt: time.Unix(0, mtime), CreatedAt: time.Unix(0, ctime), UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+}
+
+// writeIndex writes the node's index of entries (git's format, version 2).
+func writeIndex(r *os.Root, entries []*gitindex.Entry) error {
+	var b bytes.Buffer
+	if err := gitindex.NewEncoder(&b).Encode(&gitindex.Index{Version: 2, Entries: entries}); err != nil {
+		return err
+	}
+	return writeNew(r, ".git/index", b.Bytes())
 }
 
 func gitMode(k kind) filemode.FileMode {
