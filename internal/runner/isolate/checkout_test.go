@@ -197,3 +197,25 @@ func TestRootWithoutRepositoryGetsAPlainCopy(t *testing.T) {
 		t.Errorf("a.txt in the worktree = %q", got)
 	}
 }
+
+// TestNodeRepoKeepsOnlyItsObjects checks what a fresh .git keeps of the
+// one before: its loose objects, and nothing of objects/info, where git
+// would read grafts.
+func TestNodeRepoKeepsOnlyItsObjects(t *testing.T) {
+	t.Parallel()
+	e := repoEnv(t)
+	dir := e.prepare("coder")
+	writeFile(t, dir, ".git/objects/info/grafts", "planted\n")
+	writeFile(t, dir, ".git/objects/info/packs", "planted\n")
+	writeFile(t, dir, ".git/objects/zz/kept", "an object of the node's\n")
+	e.m.BeginIteration()
+	e.prepare("coder")
+	entries, err := os.ReadDir(filepath.Join(dir, ".git", "objects", "info"))
+	if err != nil || len(entries) != 1 || entries[0].Name() != "alternates" {
+		t.Errorf(".git/objects/info = %v, %v; want only alternates", entries, err)
+	}
+	if got := readFile(t, dir, ".git/objects/zz/kept"); got != "an object of the node's\n" {
+		t.Errorf("a loose object of the node's = %q, want it kept", got)
+	}
+	checkFreshRepo(t, e.root, dir)
+}
