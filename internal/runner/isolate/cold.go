@@ -2,9 +2,11 @@ package isolate
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -47,7 +49,7 @@ func byDir(files []string) []dirGroup {
 	var groups []dirGroup
 	for i, p := range files {
 		dir, name := path.Split(p)
-		dir = trimSlash(dir)
+		dir = strings.TrimSuffix(dir, "/")
 		if len(groups) == 0 || groups[len(groups)-1].dir != dir {
 			groups = append(groups, dirGroup{dir: dir, from: i})
 		}
@@ -80,7 +82,7 @@ func copyDir(ctx context.Context, src, dst *os.Root, g dirGroup, out []seeded, l
 			return err
 		}
 		if fi.Mode().IsRegular() && fi.Size() > limit {
-			return tooLarge(join(g.dir, name), fi, limit)
+			return workspace.CheckFileSize(join(g.dir, name), fi.Size(), limit)
 		}
 		c, err := workspace.CopyNew(ctx, s, d, name, fi)
 		if missing(err) {
@@ -94,19 +96,5 @@ func copyDir(ctx context.Context, src, dst *os.Root, g dirGroup, out []seeded, l
 	return nil
 }
 
-func trimSlash(dir string) string {
-	if dir != "" && dir[len(dir)-1] == '/' {
-		return dir[:len(dir)-1]
-	}
-	return dir
-}
-
 // sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -2,7 +2,6 @@ package isolate
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -126,13 +126,14 @@ func (o *objectWriter) blob(p string, want state) (bool, error) {
 		return false, err
 	}
 	var rd io.Reader
+	size := fi.Size()
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := o.r.Readlink(p)
 		if err != nil {
 			return false, err
 		}
-		rd, fi = bytes.NewReader([]byte(target)), linkInfo{fi, int64(len(target))}
+		rd, size = strings.NewReader(target), int64(len(target))
 	case fi.Mode().IsRegular():
 		f, err := o.r.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 		if err != nil {
@@ -143,20 +144,12 @@ func (o *objectWriter) blob(p string, want state) (bool, error) {
 	default:
 		return false, nil
 	}
-	id, err := o.write(plumbing.BlobObject, fi.Size(), rd)
+	id, err := o.write(plumbing.BlobObject, size, rd)
 	if err != nil || workspace.ObjectID(id) == want.id {
 		return err == nil, err
 	}
 	return false, o.r.Remove(o.name(id)) // not the base: the node's own content
 }
-
-// linkInfo is a link's lstat result with the size of its target text.
-type linkInfo struct {
-	fs.FileInfo
-	size int64
-}
-
-func (l linkInfo) Size() int64 { return l.size }
 
 // treeDir is one directory of a tree being written.
 type treeDir struct {
@@ -167,7 +160,7 @@ type treeDir struct {
 // add adds the file p with mode and id below d.
 func (d *treeDir) add(p string, mode filemode.FileMode, id plumbing.Hash) {
 	for {
-		dir, rest, ok := cutDir(p)
+		dir, rest, ok := strings.Cut(p, "/")
 		if !ok {
 			d.entries = append(d.entries, object.TreeEntry{Name: p, Mode: mode, Hash: id})
 			return
@@ -182,15 +175,6 @@ func (d *treeDir) add(p string, mode filemode.FileMode, id plumbing.Hash) {
 		}
 		d, p = sub, rest
 	}
-}
-
-func cutDir(p string) (dir, rest string, ok bool) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			return p[:i], p[i+1:], true
-		}
-	}
-	return "", p, false
 }
 
 // write writes d's tree and those below it, and returns its id.

@@ -41,7 +41,7 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 
 // seedAll copies every file of the root's snapshot into t's empty worktree.
 func (m *Manager) seedAll(ctx context.Context, t *tree) error {
-	files, err := m.index.files(ctx)
+	files, err := workspace.NewHasher(m.root).Files(ctx)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (m *Manager) adopt(ctx context.Context, t *tree, p string, dirs *dirCheck) 
 		return removeFile(t.r, p, dirs)
 	}
 	if fi.Mode().IsRegular() && fi.Size() > m.limit() {
-		return tooLarge(p, fi, m.limit())
+		return workspace.CheckFileSize(p, fi.Size(), m.limit())
 	}
 	at := m.now()
 	c, err := t.w.Copy(ctx, p, m.index.r, fi)
