@@ -31,4 +31,11 @@
 // root's [workspace.Writer]. It decides nothing about ignore rules itself,
 // and owns no idea of what a file is: blob ids, the stat cache and copies
 // are workspace's.
+//
+// go-git encodes the node's objects and index (objfile, index.Encoder)
+// and reads the root's repository, but the files are written through the
+// worktree's os.Root: go-git's filesystem storage writes through billy,
+// which follows links, and exports no tree builder (treeDir). Before
+// go-git opens the root's repository, repocheck.go makes sure nothing in
+// it is a named pipe, which go-git's plain open would block on.
 package isolate

@@ -21,7 +21,8 @@ type tree struct {
 	w    *workspace.Writer // for copying the root's files in
 	base map[string]*entry
 	// pending holds the paths the node may have changed since they last
-	// matched their base: touched ones, and changes not yet published.
+	// matched their base: those whose stat the last walk found not to
+	// vouch for it, and changes not yet published.
 	pending map[string]struct{}
 	git     bool // .git at the top is the node's repository (see checkout.go)
 }
