@@ -15,10 +15,10 @@
 // relative to its base, and only while the root still holds that base: the
 // first writer of a path wins and the loser is reported. What a node
 // changed is found by a stat walk of its worktree compared with the base,
-// whose cost follows the size of the worktree (about 0.1 s for 10,000
-// files); an inotify watcher that made it follow the number of changed
-// files was dropped: 300 lines for a tenth of a second an iteration,
-// beside agents that take minutes.
+// whose cost follows the size of the worktree: a Publish from a
+// 10,000-file worktree takes some 25 ms on a calm machine, where an
+// inotify watcher (300 lines, dropped) made it follow the number of
+// changed files, some 8 ms.
 //
 // This package never publishes into the loop root's .git or .loop (its own
 // files live in .loop/worktrees), never publishes a node's .git, never
