@@ -1,12 +1,16 @@
 package isolate
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -18,24 +22,37 @@ type seeded struct {
 }
 
 // copyAll copies files (sorted, as workspace lists them) from src into the
-// empty dst, a directory at a time. A file larger than limit is an error,
-// and is not copied.
+// empty dst, a directory at a time on several goroutines: the copies are
+// small and each costs a few system calls, so they overlap well. A file
+// larger than limit is an error, and is not copied.
 func copyAll(ctx context.Context, src, dst *os.Root, files []string, limit int64) ([]seeded, error) {
-	out := make([]seeded, len(files))
-	for _, g := range byDir(files) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	groups := byDir(files)
+	for _, g := range groups {
 		if g.dir != "" {
 			if err := dst.MkdirAll(g.dir, 0o755); err != nil {
 				return nil, err
 			}
 		}
-		if err := copyDir(ctx, src, dst, g, out, limit); err != nil {
-			return nil, err
-		}
 	}
-	return out, nil
+	out := make([]seeded, len(files))
+	var next atomic.Int64
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range min(len(groups), 4*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(groups) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				if err := copyDir(ctx, src, dst, groups[i], out, limit); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out, cmp.Or(first, ctx.Err())
 }
 
 // dirGroup is the files of one directory: files[from:to] of the listing.
