@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/guard"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -138,78 +138,34 @@ func (r *Repo) coGit(ctx context.Context, dir string, env []string, args ...stri
 // hook writes its objects into the user's store) — and the index, when
 // keepIndex. Everything else there goes: an agent's or a check's commits,
 // branches, tags, stash, reflogs, config, hooks, grafts. Only what differs
-// is written, so a repository left as the hook wrote it costs a few reads.
+// is written (guard.Layout), so a repository left as the hook wrote it
+// costs a few reads.
 func (r *Repo) resetGit(dir, commit string, keepIndex bool) error {
 	gitDir, err := r.checkoutGitDir(dir)
 	if err != nil {
 		return err
 	}
-	files := map[string]string{
-		"HEAD":                    commit + "\n",
-		"config":                  r.checkoutConfig(),
-		"info/exclude":            checkoutExclude,
-		"objects/info/alternates": filepath.Join(r.common, "objects") + "\n",
+	files := map[string][]byte{
+		"HEAD":                    []byte(commit + "\n"),
+		"config":                  []byte(r.checkoutConfig()),
+		"info/exclude":            []byte(checkoutExclude),
+		"objects/info/alternates": []byte(filepath.Join(r.common, "objects") + "\n"),
 	}
 	if shallow, err := r.shallow(); err != nil {
 		return err
 	} else if shallow != nil {
-		files["shallow"] = string(shallow)
+		files["shallow"] = shallow
 	}
-	dirs := []string{"info", "objects", "objects/info", "refs", "refs/heads", "refs/tags"}
-	allowed := map[string]bool{}
-	for name := range files {
-		allowed[name] = false
-	}
+	l := guard.Layout{Files: files, Dirs: []string{"refs/heads", "refs/tags"}}
 	if keepIndex {
-		allowed["index"] = false
+		l.Keep = func(rel string, e fs.DirEntry) bool { return rel == "index" && e.Type().IsRegular() }
 	}
-	for _, d := range dirs {
-		allowed[d] = true
-	}
-	if err := prune(gitDir, "", allowed); err != nil {
-		return err
-	}
-	for _, d := range dirs {
-		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
-			return err
-		}
-	}
-	for name, text := range files {
-		p := filepath.Join(gitDir, name)
-		if b, err := os.ReadFile(p); err == nil && string(b) == text {
-			continue
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// prune removes from the directory root/rel every entry allowed does not
-// name (relative to root) as what it is: true for a directory, which
-// prune enters, false for a regular file. A link is never what is allowed.
-func prune(root, rel string, allowed map[string]bool) error {
-	entries, err := workspace.ListDir(filepath.Join(root, rel))
+	root, err := workspace.OpenRoot(gitDir)
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		p := path.Join(rel, e.Name())
-		isDir, ok := allowed[p]
-		switch {
-		case ok && isDir && e.IsDir():
-			if err := prune(root, p, allowed); err != nil {
-				return err
-			}
-		case ok && !isDir && e.Type().IsRegular():
-		default:
-			if err := os.RemoveAll(filepath.Join(root, p)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	defer root.Close()
+	return l.Apply(root)
 }
 
 // checkoutGitDir returns the checkout's git directory, dir/.git, once

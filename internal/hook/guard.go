@@ -2,15 +2,14 @@ package hook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/loop-action/loop-action/internal/guard"
 	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -42,33 +41,34 @@ func (r *Repo) guardOutside(ctx context.Context, env []string) (check func() err
 		return nil, fmt.Errorf("store the working tree before the loop: %w", err)
 	}
 	all := func(string) bool { return true }
-	dirs := []gitFiles{
-		{root: r.common, descend: repoDescend, keep: repoGuarded},
+	sets := []guard.Files{
+		{Root: r.common, Descend: repoDescend, Keep: repoGuarded},
 		// The hook's own files: a forged cache entry would pass a tree
 		// later without measuring it. The checkout is the agents', the
 		// loop's state the runner's.
-		{root: r.loopDir(), descend: notTheLoops, keep: notTheLoops},
+		{Root: r.loopDir(), Descend: notTheLoops, Keep: notTheLoops},
 	}
 	if !within(r.GitDir, r.common) {
-		dirs = append(dirs, gitFiles{root: r.GitDir, descend: repoDescend, keep: repoGuarded})
+		sets = append(sets, guard.Files{Root: r.GitDir, Descend: repoDescend, Keep: repoGuarded})
 	}
 	if !within(r.hooks, r.common) && !within(r.hooks, r.Top) {
-		dirs = append(dirs, gitFiles{root: r.hooks, descend: all, keep: all})
+		sets = append(sets, guard.Files{Root: r.hooks, Descend: all, Keep: all})
 	}
-	for i := range dirs {
-		if err := dirs[i].scan(ctx); err != nil {
-			return nil, fmt.Errorf("record %s before the loop: %w", dirs[i].root, err)
+	before := make([]map[string]workspace.Entry, len(sets))
+	for i, set := range sets {
+		if before[i], err = set.Scan(ctx); err != nil {
+			return nil, fmt.Errorf("record %s before the loop: %w", set.Root, err)
 		}
 	}
 	return func() error {
 		var changed []string
-		for _, d := range dirs {
-			paths, err := d.putBack(ctx)
+		for i, set := range sets {
+			changes, err := set.Restore(ctx, before[i])
 			if err != nil {
-				return fmt.Errorf("an agent of the loop changed %s, and putting it back failed: %w", d.root, err)
+				return fmt.Errorf("an agent of the loop changed %s, and putting it back failed: %w", set.Root, err)
 			}
-			for _, p := range paths {
-				changed = append(changed, r.shown(p))
+			for _, c := range changes {
+				changed = append(changed, r.shown(filepath.Join(set.Root, filepath.FromSlash(c.Path))))
 			}
 		}
 		if after, err := workspace.NewHasherWith(r.Top, k).Snapshot(ctx); err != nil || after != tree {
@@ -138,59 +138,4 @@ func notTheLoops(rel string) bool {
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// gitFiles are the files kept under root, as they were.
-type gitFiles struct {
-	root          string
-	descend, keep func(rel string) bool
-	before        map[string]workspace.Entry
-}
-
-func (g *gitFiles) scan(ctx context.Context) (err error) {
-	g.before, err = g.read(ctx)
-	return err
-}
-
-func (g *gitFiles) read(ctx context.Context) (map[string]workspace.Entry, error) {
-	w, err := workspace.OpenWriter(g.root)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	return w.Scan(ctx, "", g.descend, g.keep)
-}
-
-// putBack makes every kept file what it was and names those it changed.
-func (g *gitFiles) putBack(ctx context.Context) ([]string, error) {
-	now, err := g.read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w, err := workspace.OpenWriter(g.root)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	var changed []string
-	for rel, is := range now {
-		if was, had := g.before[rel]; !had {
-			err = errors.Join(err, w.Remove(rel))
-		} else if !was.Equal(is) {
-			_, perr := w.Put(rel, was)
-			err = errors.Join(err, perr)
-		} else {
-			continue
-		}
-		changed = append(changed, filepath.Join(g.root, rel))
-	}
-	for rel, was := range g.before {
-		if _, has := now[rel]; !has {
-			_, perr := w.Put(rel, was)
-			err = errors.Join(err, perr)
-			changed = append(changed, filepath.Join(g.root, rel))
-		}
-	}
-	slices.Sort(changed)
-	return changed, err
 }

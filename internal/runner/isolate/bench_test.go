@@ -147,24 +147,20 @@ func setupGit(b *testing.B, root string) time.Duration {
 }
 
 // BenchmarkPublish publishes 1, 10 and 100 changed files from a warm
-// worktree of a 1k- and a 10k-file repository, watched and by stat walk.
+// worktree of a 1k- and a 10k-file repository.
 func BenchmarkPublish(b *testing.B) {
 	for _, files := range []int{1_000, 10_000} {
 		root := buildRepo(b, files, false)
-		for _, walk := range []bool{false, true} {
-			for _, changed := range []int{1, 10, 100} {
-				how := map[bool]string{false: "inotify", true: "walk"}[walk]
-				b.Run(fmt.Sprintf("%s/files=%d/changed=%d", how, files, changed), func(b *testing.B) {
-					benchPublish(b, root, walk, changed)
-				})
-			}
+		for _, changed := range []int{1, 10, 100} {
+			b.Run(fmt.Sprintf("files=%d/changed=%d", files, changed), func(b *testing.B) {
+				benchPublish(b, root, changed)
+			})
 		}
 	}
 }
 
-func benchPublish(b *testing.B, root string, walk bool, changed int) {
+func benchPublish(b *testing.B, root string, changed int) {
 	m := New(root, Options{})
-	m.walkOnly = walk
 	defer m.Remove()
 	dir, err := m.Prepare(context.Background(), "coder")
 	if err != nil {

@@ -1,16 +1,21 @@
 package isolate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/loop-action/loop-action/internal/guard"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -48,10 +53,7 @@ func (m *Manager) checkout(t *tree) error {
 	}
 	t.git = true
 	o := &objectWriter{r: t.r, dirs: map[string]bool{}}
-	if err := resetGitDir(t.r); err != nil {
-		return fmt.Errorf("reset the node's .git: %w", err)
-	}
-	if err := m.writeLayout(t.r); err != nil {
+	if err := m.resetGit(t.r); err != nil {
 		return fmt.Errorf("write the node's .git: %w", err)
 	}
 	tree, entries, err := m.baseTree(t, o)
@@ -64,9 +66,11 @@ func (m *Manager) checkout(t *tree) error {
 	return writeIndex(t.r, entries)
 }
 
-// resetGitDir removes everything from the worktree's .git but a real
-// objects directory (whose info/, with alternates, goes too).
-func resetGitDir(r *os.Root) error {
+// resetGit makes the worktree's .git a real directory holding config,
+// the alternates file naming the root's objects, the root's shallow list,
+// empty refs, and nothing else but the loose objects of a real
+// .git/objects (see guard.Layout).
+func (m *Manager) resetGit(r *os.Root) error {
 	fi, err := r.Lstat(".git")
 	if err == nil && !fi.IsDir() || err != nil && !missing(err) {
 		if err := r.RemoveAll(".git"); err != nil {
@@ -76,42 +80,23 @@ func resetGitDir(r *os.Root) error {
 	if err := r.Mkdir(".git", 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	names, err := workspace.ReadDir(r, ".git") // never blocks if another node's agent made it a named pipe
+	files := map[string][]byte{"config": []byte(gitConfig), "objects/info/alternates": []byte(m.repo.objects + "\n")}
+	if m.repo.shallow != nil {
+		files["shallow"] = m.repo.shallow
+	}
+	git, err := workspace.OpenDir(r, ".git")
 	if err != nil {
 		return err
 	}
-	for _, e := range names {
-		if e.Name() == "objects" && e.IsDir() {
-			continue
-		}
-		if err := r.RemoveAll(".git/" + e.Name()); err != nil {
-			return err
-		}
-	}
-	return r.RemoveAll(".git/objects/info")
+	defer git.Close()
+	return guard.Layout{Files: files, Dirs: []string{"refs/heads", "refs/tags"}, Keep: looseObject}.Apply(git)
 }
 
-// writeLayout writes HEAD's placeholder, config, refs, the alternates
-// file naming the root's objects, and the root's shallow list.
-func (m *Manager) writeLayout(r *os.Root) error {
-	for _, dir := range []string{".git/objects", ".git/objects/info", ".git/refs", ".git/refs/heads", ".git/refs/tags"} {
-		if err := r.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	}
-	files := map[string][]byte{
-		".git/config":                  []byte(gitConfig),
-		".git/objects/info/alternates": []byte(m.repo.objects + "\n"),
-	}
-	if m.repo.shallow != nil {
-		files[".git/shallow"] = m.repo.shallow
-	}
-	for name, data := range files {
-		if err := writeNew(r, name, data); err != nil {
-			return err
-		}
-	}
-	return nil
+// looseObject keeps what is in .git/objects but its info/ (where git
+// would read grafts and alternates): the blobs of bases the worktree no
+// longer holds.
+func looseObject(rel string, _ fs.DirEntry) bool {
+	return strings.HasPrefix(rel, "objects/") && rel != "objects/info" && !strings.HasPrefix(rel, "objects/info/")
 }
 
 // writeNew creates name (which must not exist) holding data.
@@ -128,9 +113,9 @@ func writeNew(r *os.Root, name string, data []byte) error {
 // root's HEAD nor the node's objects hold, from the worktree. A base the
 // worktree no longer holds and no object holds is left out (git then
 // shows the path as untracked). It returns the tree and its index entries.
-func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntry, error) {
+func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []*gitindex.Entry, error) {
 	root := &treeDir{}
-	entries := make([]indexEntry, 0, len(t.base))
+	entries := make([]*gitindex.Entry, 0, len(t.base))
 	for _, p := range sortedKeys(t.base) {
 		e := t.base[p]
 		id := plumbing.Hash(e.st.id)
@@ -148,10 +133,28 @@ func (m *Manager) baseTree(t *tree, o *objectWriter) (plumbing.Hash, []indexEntr
 		}
 		mode := gitMode(e.st.kind)
 		root.add(p, mode, id)
-		entries = append(entries, indexEntry{path: p, mode: mode, id: id, key: e.seen.Key})
+		entries = append(entries, indexEntry(p, mode, id, e.seen.Key))
 	}
 	id, err := root.write(o)
 	return id, entries, err
+}
+
+// indexEntry is the index entry of p: its base, and the stat of the
+// worktree's file when it last held that base. Should the file have
+// changed since, git sees a different stat and compares the content.
+func indexEntry(p string, mode filemode.FileMode, id plumbing.Hash, key workspace.StatKey) *gitindex.Entry {
+	size, mtime, ctime, dev, ino := key.IndexStat()
+	return &gitindex.Entry{Name: p, Mode: mode, Hash: id, Size: uint32(size), Dev: uint32(dev), Inode: uint32(ino),
+		ModifiedAt: time.Unix(0, mtime), CreatedAt: time.Unix(0, ctime), UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+}
+
+// writeIndex writes the node's index of entries (git's format, version 2).
+func writeIndex(r *os.Root, entries []*gitindex.Entry) error {
+	var b bytes.Buffer
+	if err := gitindex.NewEncoder(&b).Encode(&gitindex.Index{Version: 2, Entries: entries}); err != nil {
+		return err
+	}
+	return writeNew(r, ".git/index", b.Bytes())
 }
 
 func gitMode(k kind) filemode.FileMode {

@@ -66,7 +66,7 @@ func TestRootRepositoryShapes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, map[string]string{"a.txt": "one\n"}, false)
+			e := newEnv(t, map[string]string{"a.txt": "one\n"})
 			root := c.setup(t, e)
 			_, dir := prepareRepo(t, root, "coder")
 			if c.log == "" {

@@ -49,7 +49,7 @@ func agent(t *testing.T, name string) string {
 // "second"), an uncommitted change (b.txt) and an untracked file (u.txt).
 func repoEnv(t *testing.T) *env {
 	t.Helper()
-	e := newEnv(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n", "d/c.txt": "c\n", ".gitignore": "*.log\n"}, false)
+	e := newEnv(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n", "d/c.txt": "c\n", ".gitignore": "*.log\n"})
 	git(t, e.root, "init", "-q", "-b", "main")
 	git(t, e.root, "add", "-A")
 	git(t, e.root, "commit", "-qm", "first")
@@ -188,7 +188,7 @@ func TestShallowRootRepository(t *testing.T) {
 
 func TestRootWithoutRepositoryGetsAPlainCopy(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, map[string]string{"a.txt": "one\n", ".git/info/exclude": "x\n"}, false)
+	e := newEnv(t, map[string]string{"a.txt": "one\n", ".git/info/exclude": "x\n"})
 	dir := e.prepare("coder")
 	if got := readFile(t, dir, ".git"); got != "<none>" {
 		t.Errorf("worktree .git = %q, want none: the root has no repository", got)
@@ -196,4 +196,26 @@ func TestRootWithoutRepositoryGetsAPlainCopy(t *testing.T) {
 	if got := e.inTree("coder", "a.txt"); got != "one\n" {
 		t.Errorf("a.txt in the worktree = %q", got)
 	}
+}
+
+// TestNodeRepoKeepsOnlyItsObjects checks what a fresh .git keeps of the
+// one before: its loose objects, and nothing of objects/info, where git
+// would read grafts.
+func TestNodeRepoKeepsOnlyItsObjects(t *testing.T) {
+	t.Parallel()
+	e := repoEnv(t)
+	dir := e.prepare("coder")
+	writeFile(t, dir, ".git/objects/info/grafts", "planted\n")
+	writeFile(t, dir, ".git/objects/info/packs", "planted\n")
+	writeFile(t, dir, ".git/objects/zz/kept", "an object of the node's\n")
+	e.m.BeginIteration()
+	e.prepare("coder")
+	entries, err := os.ReadDir(filepath.Join(dir, ".git", "objects", "info"))
+	if err != nil || len(entries) != 1 || entries[0].Name() != "alternates" {
+		t.Errorf(".git/objects/info = %v, %v; want only alternates", entries, err)
+	}
+	if got := readFile(t, dir, ".git/objects/zz/kept"); got != "an object of the node's\n" {
+		t.Errorf("a loose object of the node's = %q, want it kept", got)
+	}
+	checkFreshRepo(t, e.root, dir)
 }

@@ -13,11 +13,12 @@
 // id and mode) the path had in the root when the worktree was last seeded
 // or published. Publishing copies into the root only what a node changed
 // relative to its base, and only while the root still holds that base: the
-// first writer of a path wins and the loser is reported. On Linux an
-// inotify watch on each worktree tells Publish which paths were touched, so
-// its cost follows the number of changed files, not the size of the
-// repository; when events are lost (queue overflow, no watches left) or
-// elsewhere, a stat walk compared with the base is used.
+// first writer of a path wins and the loser is reported. What a node
+// changed is found by a stat walk of its worktree compared with the base,
+// whose cost follows the size of the worktree: a Publish from a
+// 10,000-file worktree takes some 25 ms on a calm machine, where an
+// inotify watcher (300 lines, dropped) made it follow the number of
+// changed files, some 8 ms.
 //
 // This package never publishes into the loop root's .git or .loop (its own
 // files live in .loop/worktrees), never publishes a node's .git, never
@@ -30,4 +31,11 @@
 // root's [workspace.Writer]. It decides nothing about ignore rules itself,
 // and owns no idea of what a file is: blob ids, the stat cache and copies
 // are workspace's.
+//
+// go-git encodes the node's objects and index (objfile, index.Encoder)
+// and reads the root's repository, but the files are written through the
+// worktree's os.Root: go-git's filesystem storage writes through billy,
+// which follows links, and exports no tree builder (treeDir). Before
+// go-git opens the root's repository, repocheck.go makes sure nothing in
+// it is a named pipe, which go-git's plain open would block on.
 package isolate

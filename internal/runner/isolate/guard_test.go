@@ -97,28 +97,26 @@ func TestPublishRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			modes(t, func(t *testing.T, walk bool) {
-				e := newEnv(t, seed, walk, "loop.toml", "secret/new")
-				e.m.opts.Protected = func(rel string) bool { return rel == "loop.toml" || rel == "secret/new" }
-				tt.node(e, e.prepare("coder"))
-				if diff := cmp.Diff(Report{Published: tt.publish, Refused: tt.want}, e.publish("coder")); diff != "" {
-					t.Errorf("Publish (-want +got):\n%s", diff)
+			e := newEnv(t, seed, "loop.toml", "secret/new")
+			e.m.opts.Protected = func(rel string) bool { return rel == "loop.toml" || rel == "secret/new" }
+			tt.node(e, e.prepare("coder"))
+			if diff := cmp.Diff(Report{Published: tt.publish, Refused: tt.want}, e.publish("coder")); diff != "" {
+				t.Errorf("Publish (-want +got):\n%s", diff)
+			}
+			for p, want := range tt.tree {
+				if got := e.inTree("coder", p); got != want {
+					t.Errorf("worktree %s = %q, want %q (restored)", p, got, want)
 				}
-				for p, want := range tt.tree {
-					if got := e.inTree("coder", p); got != want {
-						t.Errorf("worktree %s = %q, want %q (restored)", p, got, want)
-					}
+			}
+			for _, p := range tt.missing {
+				if got := e.inRoot(p); got != "<none>" {
+					t.Errorf("root %s = %q, want nothing", p, got)
 				}
-				for _, p := range tt.missing {
-					if got := e.inRoot(p); got != "<none>" {
-						t.Errorf("root %s = %q, want nothing", p, got)
-					}
-				}
-				e.prepare("coder")
-				if diff := cmp.Diff(Report{}, e.publish("coder")); diff != "" {
-					t.Errorf("second Publish repeats refusals (-want +got):\n%s", diff)
-				}
-			})
+			}
+			e.prepare("coder")
+			if diff := cmp.Diff(Report{}, e.publish("coder")); diff != "" {
+				t.Errorf("second Publish repeats refusals (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -135,50 +133,48 @@ func TestPublishNeverWritesThroughALinkedParent(t *testing.T) {
 		for _, into := range []string{"hooks", "outside", "file"} {
 			t.Run(when+"/"+into, func(t *testing.T) {
 				t.Parallel()
-				modes(t, func(t *testing.T, walk bool) {
-					e := newEnv(t, map[string]string{"d/c": "base", ".git/hooks/README": "hooks"}, walk)
-					outside := t.TempDir()
-					e.prepare("coder")
-					e.write("coder", "d/c", "coder's")
-					swapped := false
-					swap := func() {
-						swapped = true
-						d := filepath.Join(e.root, "d")
-						if err := os.RemoveAll(d); err != nil {
-							t.Fatal(err)
+				e := newEnv(t, map[string]string{"d/c": "base", ".git/hooks/README": "hooks"})
+				outside := t.TempDir()
+				e.prepare("coder")
+				e.write("coder", "d/c", "coder's")
+				swapped := false
+				swap := func() {
+					swapped = true
+					d := filepath.Join(e.root, "d")
+					if err := os.RemoveAll(d); err != nil {
+						t.Fatal(err)
+					}
+					switch into {
+					case "hooks":
+						mkLink(t, e.root, ".git/hooks", "d")
+					case "outside":
+						mkLink(t, e.root, outside, "d")
+					default:
+						e.writeRoot("d", "a file")
+					}
+				}
+				if when == "during the wave" {
+					swap()
+				} else {
+					e.m.now = func() time.Time {
+						if !swapped {
+							swap()
 						}
-						switch into {
-						case "hooks":
-							mkLink(t, e.root, ".git/hooks", "d")
-						case "outside":
-							mkLink(t, e.root, outside, "d")
-						default:
-							e.writeRoot("d", "a file")
-						}
+						return time.Now()
 					}
-					if when == "during the wave" {
-						swap()
-					} else {
-						e.m.now = func() time.Time {
-							if !swapped {
-								swap()
-							}
-							return time.Now()
-						}
+				}
+				want := Report{Refused: []Refusal{{Node: "coder", Path: "d/c", Reason: ReasonUnreachable}}}
+				if diff := cmp.Diff(want, e.publish("coder")); diff != "" {
+					t.Errorf("Publish (-want +got):\n%s", diff)
+				}
+				if !swapped {
+					t.Fatal("publish wrote without looking at the time: the parent was never swapped")
+				}
+				for dir, want := range map[string][]string{filepath.Join(e.root, ".git", "hooks"): {"README"}, outside: nil} {
+					if diff := cmp.Diff(want, names(t, dir)); diff != "" {
+						t.Errorf("%s (-want +got):\n%s", dir, diff)
 					}
-					want := Report{Refused: []Refusal{{Node: "coder", Path: "d/c", Reason: ReasonUnreachable}}}
-					if diff := cmp.Diff(want, e.publish("coder")); diff != "" {
-						t.Errorf("Publish (-want +got):\n%s", diff)
-					}
-					if !swapped {
-						t.Fatal("publish wrote without looking at the time: the parent was never swapped")
-					}
-					for dir, want := range map[string][]string{filepath.Join(e.root, ".git", "hooks"): {"README"}, outside: nil} {
-						if diff := cmp.Diff(want, names(t, dir)); diff != "" {
-							t.Errorf("%s (-want +got):\n%s", dir, diff)
-						}
-					}
-				})
+				}
 			})
 		}
 	}

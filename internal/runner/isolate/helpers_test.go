@@ -19,8 +19,8 @@ type env struct {
 }
 
 // newEnv makes a loop root holding files (path → content) and a Manager
-// on it; walk forces the stat walk instead of inotify.
-func newEnv(t *testing.T, files map[string]string, walk bool, protected ...string) *env {
+// on it.
+func newEnv(t *testing.T, files map[string]string, protected ...string) *env {
 	t.Helper()
 	root := t.TempDir()
 	for p, c := range files {
@@ -35,7 +35,6 @@ func newEnv(t *testing.T, files map[string]string, walk bool, protected ...strin
 		return false
 	}}
 	m := New(root, opts)
-	m.walkOnly = walk
 	t.Cleanup(func() {
 		if err := m.Remove(); err != nil {
 			t.Errorf("Remove: %v", err)
@@ -112,20 +111,6 @@ func readFile(t *testing.T, dir, rel string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// modes runs f once with inotify and once with the stat walk.
-func modes(t *testing.T, f func(t *testing.T, walk bool)) {
-	for _, walk := range []bool{false, true} {
-		name := "inotify"
-		if walk {
-			name = "walk"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f(t, walk)
-		})
-	}
 }
 
 // git runs git in dir.

@@ -76,7 +76,7 @@ func (x *index) stateOf(ctx context.Context, p string, fi fs.FileInfo) (state, e
 	at := x.now()
 	st, key, err := readState(ctx, x.r, p, fi, x.limit)
 	if err == nil && st.kind == oversized {
-		err = tooLarge(p, fi, x.limit)
+		err = workspace.CheckFileSize(p, fi.Size(), x.limit)
 	}
 	if err != nil {
 		return state{}, fmt.Errorf("read %q in the loop root: %w", p, err)
@@ -92,15 +92,10 @@ func (x *index) record(p string, st state, key workspace.StatKey, at time.Time) 
 	x.ents[p] = rootEntry{st: st, seen: workspace.Stamp{Key: key, At: at}}
 }
 
-// files lists the paths the root's snapshot includes, as workspace decides.
-func (x *index) files(ctx context.Context) ([]string, error) {
-	return workspace.NewHasher(x.dir).Files(ctx)
-}
-
 // scan returns the state of every file the snapshot includes, and drops
 // what it remembers of other paths.
 func (x *index) scan(ctx context.Context) (map[string]state, error) {
-	files, err := x.files(ctx)
+	files, err := workspace.NewHasher(x.dir).Files(ctx) // what the snapshot includes
 	if err != nil {
 		return nil, err
 	}

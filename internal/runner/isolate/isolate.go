@@ -37,12 +37,9 @@ type Manager struct {
 	repo     *rootRepo          // the root's repository; nil if it has none
 	repoRead bool               // repo and repoErr are this iteration's
 	repoErr  error              // the root's repository could not be read
-	feed     feed               // what changed in the worktrees
 	trees    map[string]*tree   // by node
 	writers  map[string]written // published in the current iteration, by path
 	rulesMod bool               // a .gitignore was published in the current Publish
-
-	walkOnly bool // never watch: always compare by stat walk (tests)
 }
 
 // New returns a Manager for the loop root root. Nothing is read or written
@@ -122,16 +119,12 @@ func (m *Manager) Publish(ctx context.Context, nodes []string) (Report, error) {
 	return rep, nil
 }
 
-// Remove stops watching and deletes every worktree (all of
+// Remove deletes every worktree (all of
 // .loop/worktrees). The Manager can be used again afterwards.
 func (m *Manager) Remove() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	if m.feed != nil {
-		errs = append(errs, m.feed.close())
-		m.feed = nil
-	}
 	for _, t := range m.trees {
 		errs = append(errs, t.close())
 	}
@@ -147,7 +140,7 @@ func (m *Manager) Remove() error {
 	return errors.Join(errs...)
 }
 
-// open opens the loop root and starts the watcher, once.
+// open opens the loop root, once.
 func (m *Manager) open() error {
 	if m.index != nil {
 		return nil
@@ -167,10 +160,6 @@ func (m *Manager) open() error {
 		return fmt.Errorf("create worktrees directory: %w", err)
 	}
 	m.index = &index{dir: m.root, r: r, w: w, ents: map[string]rootEntry{}, now: m.now, limit: m.limit()}
-	m.feed = walkFeed{}
-	if !m.walkOnly {
-		m.feed = newFeed(filepath.Join(m.worktrees(), ".sync"))
-	}
 	return nil
 }
 

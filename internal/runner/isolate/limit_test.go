@@ -28,32 +28,30 @@ func sparse(t *testing.T, dir, rel string, size int64) {
 // write a terabyte.
 func TestLargeFilesNotCopied(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, walk bool) {
-		e := newEnv(t, map[string]string{"a": "base"}, walk)
-		e.m.opts.MaxFileSize = 1 << 20
-		dir := e.prepare("coder")
-		sparse(t, dir, "big.bin", 1<<40)
-		e.write("coder", "a", "changed")
-		want := Report{
-			Published: []Change{{Node: "coder", Path: "a", Kind: Modified}},
-			Refused:   []Refusal{{Node: "coder", Path: "big.bin", Reason: ReasonTooLarge}},
-		}
-		if diff := cmp.Diff(want, e.publish("coder")); diff != "" {
-			t.Errorf("Publish (-want +got):\n%s", diff)
-		}
-		if got := e.inRoot("big.bin"); got != "<none>" {
-			t.Errorf("the root holds big.bin: %d bytes", len(got))
-		}
-		if _, err := os.Stat(filepath.Join(dir, "big.bin")); !os.IsNotExist(err) {
-			t.Errorf("the worktree keeps big.bin after its refusal: %v", err)
-		}
+	e := newEnv(t, map[string]string{"a": "base"})
+	e.m.opts.MaxFileSize = 1 << 20
+	dir := e.prepare("coder")
+	sparse(t, dir, "big.bin", 1<<40)
+	e.write("coder", "a", "changed")
+	want := Report{
+		Published: []Change{{Node: "coder", Path: "a", Kind: Modified}},
+		Refused:   []Refusal{{Node: "coder", Path: "big.bin", Reason: ReasonTooLarge}},
+	}
+	if diff := cmp.Diff(want, e.publish("coder")); diff != "" {
+		t.Errorf("Publish (-want +got):\n%s", diff)
+	}
+	if got := e.inRoot("big.bin"); got != "<none>" {
+		t.Errorf("the root holds big.bin: %d bytes", len(got))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !os.IsNotExist(err) {
+		t.Errorf("the worktree keeps big.bin after its refusal: %v", err)
+	}
 
-		sparse(t, e.root, "huge.bin", 1<<40)
-		for _, node := range []string{"coder", "newcomer"} { // reseeded, and created
-			_, err := e.m.Prepare(context.Background(), node)
-			if !errors.Is(err, workspace.ErrFileTooLarge) {
-				t.Errorf("Prepare(%q) with a terabyte in the root: %v, want an error wrapping ErrFileTooLarge", node, err)
-			}
+	sparse(t, e.root, "huge.bin", 1<<40)
+	for _, node := range []string{"coder", "newcomer"} { // reseeded, and created
+		_, err := e.m.Prepare(context.Background(), node)
+		if !errors.Is(err, workspace.ErrFileTooLarge) {
+			t.Errorf("Prepare(%q) with a terabyte in the root: %v, want an error wrapping ErrFileTooLarge", node, err)
 		}
-	})
+	}
 }

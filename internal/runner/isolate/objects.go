@@ -2,9 +2,6 @@ package isolate
 
 import (
 	"bufio"
-	"bytes"
-	"compress/zlib"
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -12,11 +9,12 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -25,10 +23,11 @@ import (
 // objectWriter writes loose objects into a node's own object directory,
 // .git/objects of its worktree, through the worktree's root: nothing is
 // written through a symbolic link, and nothing outside the worktree.
+// go-git's objfile encodes them; its filesystem storage would write
+// through billy, which follows links.
 type objectWriter struct {
 	r    *os.Root
 	dirs map[string]bool // fan-out directories known to be real
-	z    *zlib.Writer    // reused: a new one costs more than a small object
 	seq  int             // names temporary files
 }
 
@@ -53,17 +52,17 @@ func (o *objectWriter) put(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
 	if err != nil {
 		return id, err
 	}
-	got, err := o.write(obj.Type().String(), obj.Size(), rd)
+	got, err := o.write(obj.Type(), obj.Size(), rd)
 	if err == nil && got != id {
 		err = fmt.Errorf("object %s written as %s", id, got)
 	}
 	return id, err
 }
 
-// write writes an object of kind and size read from rd, and returns its
+// write writes an object of type t and size read from rd, and returns its
 // id: compressed into a temporary file of the object directory as it is
 // read (a large file is never held in memory), then renamed into place.
-func (o *objectWriter) write(kind string, size int64, rd io.Reader) (id plumbing.Hash, err error) {
+func (o *objectWriter) write(t plumbing.ObjectType, size int64, rd io.Reader) (id plumbing.Hash, err error) {
 	o.seq++
 	tmp := fmt.Sprintf(".git/objects/tmp_obj_%d", o.seq)
 	if err := o.r.RemoveAll(tmp); err != nil { // whatever the node left there
@@ -79,22 +78,19 @@ func (o *objectWriter) write(kind string, size int64, rd io.Reader) (id plumbing
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 64<<10)
-	if o.z == nil {
-		o.z, _ = zlib.NewWriterLevel(bw, zlib.BestSpeed) // git's default for loose objects
-	} else {
-		o.z.Reset(bw)
+	w := objfile.NewWriter(bw)
+	err = w.WriteHeader(t, size)
+	if err == nil {
+		var n int64
+		n, err = io.Copy(w, io.LimitReader(rd, size+1))
+		if err == nil && n != size {
+			err = fmt.Errorf("read %d bytes of %d", n, size)
+		}
 	}
-	h := sha1.New()
-	w := io.MultiWriter(h, o.z)
-	fmt.Fprintf(w, "%s %s\x00", kind, strconv.FormatInt(size, 10))
-	n, err := io.Copy(w, io.LimitReader(rd, size+1))
-	if err == nil && n != size {
-		err = fmt.Errorf("read %d bytes of %d", n, size)
-	}
-	if err = errors.Join(err, o.z.Close(), bw.Flush(), f.Close()); err != nil {
+	if err = errors.Join(err, w.Close(), bw.Flush(), f.Close()); err != nil {
 		return id, err
 	}
-	copy(id[:], h.Sum(nil))
+	id = w.Hash()
 	if err := o.fanOut(id); err != nil {
 		return id, err
 	}
@@ -130,13 +126,14 @@ func (o *objectWriter) blob(p string, want state) (bool, error) {
 		return false, err
 	}
 	var rd io.Reader
+	size := fi.Size()
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := o.r.Readlink(p)
 		if err != nil {
 			return false, err
 		}
-		rd, fi = bytes.NewReader([]byte(target)), linkInfo{fi, int64(len(target))}
+		rd, size = strings.NewReader(target), int64(len(target))
 	case fi.Mode().IsRegular():
 		f, err := o.r.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 		if err != nil {
@@ -147,20 +144,12 @@ func (o *objectWriter) blob(p string, want state) (bool, error) {
 	default:
 		return false, nil
 	}
-	id, err := o.write("blob", fi.Size(), rd)
+	id, err := o.write(plumbing.BlobObject, size, rd)
 	if err != nil || workspace.ObjectID(id) == want.id {
 		return err == nil, err
 	}
 	return false, o.r.Remove(o.name(id)) // not the base: the node's own content
 }
-
-// linkInfo is a link's lstat result with the size of its target text.
-type linkInfo struct {
-	fs.FileInfo
-	size int64
-}
-
-func (l linkInfo) Size() int64 { return l.size }
 
 // treeDir is one directory of a tree being written.
 type treeDir struct {
@@ -171,7 +160,7 @@ type treeDir struct {
 // add adds the file p with mode and id below d.
 func (d *treeDir) add(p string, mode filemode.FileMode, id plumbing.Hash) {
 	for {
-		dir, rest, ok := cutDir(p)
+		dir, rest, ok := strings.Cut(p, "/")
 		if !ok {
 			d.entries = append(d.entries, object.TreeEntry{Name: p, Mode: mode, Hash: id})
 			return
@@ -186,15 +175,6 @@ func (d *treeDir) add(p string, mode filemode.FileMode, id plumbing.Hash) {
 		}
 		d, p = sub, rest
 	}
-}
-
-func cutDir(p string) (dir, rest string, ok bool) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			return p[:i], p[i+1:], true
-		}
-	}
-	return "", p, false
 }
 
 // write writes d's tree and those below it, and returns its id.

@@ -30,7 +30,7 @@ type publisher struct {
 
 // publish publishes what t's node changed, in path order.
 func (m *Manager) publish(ctx context.Context, t *tree, rep *Report) error {
-	if err := m.refresh(ctx, t); err != nil {
+	if err := t.walk(ctx); err != nil {
 		return err
 	}
 	p := &publisher{ctx: ctx, m: m, t: t, rep: rep, wdirs: newDirCheck(t.r), rdirs: newDirCheck(m.index.r)}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestPublish(t *testing.T) {
@@ -185,55 +186,51 @@ func TestPublish(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			modes(t, func(t *testing.T, walk bool) {
-				e := newEnv(t, seed, walk)
-				chmod(t, e.root, "x.sh", 0o644)
-				got := tt.run(e)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("Publish (-want +got):\n%s", diff)
+			e := newEnv(t, seed)
+			chmod(t, e.root, "x.sh", 0o644)
+			got := tt.run(e)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Publish (-want +got):\n%s", diff)
+			}
+			for p, want := range tt.root {
+				if got := e.inRoot(p); got != want {
+					t.Errorf("root %s = %q, want %q", p, got, want)
 				}
-				for p, want := range tt.root {
-					if got := e.inRoot(p); got != want {
-						t.Errorf("root %s = %q, want %q", p, got, want)
-					}
-				}
-			})
+			}
 		})
 	}
 }
 
 func TestPublishNestedNewTree(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, walk bool) {
-		e := newEnv(t, map[string]string{"a": "base"}, walk)
-		dir := e.prepare("coder")
-		var want []Change
-		for _, d := range []string{"n", "n/1", "n/1/2", "n/1/2/3", "n/1/2/3/4", "n/other"} {
-			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range []string{"f1", "f2"} {
-				e.write("coder", d+"/"+f, d+f)
-				want = append(want, Change{Node: "coder", Path: d + "/" + f, Kind: Created})
-			}
-		}
-		if err := os.Rename(filepath.Join(dir, "n/other"), filepath.Join(dir, "n/1/moved")); err != nil {
+	e := newEnv(t, map[string]string{"a": "base"})
+	dir := e.prepare("coder")
+	var want []Change
+	for _, d := range []string{"n", "n/1", "n/1/2", "n/1/2/3", "n/1/2/3/4", "n/other"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		want = want[:len(want)-2]
-		want = append(want[:2], append([]Change{
-			{Node: "coder", Path: "n/1/moved/f1", Kind: Created}, {Node: "coder", Path: "n/1/moved/f2", Kind: Created},
-		}, want[2:]...)...)
-		got := e.publish("coder")
-		sortChanges(got.Published)
-		sortChanges(want)
-		if diff := cmp.Diff(Report{Published: want}, got); diff != "" {
-			t.Errorf("Publish (-want +got):\n%s", diff)
+		for _, f := range []string{"f1", "f2"} {
+			e.write("coder", d+"/"+f, d+f)
+			want = append(want, Change{Node: "coder", Path: d + "/" + f, Kind: Created})
 		}
-		if got := e.inRoot("n/1/2/3/4/f2"); got != "n/1/2/3/4f2" {
-			t.Errorf("root n/1/2/3/4/f2 = %q", got)
-		}
-	})
+	}
+	if err := os.Rename(filepath.Join(dir, "n/other"), filepath.Join(dir, "n/1/moved")); err != nil {
+		t.Fatal(err)
+	}
+	want = want[:len(want)-2]
+	want = append(want[:2], append([]Change{
+		{Node: "coder", Path: "n/1/moved/f1", Kind: Created}, {Node: "coder", Path: "n/1/moved/f2", Kind: Created},
+	}, want[2:]...)...)
+	got := e.publish("coder")
+	sortChanges(got.Published)
+	sortChanges(want)
+	if diff := cmp.Diff(Report{Published: want}, got); diff != "" {
+		t.Errorf("Publish (-want +got):\n%s", diff)
+	}
+	if got := e.inRoot("n/1/2/3/4/f2"); got != "n/1/2/3/4f2" {
+		t.Errorf("root n/1/2/3/4/f2 = %q", got)
+	}
 }
 
 func chmod(t *testing.T, dir, rel string, mode os.FileMode) {
@@ -252,4 +249,40 @@ func rm(t *testing.T, dir, rel string) {
 
 func sortChanges(cs []Change) {
 	slices.SortFunc(cs, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+}
+
+// TestPublishBusyNode publishes a worktree changed in every way a node
+// can at once: edits, new nested directories, a directory deleted and
+// one moved, a mode change, a link out of the root and a write into
+// .git; and then a burst of new directories made faster than one could
+// watch them.
+func TestPublishBusyNode(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, map[string]string{"a": "1", "d/c": "1", "d/e/f": "1", "x.sh": "1", "m/1": "1", "m/2/3": "1"})
+	dir := e.prepare("coder")
+	e.write("coder", "a", "edited")
+	e.write("coder", "new/1/2/f", "nested")
+	e.write("coder", "new/1/g", "nested")
+	e.write("coder", ".git/config", "x")
+	rm(t, dir, "d")
+	chmod(t, dir, "x.sh", 0o755)
+	mkLink(t, dir, "/etc", "etc")
+	if err := os.Rename(filepath.Join(dir, "m"), filepath.Join(dir, "new/m2")); err != nil {
+		t.Fatal(err)
+	}
+	c := func(p, kind string) Change { return Change{Node: "coder", Path: p, Kind: kind} }
+	want := Report{
+		Published: []Change{c("a", Modified), c("new/1/2/f", Created), c("new/1/g", Created), c("new/m2/1", Created), c("new/m2/2/3", Created), c("x.sh", Mode)},
+		Refused:   []Refusal{{Node: "coder", Path: ".git", Reason: ReasonGit}, {Node: "coder", Path: "etc", Reason: ReasonOutside}},
+		Deletions: []Change{c("d/c", Deleted), c("d/e/f", Deleted), c("m/1", Deleted), c("m/2/3", Deleted)},
+	}
+	if diff := cmp.Diff(want, e.publish("coder"), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Publish of a busy node (-want +got):\n%s", diff)
+	}
+	for i := range 50 {
+		e.write("coder", filepath.Join("burst", string(rune('a'+i%26)), "x", "y", "f"+string(rune('a'+i/26))), "z")
+	}
+	if rep := e.publish("coder"); len(rep.Published) != 50 {
+		t.Errorf("published %d files of a burst, want 50: %+v", len(rep.Published), rep)
+	}
 }

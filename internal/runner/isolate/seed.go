@@ -32,9 +32,6 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 	if err == nil {
 		err = m.checkout(t)
 	}
-	if err == nil {
-		err = m.feed.watch(t)
-	}
 	if err != nil {
 		t.close()
 		return nil, err
@@ -44,7 +41,7 @@ func (m *Manager) create(ctx context.Context, node string) (*tree, error) {
 
 // seedAll copies every file of the root's snapshot into t's empty worktree.
 func (m *Manager) seedAll(ctx context.Context, t *tree) error {
-	files, err := m.index.files(ctx)
+	files, err := workspace.NewHasher(m.root).Files(ctx)
 	if err != nil {
 		return err
 	}
@@ -68,7 +65,7 @@ func (m *Manager) seedAll(ctx context.Context, t *tree) error {
 // deleted) unless the node changed it too, in which case the node's
 // version is kept; the base then follows only if both now agree.
 func (m *Manager) reseed(ctx context.Context, t *tree) error {
-	if err := m.refresh(ctx, t); err != nil {
+	if err := t.walk(ctx); err != nil {
 		return err
 	}
 	inRoot, err := m.index.scan(ctx)
@@ -101,7 +98,6 @@ func (m *Manager) reseed(ctx context.Context, t *tree) error {
 	if err == nil {
 		err = m.checkout(t)
 	}
-	m.settle(t)
 	return err
 }
 
@@ -147,7 +143,7 @@ func (m *Manager) adopt(ctx context.Context, t *tree, p string, dirs *dirCheck) 
 		return removeFile(t.r, p, dirs)
 	}
 	if fi.Mode().IsRegular() && fi.Size() > m.limit() {
-		return tooLarge(p, fi, m.limit())
+		return workspace.CheckFileSize(p, fi.Size(), m.limit())
 	}
 	at := m.now()
 	c, err := t.w.Copy(ctx, p, m.index.r, fi)

@@ -31,11 +31,6 @@ type state struct {
 
 func (s state) present() bool { return s.kind != absent && s.kind != blocked }
 
-// tooLarge is the error of a file p of the loop root larger than limit.
-func tooLarge(p string, fi fs.FileInfo, limit int64) error {
-	return workspace.CheckFileSize(p, fi.Size(), limit)
-}
-
 // changeKind names the change from state a to b (b present).
 func changeKind(a, b state) string {
 	switch {

@@ -21,9 +21,9 @@ type tree struct {
 	w    *workspace.Writer // for copying the root's files in
 	base map[string]*entry
 	// pending holds the paths the node may have changed since they last
-	// matched their base: touched ones, and changes not yet published.
+	// matched their base: those whose stat the last walk found not to
+	// vouch for it, and changes not yet published.
 	pending map[string]struct{}
-	rewalk  bool // events were lost: compare everything on the next look
 	git     bool // .git at the top is the node's repository (see checkout.go)
 }
 
@@ -112,43 +112,6 @@ func (t *tree) changed(ctx context.Context, p string, dirs *dirCheck, limit int6
 		return cur, false, nil
 	}
 	return cur, true, nil
-}
-
-// refresh adds to t.pending what the feed saw, or everything that may
-// differ from the base if the feed lost track.
-func (m *Manager) refresh(ctx context.Context, t *tree) error {
-	ch := m.feed.drain(t)
-	if !ch.full && !t.rewalk {
-		for p := range ch.paths {
-			t.pending[p] = struct{}{}
-		}
-		t.markGone(ch.gone)
-		return nil
-	}
-	if err := m.feed.watch(t); err != nil {
-		return err
-	}
-	t.rewalk = false
-	return t.walk(ctx)
-}
-
-// markGone marks pending every base path below the directories dirs.
-func (t *tree) markGone(dirs []string) {
-	for _, d := range dirs {
-		for p := range t.base {
-			if len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d {
-				t.pending[p] = struct{}{}
-			}
-		}
-	}
-}
-
-// settle drops what the feed saw of the Manager's own writes to t (the
-// node is not running), keeping only whether events were lost.
-func (m *Manager) settle(t *tree) {
-	if m.feed.drain(t).full {
-		t.rewalk = true
-	}
 }
 
 // walk marks pending every path of the worktree whose stat does not vouch
