@@ -2,9 +2,10 @@
 // reach: a set of files recorded before they run and put back after
 // (Files), and a directory written to hold exactly what loop-action puts
 // there (Layout), such as the repository of an isolated worktree or
-// checkout. It reads and writes through workspace, never through a
-// symbolic link nor blocking on a named pipe; go-git offers neither, so
-// the mechanism is ours.
+// checkout; and which files of a git directory make git run commands
+// (GitGuarded), which the runner and the hook both guard. It reads and
+// writes through workspace, never through a symbolic link nor blocking
+// on a named pipe; go-git offers neither, so the mechanism is ours.
 package guard
 
 import (

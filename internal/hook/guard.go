@@ -86,7 +86,7 @@ func (r *Repo) guardOutside(ctx context.Context, env []string) (check func() err
 }
 
 // repoGuarded says which paths of a git directory (rel, relative to it)
-// guardOutside keeps: those runner.GitGuarded keeps, which make git run
+// guardOutside keeps: those guard.GitGuarded keeps, which make git run
 // commands, and those that say where the user's work stands — HEAD and
 // the other *_HEAD files, the index (a split index's shared part too),
 // packed-refs, the shallow list, everything under refs/ and logs/ (the
@@ -95,7 +95,7 @@ func (r *Repo) guardOutside(ctx context.Context, env []string) (check func() err
 // .lock files beside them that would stop the user's next git. A linked
 // worktree's own (worktrees/<name>/HEAD, index, logs/HEAD) count too.
 func repoGuarded(rel string) bool {
-	if runner.GitGuarded(rel) || inRefs(rel) {
+	if guard.GitGuarded(rel) || inRefs(rel) {
 		return true
 	}
 	base := strings.TrimSuffix(path.Base(rel), ".lock")
@@ -104,9 +104,9 @@ func repoGuarded(rel string) bool {
 }
 
 // repoDescend says which directories of a git directory guardOutside
-// enters: those runner.GitDescend enters (not objects), and refs/, logs/
+// enters: those guard.GitDescend enters (not objects), and refs/, logs/
 // and reftable/ with everything below.
-func repoDescend(rel string) bool { return runner.GitDescend(rel) || inRefs(rel) }
+func repoDescend(rel string) bool { return guard.GitDescend(rel) || inRefs(rel) }
 
 // inRefs says whether rel is a refs, logs or reftable directory, or below
 // one.

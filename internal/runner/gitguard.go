@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -19,52 +18,19 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/hash"
 
+	"github.com/loop-action/loop-action/internal/guard"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// The root's repository can make git run commands: core.fsmonitor, hooks,
-// core.hooksPath, diff.external, filter drivers, credential helpers,
-// core.sshCommand, aliases, includes... all of it read from a handful of
-// files in .git. The runner guards those files around every wave and
-// every measurement, so nothing an agent plants there is ever read by the
-// git of a check, and gives checks GitEnv besides.
+// The root's repository can make git run commands from a handful of
+// files in .git (guard.GitGuarded). The runner guards those files around
+// every wave and every measurement, so nothing an agent plants there is
+// ever read by the git of a check, and gives checks GitEnv besides.
 
-// gitSkip are directories of a git directory that hold no configuration:
-// a scan of .git never enters them.
-var gitSkip = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true, "rr-cache": true}
-
-// GitDescend says which directories of a git directory a scan for
-// GitGuarded paths enters: all but those that only hold objects, refs and
-// logs. Submodules' and linked worktrees' git directories (modules/...,
-// worktrees/...) are entered, so their configuration is guarded too. rel
-// is relative to the git directory, or to a root holding it as .git.
-func GitDescend(rel string) bool {
-	return !gitSkip[path.Base(rel)]
-}
-
-// GitGuarded says which paths of a git directory (rel, relative to it)
-// can make git run commands: in any git directory, config,
-// config.worktree and commondir (which redirects where config is read),
-// and hooks/ and info/ (exclude, attributes, sparse-checkout) with
-// everything in them. The runner guards them in the root's .git, and the
-// hook in the repository around its checkout.
-func GitGuarded(rel string) bool {
-	switch path.Base(rel) {
-	case "config", "config.worktree", "commondir":
-		return true
-	}
-	for _, dir := range strings.Split(rel, "/") {
-		if dir == "hooks" || dir == "info" {
-			return true
-		}
-	}
-	return false
-}
-
-// gitKeep is GitGuarded for a path of the root (.git/...).
+// gitKeep is guard.GitGuarded for a path of the root (.git/...).
 func gitKeep(rel string) bool {
 	inner, ok := strings.CutPrefix(rel, ".git/")
-	return ok && GitGuarded(inner)
+	return ok && guard.GitGuarded(inner)
 }
 
 // scanGit records the root's .git itself (a directory, or a file holding
@@ -81,7 +47,7 @@ func scanGit(ctx context.Context, w *workspace.Writer, out map[string]workspace.
 	if !e.Mode.IsDir() {
 		return nil
 	}
-	files, err := w.ScanCached(ctx, ".git", GitDescend, gitKeep, c)
+	files, err := w.ScanCached(ctx, ".git", guard.GitDescend, gitKeep, c)
 	maps.Copy(out, files)
 	return err
 }

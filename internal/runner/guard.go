@@ -1,11 +1,10 @@
 package runner
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/guard"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -123,7 +122,8 @@ func (w *watch) revert(it int, nodes []string, before guardState, during string)
 }
 
 // putBackChanged puts back every path of before or now whose entry
-// differs between the two, and records each one.
+// differs between the two (guard.Diff, guard.PutBack), and records each
+// one.
 func (w *watch) putBackChanged(it int, nodes []string, before, now guardState, during string) reverted {
 	var rv reverted
 	wr, err := workspace.OpenWriter(w.root)
@@ -132,94 +132,22 @@ func (w *watch) putBackChanged(it int, nodes []string, before, now guardState, d
 		return rv
 	}
 	defer wr.Close()
-	for _, rel := range sortedKeys(before.files, now.files) {
-		was, had := before.files[rel]
-		is, has := now.files[rel]
-		what := change(was, had, is, has)
-		if what == "" {
-			continue
-		}
-		note, err := putBack(wr, rel, was, had)
-		what += during + note
+	for _, c := range guard.Diff(before.files, now.files) {
+		note, err := guard.PutBack(wr, c)
+		what := c.What + during + note
 		if err != nil {
 			what += "; putting it back failed: " + err.Error()
-			rv.failed = append(rv.failed, rel+": "+err.Error())
+			rv.failed = append(rv.failed, c.Path+": "+err.Error())
 		}
 		typ := ledger.ProtectedReverted
-		if isGit(rel) {
-			typ, rv.git = ledger.GitReverted, append(rv.git, rel)
+		if isGit(c.Path) {
+			typ, rv.git = ledger.GitReverted, append(rv.git, c.Path)
 		} else {
-			rv.protected = append(rv.protected, rel)
+			rv.protected = append(rv.protected, c.Path)
 		}
-		w.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: rel, Nodes: nodes, Reason: what})
+		w.rec.Record(ledger.Event{Type: typ, Iteration: it, Path: c.Path, Nodes: nodes, Reason: what})
 	}
 	return rv
-}
-
-// change says how a path changed, or "" when it did not.
-func change(was workspace.Entry, had bool, is workspace.Entry, has bool) string {
-	switch {
-	case had && !has:
-		return "deleted"
-	case !had && has:
-		return "created"
-	case was.Equal(is):
-		return ""
-	case was.Mode.Type() != is.Mode.Type():
-		return "replaced by " + is.Kind()
-	case was.Mode.IsRegular() && was.Size == is.Size && was.Sum == is.Sum:
-		return "mode changed"
-	}
-	return "modified"
-}
-
-// putBack makes rel what it was: removed when it was not there, else
-// written through w, which never follows a link. It says which parents
-// had to be made directories again.
-func putBack(w *workspace.Writer, rel string, was workspace.Entry, had bool) (string, error) {
-	if !had {
-		err := w.Remove(rel)
-		if errors.Is(err, workspace.ErrParent) {
-			// A parent was put back as a file or link just before: rel is
-			// no longer a path of the tree.
-			if _, ok, lerr := w.Lookup(rel); lerr == nil && !ok {
-				err = nil
-			}
-		}
-		return "", err
-	}
-	replaced, err := w.Put(rel, was)
-	var notes []string
-	for _, p := range replaced {
-		what := "was " + kindText(p)
-		notes = append(notes, fmt.Sprintf("%s %s and is a directory again", p.Path, what))
-	}
-	if len(notes) == 0 {
-		return "", err
-	}
-	return "; " + strings.Join(notes, "; "), err
-}
-
-func kindText(p workspace.Replaced) string {
-	k := workspace.Entry{Mode: p.Mode}.Kind()
-	if p.Target != "" {
-		k += " to " + p.Target
-	}
-	return k
-}
-
-func sortedKeys[V any](a, b map[string]V) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // guardsStopped reports whether the guards' context ended (a signal, or

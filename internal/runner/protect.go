@@ -15,7 +15,7 @@ import (
 
 // guarded says which paths of the loop root no node and no check may
 // change: the protected paths (never inside .git or .loop) and the
-// executable configuration of the root's repository (see GitGuarded).
+// executable configuration of the root's repository (see guard.GitGuarded).
 type guarded struct {
 	ctx      context.Context // what the scans run under (run.guards)
 	root     string

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,7 +114,9 @@ func (g *rootGuard) revertObjects(it int) ([]string, string) {
 		defer objects.Close()
 	}
 	var paths, failed []string
-	for _, rel := range sortedKeys(g.objs, now) {
+	all := maps.Clone(now)
+	maps.Copy(all, g.objs)
+	for _, rel := range slices.Sorted(maps.Keys(all)) {
 		was, had := g.objs[rel]
 		is, has := now[rel]
 		what := ""

@@ -4,22 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Base is the tree a loop root was checked out from, as the index of a
@@ -178,7 +170,7 @@ func (b *lazyBase) Blob(rel string) ([]byte, bool, error) {
 }
 
 func (b *lazyBase) open() {
-	repo, err := openRepo(b.root)
+	repo, err := OpenRepo(b.root)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return
 	}
@@ -200,52 +192,4 @@ func (b *lazyBase) open() {
 		return
 	}
 	b.base = TreeBase(repo.Storer, c.TreeHash)
-}
-
-// openRepo opens the repository of the loop root root for reading. The
-// base is read during a measurement, after agents ran, and agents can put
-// a named pipe where git keeps an object or a ref, which go-git's plain
-// open would wait on forever: a root whose .git is a directory is read
-// through a file system that opens every file non-blocking (a pipe then
-// reads as empty, and the object as corrupt), alternates included. A .git
-// that is a file (a linked worktree, a submodule) is opened as go-git
-// opens it.
-func openRepo(root string) (*git.Repository, error) {
-	gitdir := filepath.Join(root, ".git")
-	fi, err := os.Lstat(gitdir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, git.ErrRepositoryNotExists
-	case err != nil:
-		return nil, err
-	case !fi.IsDir():
-		return git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	}
-	st := filesystem.NewStorageWithOptions(nonBlocking{osfs.New(gitdir)}, cache.NewObjectLRUDefault(),
-		filesystem.Options{AlternatesFS: nonBlocking{osfs.New(string(filepath.Separator))}})
-	return git.Open(st, nil)
-}
-
-// nonBlocking is a file system whose files are opened with O_NONBLOCK
-// when they are opened for reading only: a named pipe in their place is
-// never waited on.
-type nonBlocking struct{ billy.Filesystem }
-
-func (n nonBlocking) Open(name string) (billy.File, error) {
-	return n.OpenFile(name, os.O_RDONLY, 0)
-}
-
-func (n nonBlocking) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
-		flag |= syscall.O_NONBLOCK
-	}
-	return n.Filesystem.OpenFile(name, flag, perm)
-}
-
-func (n nonBlocking) Chroot(path string) (billy.Filesystem, error) {
-	sub, err := n.Filesystem.Chroot(path)
-	if err != nil {
-		return nil, err
-	}
-	return nonBlocking{sub}, nil
 }

@@ -92,9 +92,11 @@
 // opened with [OpenFile], [ReadFile], [OpenDir] and [OpenRoot], which
 // refuse a FIFO, socket or device without blocking and read at most a
 // limit. Other packages reading files in a loop root use them too. The
-// one read outside an [os.Root] is [CommitBase]'s, of the root's own git
-// directory with go-git, through a file system that opens every file
-// non-blocking and with every object checked against its id.
+// one read outside an [os.Root] is of the root's own repository with
+// go-git ([OpenRepo], for [CommitBase] and isolated worktrees), through
+// a file system that opens every file non-blocking, a .git file and its
+// commondir followed as git follows them; [CommitBase] checks every
+// object against its id.
 //
 // Hand-written where a library might seem to do it: the ignore and
 // attribute patterns (pattern.go, wildmatch.go, attr.go) and the line

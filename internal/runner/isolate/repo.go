@@ -4,20 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
-	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -46,22 +39,23 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 			r, err = nil, fmt.Errorf("read the loop root's repository: %v", p)
 		}
 	}()
-	gitdir, common, err := gitDirs(root)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRepoFiles(gitdir, common); err != nil {
+	repo, err := workspace.OpenRepo(root)
+	switch {
+	case errors.Is(err, workspace.ErrNotRegular): // a commondir an agent made a pipe, say
 		return nil, fmt.Errorf("the loop root's repository: %w", err)
-	}
-	repo, err := openRepo(root, gitdir, common)
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("%w: %w", errNoRepo, err)
+	case strings.ContainsAny(repo.Common, "\n\r\""):
+		return nil, errNoRepo // an alternates line could not name it
+	}
+	if err := checkRepoFiles(repo.GitDir, repo.Common); err != nil {
+		return nil, fmt.Errorf("the loop root's repository: %w", err)
 	}
 	if cfg, err := repo.Config(); err != nil || !sha1Repo(cfg.Raw.Section("extensions").Option("objectformat")) {
 		return nil, errNoRepo
 	}
-	r = &rootRepo{objects: filepath.Join(common, "objects")}
-	if r.shallow, err = readSmall(filepath.Join(common, "shallow")); err != nil {
+	r = &rootRepo{objects: filepath.Join(repo.Common, "objects")}
+	if r.shallow, err = workspace.ReadGitFile(filepath.Join(repo.Common, "shallow")); err != nil {
 		return nil, err
 	}
 	if err := r.readHead(repo, prev); err != nil {
@@ -72,65 +66,8 @@ func readRepo(root string, prev *rootRepo) (r *rootRepo, err error) {
 
 func sha1Repo(format string) bool { return format == "" || strings.EqualFold(format, "sha1") }
 
-// openRepo opens the repository of root, whose git directory is gitdir
-// and common directory common (see gitDirs), following the object
-// directories objects/info/alternates names wherever they are, as git
-// does: go-git's plain open resolves every alternate inside the git
-// directory, so an absolute one (hook loop mode's isolated checkout
-// borrows the user's objects so) was not found, nor the commits in it.
-func openRepo(root, gitdir, common string) (*gogit.Repository, error) {
-	var dot billy.Filesystem = osfs.New(gitdir)
-	if common != gitdir {
-		dot = dotgit.NewRepositoryFilesystem(dot, osfs.New(common))
-	}
-	s := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(),
-		filesystem.Options{AlternatesFS: osfs.New(string(filepath.Separator))})
-	return gogit.Open(s, osfs.New(root))
-}
-
-// gitDirs returns the absolute paths of the root's git directory (.git,
-// or the directory a gitdir: file names) and of its common directory
-// (the same, or what its commondir file names).
-func gitDirs(root string) (gitdir, common string, err error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", "", err
-	}
-	gitdir = filepath.Join(abs, ".git")
-	fi, err := os.Lstat(gitdir)
-	if err != nil || (!fi.IsDir() && !fi.Mode().IsRegular()) {
-		return "", "", errNoRepo
-	}
-	if fi.Mode().IsRegular() {
-		b, err := readSmall(gitdir)
-		line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if err != nil || !ok {
-			return "", "", errNoRepo
-		}
-		gitdir = resolveDir(abs, strings.TrimSpace(line))
-	}
-	common = gitdir
-	if b, err := readSmall(filepath.Join(gitdir, "commondir")); err == nil && b != nil {
-		common = resolveDir(gitdir, strings.TrimSpace(string(b)))
-	}
-	if fi, err := os.Lstat(filepath.Join(gitdir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return "", "", errNoRepo
-	}
-	if strings.ContainsAny(common, "\n\r\"") {
-		return "", "", errNoRepo // an alternates line could not name it
-	}
-	return gitdir, common, nil
-}
-
-func resolveDir(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
-}
-
 // readHead reads HEAD, the branch it names and the blobs of its tree.
-func (r *rootRepo) readHead(repo *gogit.Repository, prev *rootRepo) error {
+func (r *rootRepo) readHead(repo *workspace.Repo, prev *rootRepo) error {
 	ref, err := repo.Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return err

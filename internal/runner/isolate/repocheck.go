@@ -3,7 +3,6 @@ package isolate
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,14 +12,17 @@ import (
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// go-git opens the root repository's files with a plain open, which
-// blocks on a named pipe. Agents can put one there (an isolated node's by
-// an absolute path, a node in the root directly), and the process guard
-// only ends them with their node, so before go-git reads anything,
-// checkRepoFiles makes sure that every file it may open is a regular file
-// (or absent) and every directory a directory, without following links
-// and without blocking. The Manager reads the repository only between
-// waves (see BeginIteration), when no agent runs that could swap one in.
+// workspace.OpenRepo reads the root's repository without blocking, but
+// a named pipe it reads as empty and a link it follows mislead it, and a
+// node's own git, which borrows the root's objects through alternates,
+// would block on a pipe there. Agents can put one there (an isolated
+// node's by an absolute path, a node in the root directly), and the
+// process guard only ends them with their node, so before a node is
+// given the root's objects, checkRepoFiles makes sure that every file git
+// may open is a regular file (or absent) and every directory a directory,
+// without following links and without blocking. The Manager reads the
+// repository only between waves (see BeginIteration), when no agent runs
+// that could swap one in.
 
 // errNotPlain says a file of the root's repository is not what git keeps
 // there: reading the repository could block or be misled.
@@ -34,7 +36,7 @@ func checkRepoFiles(gitdir, common string) error {
 		filepath.Join(gitdir, "HEAD"), filepath.Join(gitdir, "commondir"), filepath.Join(gitdir, "config.worktree"),
 		filepath.Join(common, "config"), filepath.Join(common, "packed-refs"), filepath.Join(common, "shallow"),
 	}
-	head, err := readSmall(filepath.Join(gitdir, "HEAD"))
+	head, err := workspace.ReadGitFile(filepath.Join(gitdir, "HEAD"))
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func checkObjects(dir string, top bool) error {
 			return err
 		}
 	}
-	alternates, err := readSmall(filepath.Join(dir, "info", "alternates"))
+	alternates, err := workspace.ReadGitFile(filepath.Join(dir, "info", "alternates"))
 	if err != nil || alternates == nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func checkObjects(dir string, top bool) error {
 		if line = strings.TrimSpace(line); line == "" || line[0] == '#' {
 			continue
 		}
-		if err := checkObjects(resolveDir(dir, line), false); err != nil {
+		if err := checkObjects(alternate(dir, line), false); err != nil {
 			return err
 		}
 	}
@@ -129,26 +131,11 @@ func checkDirFiles(dir string) error {
 	return nil
 }
 
-// readSmall reads a regular file of the root's git directory (nil if
-// there is none) without following a link or blocking on a named pipe,
-// refusing anything larger than a shallow list can sensibly be.
-func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, nil
+// alternate is the object directory a line of the alternates file of dir
+// names: as it is when absolute, else relative to dir, as git reads it.
+func alternate(dir, line string) string {
+	if filepath.IsAbs(line) {
+		return filepath.Clean(line)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%q: %w", name, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%q %w", name, errNotPlain)
-	case fi.Size() > 1<<20:
-		return nil, fmt.Errorf("%q is larger than 1 MiB", name)
-	}
-	return io.ReadAll(io.LimitReader(f, 1<<20))
+	return filepath.Join(dir, line)
 }
