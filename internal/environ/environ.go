@@ -18,8 +18,9 @@ import (
 // Env is an environment: NAME=value entries, in order. A name set more
 // than once has its last value, as os/exec gives the child. Names compare
 // as os/exec compares them: case-insensitively on Windows, exactly
-// elsewhere. An entry without "=" names no variable: it is kept as it is
-// (os/exec passes it on) and never found. A nil Env is empty; the methods
+// elsewhere. An entry without "=" is a name without a value: os/exec
+// passes it on, but the child has no such variable, so Lookup and All
+// never find it while Without drops it. A nil Env is empty; the methods
 // that edit one return a new, non-nil Env and never change e, so that a
 // command given the result inherits nothing from this process.
 type Env []string
@@ -30,15 +31,15 @@ var fold = runtime.GOOS == "windows"
 
 // split is the name and value of the entry kv as os/exec reads it: up to
 // the first "=", where a leading "=" belongs to the name (Windows keeps
-// its per-drive directories as "=C:=C:\dir"). ok is false when kv has no
-// "=".
+// its per-drive directories as "=C:=C:\dir"). When kv has no "=", name
+// is all of it and ok is false.
 func split(kv string) (name, value string, ok bool) {
 	i := strings.Index(kv, "=")
 	if i == 0 {
 		i = strings.Index(kv[1:], "=") + 1
 	}
 	if i < 0 {
-		return "", "", false
+		return kv, "", false
 	}
 	return kv[:i], kv[i+1:], true
 }
@@ -80,12 +81,11 @@ func (e Env) All() iter.Seq2[string, string] {
 	}
 }
 
-// WithoutFunc is e without every entry of a variable whose name drop
-// reports true for.
+// WithoutFunc is e without every entry whose name drop reports true for.
 func (e Env) WithoutFunc(drop func(name string) bool) Env {
 	out := make(Env, 0, len(e))
 	for _, kv := range e {
-		if k, _, ok := split(kv); !ok || !drop(k) {
+		if k, _, _ := split(kv); !drop(k) {
 			out = append(out, kv)
 		}
 	}

@@ -48,7 +48,7 @@ func TestLookupAsExec(t *testing.T) {
 			var found []string
 			for _, kv := range child {
 				if !strings.Contains(kv, "=") {
-					continue // passed on as it is: TestWithout
+					continue // a name without a value: no variable
 				}
 				name, v, _ := split(kv)
 				found = append(found, name)
@@ -128,8 +128,10 @@ func TestWithout(t *testing.T) {
 		{nil, []string{"A"}, Env{}},
 		{envs["duplicates"], []string{"A"}, Env{"B=x"}},
 		{envs["duplicates"], nil, envs["duplicates"]},
-		{envs["no equals"], []string{"A", "B"}, Env{"A", "", "B"}}, // not variables: kept for exec
+		{envs["no equals"], []string{"A", "B"}, Env{""}}, // names without values go too
+		{envs["no equals"], []string{"MISSING"}, envs["no equals"]},
 		{envs["empty name"], []string{""}, Env{"A=1"}},
+		{Env{"", "A=1"}, []string{""}, Env{"A=1"}},
 		{envs["drive"], []string{"=C:"}, Env{"=D:=D:\\"}},
 		{envs["plain"], []string{"PATH", "HOME", "MISSING"}, Env{}},
 	}
@@ -155,7 +157,7 @@ func TestWithoutFunc(t *testing.T) {
 	if diff := cmp.Diff(Env{"A=1", "GIT", "B=2"}, got); diff != "" {
 		t.Errorf("WithoutFunc (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"GIT_DIR", "A", "GIT_CONFIG_KEY_0", "B"}, seen); diff != "" {
+	if diff := cmp.Diff([]string{"GIT_DIR", "A", "GIT_CONFIG_KEY_0", "GIT", "B"}, seen); diff != "" {
 		t.Errorf("drop was asked about (-want +got):\n%s", diff)
 	}
 }
