@@ -14,6 +14,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loop-action/loop-action/internal/action/github"
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
@@ -139,17 +140,11 @@ func newJob(a *githubactions.Action, env Env) (*job, error) {
 // agentEnviron is the environment agents and checks get: the job's,
 // without the action's inputs (the token among them) and the runtime's
 // credentials, which no agent needs.
-func agentEnviron(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "ACTIONS_RUNTIME_") ||
-			strings.HasPrefix(k, "ACTIONS_ID_TOKEN_") || k == "ACTIONS_RESULTS_URL" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+func agentEnviron(env []string) []string {
+	return environ.Env(env).WithoutFunc(func(k string) bool {
+		return strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "ACTIONS_RUNTIME_") ||
+			strings.HasPrefix(k, "ACTIONS_ID_TOKEN_") || k == "ACTIONS_RESULTS_URL"
+	})
 }
 
 // trustWorkspace lets git work in the workspace, which the runner's user

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
@@ -150,7 +151,7 @@ func (e *events) Event(ev ledger.Event) {
 // measures it (recheck) — applies the status rule and delivers what was
 // certified (conclude), then reports everywhere.
 func (j *job) runAndReport(ctx context.Context, s *session) error {
-	env := lookup(j.env.Environ)
+	env := environ.Env(j.env.Environ).Lookup
 	if ds := s.cfg.CheckEnv(env, loop.Error); ds.HasErrors() {
 		return &loop.ConfigError{Diagnostics: ds}
 	}
@@ -243,14 +244,4 @@ func history(evs []ledger.Event) []Point {
 		out = append(out, byIter[it])
 	}
 	return out
-}
-
-func lookup(environ []string) func(string) (string, bool) {
-	m := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }

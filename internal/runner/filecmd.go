@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -30,14 +31,11 @@ var fileCommandVars = []string{"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GI
 // command get. The result is never nil: a nil env is an empty one, so that
 // nothing is inherited from this process.
 func WithoutFileCommands(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(fileCommandVars, func(v string) bool { return strings.EqualFold(v, name) }) {
-			out = append(out, kv)
-		}
-	}
-	return out
+	// Every spelling goes, even where names are case-sensitive: dropping
+	// a variable no one reads costs nothing.
+	return environ.Env(env).WithoutFunc(func(name string) bool {
+		return slices.ContainsFunc(fileCommandVars, func(v string) bool { return strings.EqualFold(v, name) })
+	})
 }
 
 // FileCommands holds the job's file-command files as they were when it was
@@ -63,7 +61,7 @@ func GuardFileCommands(env []string) (*FileCommands, error) {
 	g := &FileCommands{}
 	seen := map[string]bool{}
 	for _, name := range fileCommandVars {
-		path := lookupEnv(env, name)
+		path := environ.Env(env).Get(name)
 		if path == "" || seen[path] {
 			continue
 		}
@@ -77,17 +75,6 @@ func GuardFileCommands(env []string) (*FileCommands, error) {
 		}
 	}
 	return g, nil
-}
-
-// lookupEnv returns the last value of name in env, as exec does.
-func lookupEnv(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
 }
 
 func recordFile(name, path string) (commandFile, bool, error) {

@@ -205,7 +205,8 @@ func TestRestoreFileCommands(t *testing.T) {
 func TestWithoutFileCommands(t *testing.T) {
 	t.Parallel()
 	env := []string{"PATH=/bin", "GITHUB_ENV=/f/env", "GITHUB_PATH=/f/path", "GITHUB_OUTPUT=/f/out",
-		"GITHUB_STATE=/f/state", "GITHUB_STEP_SUMMARY=/f/sum", "GITHUB_SHA=abc", "GITHUB_ENVX=1"}
+		"GITHUB_STATE=/f/state", "GITHUB_STEP_SUMMARY=/f/sum", "GITHUB_SHA=abc", "GITHUB_ENVX=1",
+		"github_output=/f/lower", "GITHUB_ENV=/f/again"}
 	want := []string{"PATH=/bin", "GITHUB_SHA=abc", "GITHUB_ENVX=1"}
 	if diff := cmp.Diff(want, WithoutFileCommands(env)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"maps"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/environ"
 )
 
 // gitOverrides are the git settings every check, the metrics command and
@@ -26,16 +29,10 @@ func GitEnv(env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	cfg := map[string]string{}
-	out := make([]string, 0, len(env)+2*len(gitOverrides)+1)
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "GIT_CONFIG_COUNT" || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
-			cfg[k] = v
-			continue
-		}
-		out = append(out, kv)
-	}
+	cfg := maps.Collect(environ.Env(env).All())
+	out := environ.Env(env).WithoutFunc(func(k string) bool {
+		return k == "GIT_CONFIG_COUNT" || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_")
+	})
 	n, err := strconv.Atoi(cfg["GIT_CONFIG_COUNT"])
 	if err != nil || n < 0 {
 		n = 0
@@ -45,7 +42,7 @@ func GitEnv(env []string) []string {
 		out = append(out, "GIT_CONFIG_KEY_"+strconv.Itoa(i)+"="+k, "GIT_CONFIG_VALUE_"+strconv.Itoa(i)+"="+v)
 		i++
 	}
-	for j := range min(n, len(cfg)) {
+	for j := range min(n, len(env)) { // a count past the entries there are finds nothing more
 		k, okk := cfg["GIT_CONFIG_KEY_"+strconv.Itoa(j)]
 		v, okv := cfg["GIT_CONFIG_VALUE_"+strconv.Itoa(j)]
 		if okk && okv {

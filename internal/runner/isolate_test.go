@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loop-action/loop-action/internal/ledger"
@@ -102,5 +103,36 @@ func TestIsolatedNodesPublishFirstWriterWins(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.root, ".loop", "worktrees")); err == nil {
 		t.Error("the worktrees outlived the run's end")
+	}
+}
+
+// TestIsolatedAgentEnv: an isolated node's agent runs with git's ceiling
+// at its worktree's parent, set once whatever the job's environment held,
+// so that git there never finds the loop root's repository.
+func TestIsolatedAgentEnv(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, isolated, nil)
+	h.opts.Env = []string{"PATH=/bin", "GIT_CEILING_DIRECTORIES=/job"}
+	var mu sync.Mutex
+	got := map[string][]string{}
+	h.opts.Providers = map[string]Provider{"a": fake(func(_ context.Context, req provider.Request) provider.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, kv := range req.Env {
+			if v, ok := strings.CutPrefix(kv, "GIT_CEILING_DIRECTORIES="); ok {
+				got[req.Node] = append(got[req.Node], v)
+			}
+		}
+		if req.Root == h.root {
+			t.Errorf("node %s ran in the loop root", req.Node)
+		}
+		got[req.Node] = append(got[req.Node], "root "+filepath.Dir(req.Root))
+		return provider.Response{}
+	})}
+	h.run(context.Background())
+	for _, node := range []string{"left", "right"} {
+		if v := got[node]; len(v) != 2 || "root "+v[0] != v[1] {
+			t.Errorf("%s: GIT_CEILING_DIRECTORIES values, then the worktree's parent: %q", node, v)
+		}
 	}
 }

@@ -1,8 +1,7 @@
 package runner
 
 import (
-	"strings"
-
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/secret"
 )
@@ -28,8 +27,8 @@ func Secrets(cfg *loop.Config, env []string) []secret.Secret {
 		}
 	}
 	var out []secret.Secret
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && names[k] {
+	for k, v := range environ.Env(env).All() {
+		if names[k] {
 			out = secret.Append(out, k, v)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/edit"
 	"github.com/loop-action/loop-action/internal/runner/provider"
@@ -47,13 +48,7 @@ func WithoutAPIKeys(cfg *loop.Config, env []string) []string {
 	if len(keys) == 0 {
 		return env
 	}
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); !keys[name] {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return environ.Env(env).WithoutFunc(func(name string) bool { return keys[name] })
 }
 
 // isOpenAI reports whether a node's provider is of type "openai".

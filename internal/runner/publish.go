@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/isolate"
@@ -36,12 +37,11 @@ func (r *iteration) worktree(ctx context.Context, nr *nodeRun) error {
 // worktree lies inside the loop root, so git there must not find the
 // root's repository.
 func (r *iteration) agentEnv(nr *nodeRun) []string {
-	base := WithoutAPIKeys(r.cfg, r.run.opts.Env)
+	env := WithoutAPIKeys(r.cfg, r.run.opts.Env)
 	if nr.dir == "" {
-		return base
+		return env
 	}
-	env := append([]string(nil), base...)
-	return append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(nr.dir))
+	return environ.Env(env).With("GIT_CEILING_DIRECTORIES", filepath.Dir(nr.dir))
 }
 
 // publish copies what the wave's isolated nodes changed into the loop

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/process"
 )
@@ -258,18 +259,10 @@ var (
 func agentEnv(req Request, set []string, tmp string) []string {
 	values := []string{req.RunID, strconv.Itoa(req.Iteration), req.Node, req.Root, req.HistoryFile}
 	mine := append(slices.Clone(loopVars), tempVars...)
-	for _, kv := range set {
-		name, _, _ := strings.Cut(kv, "=")
+	for name := range environ.Env(set).All() {
 		mine = append(mine, name)
 	}
-	env := make([]string, 0, len(req.Env)+len(mine))
-	for _, kv := range req.Env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(mine, name) {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, set...)
+	env := append(environ.Env(req.Env).Without(mine...), set...)
 	for _, name := range tempVars {
 		env = append(env, name+"="+tmp)
 	}

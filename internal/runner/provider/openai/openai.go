@@ -24,7 +24,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -32,6 +31,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/loop-action/loop-action/internal/backoff"
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/process"
 	"github.com/loop-action/loop-action/internal/runner/provider"
@@ -102,10 +102,8 @@ func (c Client) key(env []string) (string, error) {
 	if c.Spec.APIKeyEnv == "" {
 		return "", nil
 	}
-	for i := len(env) - 1; i >= 0; i-- {
-		if name, value, _ := strings.Cut(env[i], "="); name == c.Spec.APIKeyEnv && value != "" {
-			return value, nil
-		}
+	if v := environ.Env(env).Get(c.Spec.APIKeyEnv); v != "" {
+		return v, nil
 	}
 	return "", fmt.Errorf("provider %q: the environment variable %s (api_key_env) is not set", c.Name, c.Spec.APIKeyEnv)
 }

@@ -186,6 +186,9 @@ func TestFailures(t *testing.T) {
 		{name: "a missing key is fatal and sends nothing", env: []string{"PATH=/bin"},
 			replies: func(*testing.T) []openaifake.Reply { return nil },
 			want:    `provider "api": the environment variable TEST_OPENAI_KEY (api_key_env) is not set`, fatal: true},
+		{name: "an emptied key is missing: its last value counts, as in a child", env: []string{"TEST_OPENAI_KEY=" + testKey, "TEST_OPENAI_KEY="},
+			replies: func(*testing.T) []openaifake.Reply { return nil },
+			want:    `the environment variable TEST_OPENAI_KEY (api_key_env) is not set`, fatal: true},
 		{name: "a 400 is not retried",
 			replies: func(*testing.T) []openaifake.Reply {
 				return []openaifake.Reply{openaifake.Error(400, "max_tokens is too large", nil)}
