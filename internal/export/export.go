@@ -17,6 +17,11 @@
 // export directory, nor a path that Windows, where the export may be
 // extracted, reads as another (see WindowsNames). It reads no clock: the same Input gives byte-identical
 // files.
+//
+// Every file it reads or writes, in the loop root and in the export's
+// parent, goes through an os.Root opened once on each: that, not a check
+// of the path beforehand, is what keeps a symlink swapped in mid-export
+// from sending a read or a write elsewhere.
 package export
 
 import (
@@ -28,16 +33,19 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/secret"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Input is what a successful run hands the export.
@@ -130,39 +138,56 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 	}
 	dirName := DirName(in.Config.Name)
 	dir = filepath.Join(parent, dirName)
-	src, err := collect(in.Root, in.Config.Export.Paths, parent, dirName)
-	if err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	defer src.close()
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	removeLeftovers(parent, dirName)
-	tmp, err := os.MkdirTemp(parent, "."+dirName+tmpMarker)
-	if err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if m, err = build(tmp, in, src); err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	if err = replace(tmp, dir); err != nil {
+	if m, err = write(parent, dirName, in); err != nil {
 		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
 	}
 	return dir, m, nil
 }
 
+// write is Write. Every step in parent goes through an os.Root opened on
+// it once: a symlink swapped in for any directory Write makes or moves
+// there sends nothing outside parent.
+func write(parent, dirName string, in Input) (Manifest, error) {
+	pats, err := cleanPatterns(in.Config.Export.Paths)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if len(pats) > 0 && in.Root == "" {
+		return Manifest{}, errors.New("no loop root to match [export] paths in")
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Manifest{}, err
+	}
+	out, err := workspace.OpenRoot(parent)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer out.Close()
+	src, err := collect(in.Root, pats, out, dirName)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer src.close()
+	removeLeftovers(out, dirName)
+	tmp := "." + dirName + tmpMarker + strconv.FormatUint(rand.Uint64(), 36)
+	m, err := buildIn(out, tmp, in, src)
+	if err == nil {
+		err = replace(out, tmp, dirName)
+	}
+	if err != nil {
+		_ = out.RemoveAll(tmp)
+	}
+	return m, err
+}
+
 // removeLeftovers removes the temporary directories an earlier Write left
 // behind when its process was killed.
-func removeLeftovers(parent, dirName string) {
-	old, _ := filepath.Glob(filepath.Join(parent, "."+dirName+tmpMarker+"*"))
-	for _, dir := range old {
-		os.RemoveAll(dir)
+func removeLeftovers(parent *os.Root, dirName string) {
+	entries, _ := workspace.ReadDir(parent, ".")
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+dirName+tmpMarker) {
+			_ = parent.RemoveAll(e.Name())
+		}
 	}
 }
 
@@ -170,16 +195,40 @@ func removeLeftovers(parent, dirName string) {
 // the loop root skips them.
 const tmpMarker = ".tmp-"
 
-// build writes every file of the export into tmp and returns the manifest.
-func build(tmp string, in Input, src *source) (Manifest, error) {
-	if err := os.Chmod(tmp, 0o755); err != nil {
+// testHookTemp, set only by tests, runs between the making of the
+// temporary directory (its path) and its opening.
+var testHookTemp func(tmp string)
+
+// buildIn makes the temporary directory tmp in parent, builds the export
+// in it and returns the manifest. It builds in the directory it made: a
+// link or another directory swapped in for it fails the export.
+func buildIn(parent *os.Root, tmp string, in Input, src *source) (Manifest, error) {
+	if err := parent.Mkdir(tmp, 0o700); err != nil {
 		return Manifest{}, err
 	}
-	w, err := newWriter(tmp, in.Secrets)
+	if testHookTemp != nil {
+		testHookTemp(filepath.Join(parent.Name(), tmp))
+	}
+	r, err := workspace.OpenDir(parent, tmp)
 	if err != nil {
 		return Manifest{}, err
 	}
-	defer w.root.Close()
+	defer r.Close()
+	made, err := parent.Lstat(tmp)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if opened, err := r.Stat("."); err != nil || !made.IsDir() || !os.SameFile(made, opened) {
+		return Manifest{}, fmt.Errorf("the temporary directory %q was replaced while the export was written", tmp)
+	}
+	if err := r.Chmod(".", 0o755); err != nil {
+		return Manifest{}, err
+	}
+	return build(newWriter(r, in.Secrets), in, src)
+}
+
+// build writes every file of the export through w and returns the manifest.
+func build(w *writer, in Input, src *source) (Manifest, error) {
 	w.mkdir(outDir)
 	placed, clashes := place(src.files)
 	for _, c := range clashes { // their names may hold a secret too
@@ -232,12 +281,8 @@ type writer struct {
 	err      error
 }
 
-func newWriter(dir string, secrets []secret.Secret) (*writer, error) {
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &writer{root: r, secrets: secret.NewFinder(secrets), mask: secret.Mask(secrets)}, nil
+func newWriter(r *os.Root, secrets []secret.Secret) *writer {
+	return &writer{root: r, secrets: secret.NewFinder(secrets), mask: secret.Mask(secrets)}
 }
 
 func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
@@ -336,28 +381,29 @@ func (w *writer) create(rel string, src io.Reader, mode fs.FileMode, also io.Wri
 	return nil
 }
 
-// replace moves the finished export tmp to dir, replacing what is there.
-// An older export (or anything else at dir, a symlink included) is moved
-// aside first and removed after; a symlink is removed, never followed.
-func replace(tmp, dir string) error {
+// replace moves the finished export tmp to name in parent, replacing what
+// is there. An older export (or anything else at name, a symlink
+// included) is moved aside first and removed after; a symlink is removed,
+// never followed.
+func replace(parent *os.Root, tmp, name string) error {
 	old := ""
-	if _, err := os.Lstat(dir); err == nil {
+	if _, err := parent.Lstat(name); err == nil {
 		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
+		if err := parent.Rename(name, old); err != nil {
 			return fmt.Errorf("move the older export aside: %w", err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := parent.Rename(tmp, name); err != nil {
 		if old != "" {
-			_ = os.Rename(old, dir) // put the older export back
+			_ = parent.Rename(old, name) // put the older export back
 		}
 		return err
 	}
 	if old != "" {
 		// Best effort: the new export is complete and in place.
-		_ = os.RemoveAll(old)
+		_ = parent.RemoveAll(old)
 	}
 	return nil
 }
