@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/loop-action/loop-action/internal/gitremote"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // change is what the edits of one path do to one entry of a tree.
@@ -127,14 +127,5 @@ func (d *Delivery) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool,
 
 // blob returns the content of blob h.
 func blob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
-	obj, err := s.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", h, err)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return workspace.ReadBlob(s, h)
 }

@@ -17,6 +17,11 @@
 // export directory, nor a path that Windows, where the export may be
 // extracted, reads as another (see WindowsNames). It reads no clock: the same Input gives byte-identical
 // files.
+//
+// Every file it reads or writes, in the loop root and in the export's
+// parent, goes through an os.Root opened once on each: that, not a check
+// of the path beforehand, is what keeps a symlink swapped in mid-export
+// from sending a read or a write elsewhere.
 package export
 
 import (
@@ -130,56 +135,14 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 	}
 	dirName := DirName(in.Config.Name)
 	dir = filepath.Join(parent, dirName)
-	src, err := collect(in.Root, in.Config.Export.Paths, parent, dirName)
-	if err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	defer src.close()
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	removeLeftovers(parent, dirName)
-	tmp, err := os.MkdirTemp(parent, "."+dirName+tmpMarker)
-	if err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if m, err = build(tmp, in, src); err != nil {
-		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
-	}
-	if err = replace(tmp, dir); err != nil {
+	if m, err = write(parent, dirName, in); err != nil {
 		return "", Manifest{}, fmt.Errorf("write success export %q: %w", dir, err)
 	}
 	return dir, m, nil
 }
 
-// removeLeftovers removes the temporary directories an earlier Write left
-// behind when its process was killed.
-func removeLeftovers(parent, dirName string) {
-	old, _ := filepath.Glob(filepath.Join(parent, "."+dirName+tmpMarker+"*"))
-	for _, dir := range old {
-		os.RemoveAll(dir)
-	}
-}
-
-// tmpMarker is in the name of the directories Write builds in; a walk of
-// the loop root skips them.
-const tmpMarker = ".tmp-"
-
-// build writes every file of the export into tmp and returns the manifest.
-func build(tmp string, in Input, src *source) (Manifest, error) {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return Manifest{}, err
-	}
-	w, err := newWriter(tmp, in.Secrets)
-	if err != nil {
-		return Manifest{}, err
-	}
-	defer w.root.Close()
+// build writes every file of the export through w and returns the manifest.
+func build(w *writer, in Input, src *source) (Manifest, error) {
 	w.mkdir(outDir)
 	placed, clashes := place(src.files)
 	for _, c := range clashes { // their names may hold a secret too
@@ -232,12 +195,8 @@ type writer struct {
 	err      error
 }
 
-func newWriter(dir string, secrets []secret.Secret) (*writer, error) {
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &writer{root: r, secrets: secret.NewFinder(secrets), mask: secret.Mask(secrets)}, nil
+func newWriter(r *os.Root, secrets []secret.Secret) *writer {
+	return &writer{root: r, secrets: secret.NewFinder(secrets), mask: secret.Mask(secrets)}
 }
 
 func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
@@ -333,31 +292,5 @@ func (w *writer) create(rel string, src io.Reader, mode fs.FileMode, also io.Wri
 		return fmt.Errorf("write %q: %w", rel, err)
 	}
 	w.files = append(w.files, File{Path: rel, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
-	return nil
-}
-
-// replace moves the finished export tmp to dir, replacing what is there.
-// An older export (or anything else at dir, a symlink included) is moved
-// aside first and removed after; a symlink is removed, never followed.
-func replace(tmp, dir string) error {
-	old := ""
-	if _, err := os.Lstat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("move the older export aside: %w", err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir) // put the older export back
-		}
-		return err
-	}
-	if old != "" {
-		// Best effort: the new export is complete and in place.
-		_ = os.RemoveAll(old)
-	}
 	return nil
 }

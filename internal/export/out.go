@@ -28,27 +28,21 @@ func (s *source) close() {
 }
 
 // collect finds the regular files under root that match any of the
-// [export] paths patterns (doublestar globs relative to root; a pattern
-// that matches a directory takes everything under it). It never follows a
-// symlink, never enters .git/ or .loop/, and skips the export being
-// written (dirName and its temporary siblings, when parent is inside root).
-func collect(root string, patterns []string, parent, dirName string) (*source, error) {
-	if len(patterns) == 0 {
+// [export] paths patterns (doublestar globs relative to root, cleaned by
+// cleanPatterns; a pattern that matches a directory takes everything
+// under it). It never follows a symlink, never enters .git/ or .loop/,
+// and skips the export being written (dirName and its temporary siblings
+// in parent, when parent is inside root).
+func collect(root string, pats []string, parent *os.Root, dirName string) (*source, error) {
+	if len(pats) == 0 {
 		return &source{}, nil
-	}
-	if root == "" {
-		return nil, errors.New("no loop root to match [export] paths in")
-	}
-	pats, err := cleanPatterns(patterns)
-	if err != nil {
-		return nil, err
 	}
 	r, err := workspace.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open the loop root: %w", err)
 	}
 	s := &source{root: r}
-	self := selfSkipper(root, parent, dirName)
+	self := selfSkipper(r, parent, dirName)
 	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -124,44 +118,22 @@ func mayMatchUnder(pats []string, dir string) bool {
 	return false
 }
 
-// selfSkipper returns a test for the directories of the export itself,
-// relative to root: parent/dirName and the temporary directories Write
-// builds beside it. Without it, "**" would copy the previous export into
-// the new one.
-func selfSkipper(root, parent, dirName string) func(string) bool {
-	rel, ok := within(root, parent)
-	if !ok {
-		return func(string) bool { return false }
-	}
+// selfSkipper returns a test for the directories of the export itself in
+// the walk of root: dirName and the temporary directories Write builds
+// beside it, in the directory that is parent. Whether a directory of root
+// is parent is asked of the file system (the same file), not of the two
+// paths, however either is spelled. Without it, "**" would copy the
+// previous export into the new one.
+func selfSkipper(root, parent *os.Root, dirName string) func(string) bool {
+	at, err := parent.Stat(".")
 	return func(p string) bool {
-		if path.Dir(p) != rel {
+		name := path.Base(p)
+		if err != nil || name != dirName && !strings.HasPrefix(name, "."+dirName+tmpMarker) {
 			return false
 		}
-		name := path.Base(p)
-		return name == dirName || strings.HasPrefix(name, "."+dirName+tmpMarker)
+		dir, err := root.Lstat(filepath.FromSlash(path.Dir(p)))
+		return err == nil && os.SameFile(dir, at)
 	}
-}
-
-// within returns dir relative to root, slash-separated, when dir is root or
-// inside it.
-func within(root, dir string) (string, bool) {
-	root, dir = resolve(root), resolve(dir)
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
-
-// resolve makes p absolute and resolves its symlinks, as far as it can.
-func resolve(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	return p
 }
 
 // outPath is where the loop-root file rel goes in the export: out/<rel>,

@@ -185,19 +185,31 @@ func TestWriteReplacesSymlinkWithoutFollowingIt(t *testing.T) {
 	}
 }
 
+// TestExportInsideRootSkipsItself: an export written inside the loop root
+// never copies itself, however the root and the parent are spelled (each
+// through a symlink or not).
 func TestExportInsideRootSkipsItself(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.txt": "a\n"})
-	parent := filepath.Join(root, "exports")
-	in := Input{Config: &loop.Config{Name: "self", Export: loop.Export{Paths: []string{"**"}}}, Root: root}
-	for range 3 {
-		if _, _, err := Write(parent, in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := slices.Sorted(maps.Keys(tree(t, filepath.Join(parent, "self-success", "out"))))
-	if diff := cmp.Diff([]string{".", "a.txt"}, got); diff != "" {
-		t.Errorf("out/ (-want +got): the export must not copy itself\n%s", diff)
+	for _, tt := range []struct{ name, root, parent string }{
+		{"plain", "real", "real/exports"},
+		{"root through a link", "link", "real/exports"},
+		{"parent through a link", "real", "link/exports"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			writeTree(t, filepath.Join(base, "real"), map[string]string{"a.txt": "a\n"})
+			symlink(t, "real", filepath.Join(base, "link"))
+			parent := filepath.Join(base, tt.parent)
+			in := Input{Config: &loop.Config{Name: "self", Export: loop.Export{Paths: []string{"**"}}}, Root: filepath.Join(base, tt.root)}
+			for range 3 {
+				if _, _, err := Write(parent, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := slices.Sorted(maps.Keys(tree(t, filepath.Join(parent, "self-success", "out"))))
+			if diff := cmp.Diff([]string{".", "a.txt"}, got); diff != "" {
+				t.Errorf("out/ (-want +got): the export must not copy itself\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -260,11 +272,12 @@ func TestWriterRefusesEscapes(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWriter(dir, nil)
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.root.Close()
+	defer r.Close()
+	w := newWriter(r, nil)
 	w.write("out/../../escaped.txt", []byte("x"), 0o644)
 	if w.err == nil {
 		t.Error("writing out/../../escaped.txt succeeded")

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 
 	"github.com/loop-action/loop-action/internal/gitremote"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // objects reads and writes the git objects of the state branch in the
@@ -102,18 +102,7 @@ func (o *objects) putCommit(c *object.Commit) (plumbing.Hash, error) {
 }
 
 // blob returns the content of blob h.
-func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
-	obj, err := o.s.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", h, err)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}
+func (o *objects) blob(h plumbing.Hash) ([]byte, error) { return workspace.ReadBlob(o.s, h) }
 
 // lookup returns the entry at path under tree root, if there is one.
 func (o *objects) lookup(root plumbing.Hash, path []string) (object.TreeEntry, bool, error) {
