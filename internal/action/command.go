@@ -106,22 +106,3 @@ func parseReject(args, goals []string) (Command, error) {
 	}
 	return c, nil
 }
-
-// commandLine finds the command's line: the first line that people
-// reading the comment see as a line of its own, outside code, quotes and
-// HTML. See markdown.go for the rules.
-func commandLine(body string) (string, bool) {
-	var b blocks
-	body = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(body) // CommonMark's line endings
-	for line := range strings.Lines(body) {
-		line = strings.TrimSuffix(line, "\n")
-		if b.skip(line) {
-			continue
-		}
-		t := strings.TrimSpace(line)
-		if t == "/loop" || strings.HasPrefix(t, "/loop ") || strings.HasPrefix(t, "/loop\t") {
-			return t, true
-		}
-	}
-	return "", false
-}

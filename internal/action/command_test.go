@@ -92,6 +92,11 @@ func TestCommandVisibility(t *testing.T) {
 		"a quote's lazy continuation":             "> they said\n/loop approve",
 		"a quote in a list item":                  "- > quoted\n/loop approve",
 		"a fence opened after a lone CR":          "see\r```\n/loop approve",
+		"a code span across lines":                "`see\n/loop approve`",
+		"text before it on its line":              "**note** /loop approve",
+		"a heading's marker":                      "# /loop approve",
+		"a list item's marker":                    "- /loop approve",
+		"an HTML comment a quote left open":       "> <!--\n\n/loop approve\n\n-->",
 	}
 	for name, body := range hidden {
 		t.Run(name, func(t *testing.T) {
@@ -114,6 +119,9 @@ func TestCommandVisibility(t *testing.T) {
 		"after a list item the fence ended":    "- ```\n  x\n\n/loop approve",
 		"after a paragraph":                    "Looks right.\n/loop approve",
 		"after a lone CR":                      "Looks right.\r/loop approve",
+		"a list item's next line":              "- see\n  /loop approve",
+		"a setext heading":                     "/loop approve\n===",
+		"after a details tag in code":          "    <details>\n\n/loop approve",
 	}
 	for name, body := range visible {
 		t.Run(name, func(t *testing.T) {

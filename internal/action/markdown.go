@@ -1,126 +1,113 @@
 package action
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
-// blocks follows a comment's Markdown line by line, as far as it matters for
-// finding a command people can see: CommonMark's fenced and indented code,
-// block quotes (and their lazy continuation lines), HTML blocks, and, as
-// GitHub renders them, HTML comments and collapsed <details>. Where it
-// cannot tell, it errs towards "not visible": a missed command can be
+// commandLine finds the command's line: the first line that people
+// reading the comment see as a line of its own, outside code, quotes and
+// HTML. goldmark reads the blocks and inlines as CommonMark does; on top
+// of it, what a browser makes of the raw HTML GitHub passes through: an
+// HTML comment an HTML block leaves open hides everything after it up to a
+// raw "-->", and so does an open <details>, collapsed until clicked. Where
+// it cannot tell, it errs towards "not visible": a missed command can be
 // written again, a hidden one must never act.
-type blocks struct {
-	fence    byte              // '`' or '~' while inside a fenced code block
-	fenceLen int               // the opening fence's length
-	fenceCol int               // the content column of the container it opened in
-	html     func(string) bool // inside an HTML block: whether a line ends it
-	comment  bool              // inside an HTML comment (<!-- without its -->)
-	details  int               // <details> elements open
-	quoted   bool              // the last line was quoted: a paragraph may go on lazily
-}
-
-// skip takes the next line and reports whether it cannot hold a command.
-func (b *blocks) skip(line string) bool {
-	col, rest := indent(line, 0)
-	blank := rest == ""
-	switch {
-	case b.fence != 0:
-		return b.inFence(line, col, rest, blank)
-	case b.html != nil:
-		if b.html(line) {
-			b.html = nil
-		}
-		b.scan(line)
-		return true
-	case b.comment:
-		b.scan(line)
-		return true
-	case blank:
-		b.quoted = false
-		return true
-	case col >= 4: // indented code, or a paragraph's continuation
-		b.scan(line)
-		return true
-	case b.openFence(col, rest):
-		return true
-	}
-	if end := htmlBlock(rest); end != nil {
-		if !end(line) {
-			b.html = end
-		}
-		b.scan(line)
-		return true
-	}
-	hidden := b.quoted || b.comment || b.details > 0
-	b.scan(line)
-	return hidden || b.quoted
-}
-
-// inFence handles a line inside a fenced code block: a closing fence ends
-// it, and so does a line indented less than the container the fence is in
-// (that container, a list item, has ended); that line is then read afresh.
-func (b *blocks) inFence(line string, col int, rest string, blank bool) bool {
-	switch {
-	case blank:
-	case col < b.fenceCol:
-		b.fence = 0
-		return b.skip(line)
-	case col-b.fenceCol <= 3 && closes(rest, b.fence, b.fenceLen):
-		b.fence = 0
-	}
-	return true
-}
-
-// openFence opens a fenced code block when rest, indented col columns,
-// starts one at the top level or inside list items (- * + 1. 1)). A quote
-// marker it meets makes the line quoted.
-func (b *blocks) openFence(col int, rest string) bool {
-	base := 0
-	for range 16 {
-		if col-base <= 3 {
-			if ch, n, ok := fenceOpen(rest); ok {
-				b.fence, b.fenceLen, b.fenceCol, b.quoted = ch, n, base, false
-				return true
+func commandLine(body string) (string, bool) {
+	src := []byte(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(body)) // CommonMark's line endings
+	var h rawHTML
+	quotes := 0
+	line, found := "", false
+	_ = ast.Walk(goldmark.DefaultParser().Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n := n.(type) {
+		case *ast.Blockquote: // walked for its HTML, which can open a comment past its end
+			if entering {
+				quotes++
+			} else {
+				quotes--
 			}
-			if rest[0] == '>' {
-				b.quoted = true
-				return false
+		case *ast.CodeBlock, *ast.FencedCodeBlock, *ast.CodeSpan:
+			return ast.WalkSkipChildren, nil
+		case *ast.HTMLBlock:
+			if entering {
+				h.segments(src, n.Lines())
+				if n.HasClosure() {
+					h.scan(string(n.ClosureLine.Value(src)))
+				}
+			}
+		case *ast.RawHTML:
+			if entering {
+				h.segments(src, n.Segments)
+			}
+		case *ast.Text:
+			if entering && quotes == 0 && !h.comment && h.details == 0 {
+				line, found = startsLine(src, n.Segment.Start)
 			}
 		}
-		w := listMarker(rest)
-		if w == 0 {
-			return false
+		if found {
+			return ast.WalkStop, nil
 		}
-		c, r := indent(rest[w:], col+w)
-		if r == "" || c-(col+w) > 4 {
-			return false // an empty item, or one starting with indented code
-		}
-		base, col, rest = c, c, r
-	}
-	return false
+		return ast.WalkContinue, nil
+	})
+	return line, found
 }
 
-// scan follows HTML comments and <details> elements through a line.
-func (b *blocks) scan(line string) {
+// startsLine is the line of src from start, trimmed, when text at start
+// begins its line and the line is a /loop command. A paragraph's line
+// indented four columns or more is skipped: it looks like indented code.
+func startsLine(src []byte, start int) (string, bool) {
+	begin := bytes.LastIndexByte(src[:start], '\n') + 1
+	if col, rest := indent(string(src[begin:start]), 0); rest != "" || col >= 4 {
+		return "", false
+	}
+	end := bytes.IndexByte(src[start:], '\n')
+	if end < 0 {
+		end = len(src) - start
+	}
+	t := strings.TrimSpace(string(src[start : start+end]))
+	if t == "/loop" || strings.HasPrefix(t, "/loop ") || strings.HasPrefix(t, "/loop\t") {
+		return t, true
+	}
+	return "", false
+}
+
+// rawHTML follows the HTML GitHub passes through raw, in document order:
+// whether an HTML comment is open, and how many <details> elements are.
+type rawHTML struct {
+	comment bool // inside an HTML comment (<!-- without its -->)
+	details int  // <details> elements open
+}
+
+func (h *rawHTML) segments(src []byte, s *text.Segments) {
+	for _, seg := range s.Sliced(0, s.Len()) {
+		h.scan(string(seg.Value(src)))
+	}
+}
+
+// scan follows HTML comments and <details> elements through raw HTML.
+func (h *rawHTML) scan(line string) {
 	lower := strings.ToLower(line)
 	for lower != "" {
-		if b.comment {
+		if h.comment {
 			i := strings.Index(lower, "-->")
 			if i < 0 {
 				return
 			}
-			b.comment, lower = false, lower[i+3:]
+			h.comment, lower = false, lower[i+3:]
 			continue
 		}
 		i := strings.Index(lower, "<!--")
-		b.details += tags(lower, i, "<details") - tags(lower, i, "</details")
-		b.details = max(b.details, 0)
+		h.details += tags(lower, i, "<details") - tags(lower, i, "</details")
+		h.details = max(h.details, 0)
 		if i < 0 {
 			return
 		}
-		b.comment, lower = true, lower[i+4:]
+		h.comment, lower = true, lower[i+4:]
 	}
 }
 
@@ -160,26 +147,6 @@ func indent(s string, from int) (int, string) {
 	return col, ""
 }
 
-// fenceOpen reports whether s opens a fenced code block: three or more
-// backticks or tildes; a backtick fence's info string has no backtick.
-func fenceOpen(s string) (byte, int, bool) {
-	if s[0] != '`' && s[0] != '~' {
-		return 0, 0, false
-	}
-	n := run(s, s[0])
-	if n < 3 || (s[0] == '`' && strings.IndexByte(s[n:], '`') >= 0) {
-		return 0, 0, false
-	}
-	return s[0], n, true
-}
-
-// closes reports whether s closes a fence of n ch: at least n of them and
-// nothing after but spaces and tabs.
-func closes(s string, ch byte, n int) bool {
-	k := run(s, ch)
-	return k >= n && strings.Trim(s[k:], " \t") == ""
-}
-
 func run(s string, ch byte) int {
 	n := 0
 	for n < len(s) && s[n] == ch {
@@ -187,96 +154,6 @@ func run(s string, ch byte) int {
 	}
 	return n
 }
-
-// listMarker is the width of the list marker s starts with (-, +, * or up
-// to nine digits and . or )), followed by a space, a tab or the line's
-// end; 0 when it starts with none.
-func listMarker(s string) int {
-	w := 0
-	switch {
-	case s[0] == '-' || s[0] == '+' || s[0] == '*':
-		w = 1
-	default:
-		for w < len(s) && w < 9 && s[w] >= '0' && s[w] <= '9' {
-			w++
-		}
-		if w == 0 || w == len(s) || (s[w] != '.' && s[w] != ')') {
-			return 0
-		}
-		w++
-	}
-	if w < len(s) && s[w] != ' ' && s[w] != '\t' {
-		return 0
-	}
-	return w
-}
-
-// htmlBlock reports whether s (a line without its indentation) starts one
-// of CommonMark's HTML blocks, and returns what ends it. Type 7 (any tag
-// alone on a line) is taken even where CommonMark would read it as inline
-// HTML in a paragraph: skipping is the safe side.
-func htmlBlock(s string) func(string) bool {
-	lower := strings.ToLower(s)
-	if !strings.HasPrefix(lower, "<") {
-		return nil
-	}
-	contains := func(ends ...string) func(string) bool {
-		return func(line string) bool {
-			l := strings.ToLower(line)
-			for _, e := range ends {
-				if strings.Contains(l, e) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	blankLine := func(line string) bool { return strings.TrimSpace(line) == "" }
-	switch {
-	case startsTag(lower[1:], rawTags):
-		return contains("</script>", "</pre>", "</style>", "</textarea>")
-	case strings.HasPrefix(lower, "<!--"):
-		return contains("-->")
-	case strings.HasPrefix(lower, "<?"):
-		return contains("?>")
-	case strings.HasPrefix(lower, "<![cdata["):
-		return contains("]]>")
-	case len(lower) > 2 && lower[1] == '!' && isLetter(lower[2]):
-		return contains(">")
-	case startsTag(strings.TrimPrefix(lower[1:], "/"), blockTags):
-		return blankLine
-	case loneTag(strings.TrimRight(lower, " \t")):
-		return blankLine
-	}
-	return nil
-}
-
-var rawTags = []string{"script", "pre", "style", "textarea"}
-
-var blockTags = strings.Fields(`address article aside base basefont blockquote body caption center col
-	colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset
-	h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol
-	optgroup option p param search section summary table tbody td tfoot th thead title tr track ul`)
-
-// startsTag reports whether s starts with one of names followed by the end
-// of the line, whitespace, > or />.
-func startsTag(s string, names []string) bool {
-	for _, n := range names {
-		if rest, ok := strings.CutPrefix(s, n); ok && (rest == "" || strings.ContainsRune(" \t>", rune(rest[0])) || strings.HasPrefix(rest, "/>")) {
-			return true
-		}
-	}
-	return false
-}
-
-// loneTag reports whether s is one open or closing tag and nothing else.
-func loneTag(s string) bool {
-	name := strings.TrimPrefix(s[1:], "/")
-	return len(s) > 2 && strings.HasSuffix(s, ">") && name != "" && isLetter(name[0]) &&
-		strings.Count(s, "<") == 1 && strings.Count(s, ">") == 1
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // maxEcho bounds the characters of comment text echoed in a reply.
 const maxEcho = 60

@@ -9,7 +9,6 @@
 package github
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,8 +17,6 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
-
-	"github.com/loop-action/loop-action/internal/backoff"
 )
 
 // DefaultAPIURL is github.com's API root.
@@ -36,7 +33,7 @@ type Option func(*options)
 type options struct {
 	httpClient *http.Client
 	userAgent  string
-	retry      backoff.Policy
+	retry      retrier
 }
 
 // WithHTTPClient sends requests through hc's transport (default: a clone of
@@ -52,16 +49,16 @@ func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = u
 // would go past maxWait is not begun; the last answer is returned instead.
 func WithRetry(attempts int, maxWait time.Duration) Option {
 	return func(o *options) {
-		o.retry.Tries = max(1, attempts)
-		o.retry.Budget = maxWait
+		o.retry.tries = max(1, attempts)
+		o.retry.budget = maxWait
 	}
 }
 
 // WithWait replaces how the client waits before a retry. Tests pass a
 // function that records d and returns at once; the default sleeps for d or
-// until ctx is done.
-func WithWait(wait func(ctx context.Context, d time.Duration) error) Option {
-	return func(o *options) { o.retry.Sleep = wait }
+// until the request's context is done.
+func WithWait(wait func(d time.Duration)) Option {
+	return func(o *options) { o.retry.wait = wait }
 }
 
 // New makes a client for the API root apiURL ("" means github.com) acting
@@ -78,11 +75,13 @@ func New(apiURL, token string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := options{userAgent: "loop-action", retry: defaultRetry()}
+	// Four tries of a request, and never more than two minutes waited.
+	o := options{userAgent: "loop-action", retry: retrier{tries: 4, budget: 2 * time.Minute}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	hc := &http.Client{Transport: &retrier{next: transport(o.httpClient), policy: o.retry}}
+	o.retry.next = transport(o.httpClient)
+	hc := &http.Client{Transport: &o.retry}
 	if o.httpClient != nil {
 		hc.Timeout, hc.Jar, hc.CheckRedirect = o.httpClient.Timeout, o.httpClient.Jar, o.httpClient.CheckRedirect
 	}

@@ -25,11 +25,10 @@ type waits struct {
 	ds []time.Duration
 }
 
-func (w *waits) wait(_ context.Context, d time.Duration) error {
+func (w *waits) wait(d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ds = append(w.ds, d)
-	return nil
 }
 
 func (w *waits) got() []time.Duration {

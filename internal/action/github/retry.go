@@ -5,97 +5,93 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/loop-action/loop-action/internal/backoff"
+	"github.com/hashicorp/go-retryablehttp"
 )
 
-// defaultRetry is the client's backoff: four tries of a request, waiting
-// 1s, 2s, 4s… (at most 1024s) unless GitHub names the wait, and never
-// more than two minutes in all.
-func defaultRetry() backoff.Policy {
-	return backoff.Policy{Tries: 4, First: time.Second, Growth: 2, Cap: time.Second << 10, Budget: 2 * time.Minute}
-}
-
 // retrier retries, below go-github, the answers GitHub asks to be retried:
-// a 403 secondary rate limit, a 429, and a 5xx. Doing it at the transport
-// keeps go-github from seeing the intermediate 403s: it would otherwise
-// remember the secondary limit and refuse every request until Retry-After
-// had passed in real time, whatever the wait we chose. Any other answer,
-// and the last one when the tries or the wait budget run out, is passed up
-// for go-github to turn into its usual error.
+// a 403 secondary rate limit, a 429, and a 5xx, waiting what GitHub asks
+// or 1s, 2s, 4s… (at most 1024s). Doing it at the transport keeps
+// go-github from seeing the intermediate 403s: it would otherwise remember
+// the secondary limit and refuse every request until Retry-After had
+// passed in real time, whatever the wait we chose. Any other answer, and
+// the last one when the tries run out or the next wait would pass the
+// budget, is passed up whole for go-github to turn into its usual error.
+// retryablehttp runs the loop; it logs nothing, having no Logger.
 type retrier struct {
 	next   http.RoundTripper
-	policy backoff.Policy
+	tries  int           // tries of one request in all
+	budget time.Duration // the most waited in all for one request
+	// wait replaces the wait between tries (a test records d and returns
+	// at once); nil waits on retryablehttp's timer, which the request's
+	// context ends early.
+	wait func(d time.Duration)
 }
 
 func (t *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
-	p := t.policy
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-		p.Tries = 1 // the body cannot be sent again
+	tries, next, waited := 0, time.Duration(0), time.Duration(0)
+	c := &retryablehttp.Client{
+		// Redirects go up to the caller's client, as from any transport.
+		HTTPClient: &http.Client{Transport: t.next, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}},
+		RetryMax:     t.tries - 1,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler, // the last answer, body and all
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			if err != nil || ctx.Err() != nil {
+				return false, err // no answer: not ours to retry
+			}
+			d, ok := again(resp, tries)
+			tries++
+			if !ok || waited+d > t.budget {
+				return false, nil
+			}
+			next = d
+			return true, nil
+		},
+		Backoff: func(time.Duration, time.Duration, int, *http.Response) time.Duration {
+			waited += next
+			if t.wait == nil {
+				return next
+			}
+			t.wait(next)
+			return 0
+		},
 	}
-	try := 0
-	resp, err := backoff.Do(req.Context(), p, func(context.Context) (*http.Response, error) {
-		try++
-		attempt, err := rewind(req, try)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.next.RoundTrip(attempt)
-		if err != nil {
-			return nil, err
-		}
-		return resp, again(resp)
-	})
-	switch {
-	case err == nil || errors.Is(err, backoff.ErrGaveUp):
-		return resp, nil
-	case resp != nil: // the context ended with an answer to retry in hand
-		resp.Body.Close()
-	}
-	return nil, err
-}
-
-// rewind is the request for try: the original first, then clones with a
-// fresh body, since the transport consumed the last one.
-func rewind(req *http.Request, try int) (*http.Request, error) {
-	if try == 1 || req.GetBody == nil {
-		return req, nil
-	}
-	clone := req.Clone(req.Context())
-	body, err := req.GetBody()
+	r, err := retryablehttp.FromRequest(req) // holds the body, to send it again
 	if err != nil {
 		return nil, err
 	}
-	clone.Body = body
-	return clone, nil
+	resp, err := c.Do(r)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err // the inner client's wrapping: the caller's client adds its own
+	}
+	return resp, err
 }
 
-// again is nil when resp is not worth another try, else an error that
-// says so and how long GitHub asks to wait. The body of such an answer is
-// read into memory (up to 1 MiB), freeing the connection during the wait
-// and keeping the body for go-github if it is the last answer.
-func again(resp *http.Response) error {
-	err := fmt.Errorf("github answered %s", resp.Status)
+// again says whether resp is worth another try, and after how long: what
+// GitHub asks, else a minute for a secondary limit (GitHub's advice) and
+// 1s, 2s, 4s… after the try-th failure for the others.
+func again(resp *http.Response, try int) (time.Duration, bool) {
 	switch code := resp.StatusCode; {
 	case code == http.StatusForbidden && secondaryLimit(resp):
 		if d, ok := asked(resp); ok {
-			return backoff.After(d, err)
+			return d, true
 		}
-		return backoff.After(time.Minute, err) // GitHub: wait at least a minute when it does not say
+		return time.Minute, true
 	case code != http.StatusTooManyRequests && code < 500:
-		return nil
+		return 0, false
 	}
-	_, _ = buffer(resp) // a body cut short is still the answer
 	if d, ok := asked(resp); ok {
-		return backoff.After(d, err)
+		return d, true
 	}
-	return backoff.Again(err)
+	return time.Second << min(try, 10), true
 }
 
 // asked is the wait GitHub asks for, if it does: Retry-After (seconds or
@@ -117,24 +113,17 @@ func asked(resp *http.Response) (time.Duration, bool) {
 	return 0, false
 }
 
-// buffer reads resp's body into memory, at most 1 MiB of it, closes the
-// connection's and puts what it read back for go-github.
-func buffer(resp *http.Response) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	return data, err
-}
-
 // secondaryLimit says whether a 403 is a secondary rate limit, by the rule
 // go-github uses (documentation_url ending "secondary-rate-limits" or
-// "#abuse-rate-limits") or GitHub's wording. It reads the body and puts it
-// back for go-github.
+// "#abuse-rate-limits") or GitHub's wording. It reads the body (at most
+// 1 MiB) and puts it back for go-github.
 func secondaryLimit(resp *http.Response) bool {
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		return false // the primary limit: resets within the hour, not worth waiting for here
 	}
-	data, err := buffer(resp)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
 	if err != nil {
 		return false
 	}

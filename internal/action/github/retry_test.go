@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +44,10 @@ func TestRetry(t *testing.T) {
 		{"5xx backs off", []failure{e500, {502, nil, ""}, {503, nil, ""}}, true, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
 		{"mixed", []failure{secondary, tooMany, e500}, true, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
 		{"four tries at most", []failure{e500, e500, e500, e500}, false, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
+		{"secondary rate limit without Retry-After waits a minute", []failure{{403, nil, githubfake.SecondaryRateLimitBody}}, true, []time.Duration{time.Minute}},
+		{"Retry-After as a date", []failure{{429, map[string]string{"Retry-After": "Mon, 02 Jan 2006 15:04:05 GMT"}, ""}}, true, []time.Duration{0}},
+		{"a spent limit waits for its reset", []failure{{429, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}, ""}}, true, []time.Duration{0}},
+		{"the primary limit's 403 is not retried", []failure{{403, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}, githubfake.SecondaryRateLimitBody}}, false, nil},
 		{"plain 403 is not retried", []failure{plain403}, false, nil},
 		{"404 is not retried", []failure{{404, nil, ""}}, false, nil},
 		{"422 is not retried", []failure{{422, nil, ""}}, false, nil},
@@ -154,5 +160,47 @@ func TestRetryKeepsTheLastAnswer(t *testing.T) {
 	}
 	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, w.got()); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestRetryLeavesTransportToTheCaller: a request that got no answer is not
+// retried, its error is wrapped once, and a redirect goes up to the
+// caller's client and its redirect policy.
+func TestRetryLeavesTransportToTheCaller(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	refused := errors.New("connection refused")
+	fail := &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		calls.Add(1)
+		return nil, refused
+	})}
+	w := &waits{}
+	c, err := github.New("http://127.0.0.1:1", token, github.WithHTTPClient(fail), github.WithWait(w.wait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PullRequest(context.Background(), "o", "r", 1)
+	if !errors.Is(err, refused) || calls.Load() != 1 || len(w.got()) != 0 || strings.Count(err.Error(), "127.0.0.1") != 1 {
+		t.Errorf("err %v after %d calls, waits %v: want one try, its error wrapped once", err, calls.Load(), w.got())
+	}
+
+	noRedirects := errors.New("redirects refused")
+	moved := &http.Client{
+		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			h := http.Header{"Location": {"http://127.0.0.1:1/elsewhere"}}
+			return &http.Response{StatusCode: http.StatusFound, Header: h, Body: http.NoBody, Request: r}, nil
+		}),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return noRedirects },
+	}
+	c, err = github.New("http://127.0.0.1:1", token, github.WithHTTPClient(moved))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PullRequest(context.Background(), "o", "r", 1); !errors.Is(err, noRedirects) {
+		t.Errorf("err = %v, want the caller's redirect policy's", err)
 	}
 }
