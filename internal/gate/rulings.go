@@ -44,7 +44,7 @@ func CommandLine(r CommandResult, expect int, limit time.Duration) string {
 		head = fmt.Sprintf("%s exited %d (expected %d) after %s", cmd, r.ExitCode, expect, seconds(r.Duration))
 	}
 	if r.OutputBytes >= 1<<20 {
-		head += fmt.Sprintf(", %s of output", size(r.OutputBytes))
+		head += fmt.Sprintf(", %s of output", phrase.Bytes(r.OutputBytes))
 	}
 	if r.exited(expect) {
 		return head
@@ -85,16 +85,9 @@ func seconds(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// size renders a byte count: "512 B", "2.1 KiB", "9.5 MiB".
-func size(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
+// size is metrics.go's name for phrase.Bytes, the one wording of a byte
+// count.
+var size = phrase.Bytes
 
 // fileProblem says why a path cannot be used, or "".
 func fileProblem(r FileResult) string {
@@ -127,7 +120,7 @@ func fileRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 	case ch.NonEmpty && r.Size == 0:
 		return Fail, fmt.Sprintf("`%s` exists but is empty (non_empty = true)", r.Path)
 	}
-	return Pass, fmt.Sprintf("`%s` exists (%s)", r.Path, size(r.Size))
+	return Pass, fmt.Sprintf("`%s` exists (%s)", r.Path, phrase.Bytes(r.Size))
 }
 
 func regexRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
@@ -141,7 +134,7 @@ func regexRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 	case r.Dir:
 		return Fail, fmt.Sprintf("`%s` is a directory, not a file", r.Path)
 	case r.TooLarge:
-		return Fail, fmt.Sprintf("`%s` is %s, more than the %s a regex check reads", r.Path, size(r.Size), size(r.ReadLimit))
+		return Fail, fmt.Sprintf("`%s` is %s, more than the %s a regex check reads", r.Path, phrase.Bytes(r.Size), phrase.Bytes(r.ReadLimit))
 	}
 	re, err := regexp.Compile("(?m)" + ch.Pattern)
 	if err != nil {
