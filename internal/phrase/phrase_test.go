@@ -121,3 +121,21 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestCode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"go test ./...", "`go test ./...`"},
+		{"", "`  `"},
+		{"a `b` c", "``a `b` c``"},
+		{"a ``` b ` c", "````a ``` b ` c````"},
+		{"`x`", "`` `x` ``"},
+		{" lead", "`  lead `"},
+		{"trail ", "` trail  `"},
+		{"@octocat <b>[x](y)</b>", "`@octocat <b>[x](y)</b>`"},
+	} {
+		if got := phrase.Code(tc.in); got != tc.want {
+			t.Errorf("Code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
