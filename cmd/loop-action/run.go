@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,10 +40,9 @@ func (c *runCmd) Run(cl *cli, d *deps) error {
 }
 
 type resumeCmd struct {
-	storeFlags    `embed:""`
-	RunID         string `name:"run-id" placeholder:"ID" help:"Run to resume (default: the most recently updated run)."`
-	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
-	JSON          bool   `help:"Print the outcome as JSON on stdout."`
+	runFlags      `embed:""`
+	MaxIterations int  `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
+	JSON          bool `help:"Print the outcome as JSON on stdout."`
 }
 
 func (resumeCmd) Help() string {
@@ -80,7 +78,10 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 	defer store.Close()
 	root := cl.root(d)
 	branch, commit := gitHead(root)
-	if id, err = runID(d, store, cfg, id, branch, resume); err != nil {
+	if id == "" && !resume {
+		id = deriveRunID(cfg.Name, branch)
+	}
+	if id, err = namedRun(d, store, id); err != nil {
 		return err
 	}
 	s, err := openSession(d, runner.Options{
@@ -114,29 +115,6 @@ func printOutcome(d *deps, cfg *loop.Config, out runner.Outcome, asJSON bool) er
 		return err
 	}
 	return exitCodeError(statusCode(out.Status))
-}
-
-// runID picks the run: --run-id, else for resume the latest run, else the
-// id derived from the loop and branch.
-func runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
-	switch {
-	case id != "":
-	case resume:
-		latest, err := store.Latest(d.ctx)
-		if errors.Is(err, state.ErrNotFound) {
-			return "", &usageError{errors.New("no run to resume: start one with loop-action run")}
-		}
-		if err != nil {
-			return "", err
-		}
-		id = latest
-	default:
-		id = deriveRunID(cfg.Name, branch)
-	}
-	if err := state.ValidRunID(id); err != nil {
-		return "", &usageError{err}
-	}
-	return id, nil
 }
 
 // statusCode maps a run's status to the exit code.
