@@ -34,15 +34,7 @@ func (c *statusCmd) Run(cl *cli, d *deps) error {
 	}
 	defer store.Close()
 	out := runner.OutcomeOf(cp)
-	if c.JSON {
-		err = writeJSON(d, cp)
-	} else {
-		err = writeStatus(d, cp, out)
-	}
-	if err != nil {
-		return err
-	}
-	return exitCodeError(statusCode(out.Status))
+	return finish(d, out.Status, c.JSON, cp, func() error { return writeStatus(d, cp, out) })
 }
 
 // runFlags name a run that exists: the flags of the commands that read or
@@ -104,9 +96,6 @@ func writeStatus(d *deps, cp *state.Checkpoint, out runner.Outcome) error {
 	p.f("  spend: %s\n", spendLine(cp.Spend))
 	p.f("  stale iterations: %d; node failures: %d\n", cp.Stale, cp.NodeFailures)
 	p.f("  started %s, updated %s\n\n", cp.StartedAt.Format("2006-01-02 15:04:05Z07:00"), cp.UpdatedAt.Format("2006-01-02 15:04:05Z07:00"))
-	if p.err == nil {
-		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(d.stdout)
-	}
-	writeReviews(p, cp.RunID, cp.Verdicts)
+	writeGoals(p, out)
 	return p.err
 }
