@@ -33,15 +33,15 @@ func CommandLine(r CommandResult, expect int, limit time.Duration) string {
 	case r.StartErr != "":
 		return fmt.Sprintf("%s could not start: %s", cmd, r.StartErr)
 	case r.TimedOut:
-		head = fmt.Sprintf("%s timed out after %s (timeout %s); its process group was killed", cmd, seconds(r.Duration), limit)
+		head = fmt.Sprintf("%s timed out after %s (timeout %s); its process group was killed", cmd, phrase.Duration(r.Duration), limit)
 	case r.Stopped != "":
-		head = fmt.Sprintf("%s was stopped after %s: %s", cmd, seconds(r.Duration), r.Stopped)
+		head = fmt.Sprintf("%s was stopped after %s: %s", cmd, phrase.Duration(r.Duration), r.Stopped)
 	case r.Signal != "":
-		head = fmt.Sprintf("%s was killed by signal %s after %s", cmd, r.Signal, seconds(r.Duration))
+		head = fmt.Sprintf("%s was killed by signal %s after %s", cmd, r.Signal, phrase.Duration(r.Duration))
 	case r.ExitCode == expect:
-		head = fmt.Sprintf("%s exited %d after %s", cmd, r.ExitCode, seconds(r.Duration))
+		head = fmt.Sprintf("%s exited %d after %s", cmd, r.ExitCode, phrase.Duration(r.Duration))
 	default:
-		head = fmt.Sprintf("%s exited %d (expected %d) after %s", cmd, r.ExitCode, expect, seconds(r.Duration))
+		head = fmt.Sprintf("%s exited %d (expected %d) after %s", cmd, r.ExitCode, expect, phrase.Duration(r.Duration))
 	}
 	if r.OutputBytes >= 1<<20 {
 		head += fmt.Sprintf(", %s of output", phrase.Bytes(r.OutputBytes))
@@ -75,14 +75,6 @@ func Excerpt(tail string) string {
 		last = line
 	}
 	return phrase.Line(last, 200)
-}
-
-// seconds renders a duration for an evidence line: "4.2s", "2m5s".
-func seconds(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
 }
 
 // size is metrics.go's name for phrase.Bytes, the one wording of a byte
