@@ -9,8 +9,9 @@
 // server's compare-and-swap), never walks what is reachable from the
 // remote's refs, and never lets a token, or a password in a URL, into an
 // error it returns (secret.Mask hides them, encoded forms included). The
-// push is ours because go-git's Remote.Push updates local refs and walks
-// the remote's history; a checkpoint needs one bare compare-and-swap.
+// exchanges are ours, on go-git's transport, because go-git's Remote
+// works from a repository's refs and walks history to choose what to
+// send; a checkpoint needs one compare-and-swap carrying named objects.
 package gitremote
 
 import (
