@@ -17,8 +17,7 @@ import (
 )
 
 type applyCmd struct {
-	storeFlags `embed:""`
-	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
+	runFlags `embed:""`
 }
 
 func (applyCmd) Help() string {
@@ -41,7 +40,7 @@ type workspaces interface {
 }
 
 func (c *applyCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := c.openRun(cl, d, c.RunID)
+	store, cp, err := c.openRun(cl, d)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,8 @@ import (
 )
 
 type exportCmd struct {
-	storeFlags `embed:""`
-	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	Out        string `placeholder:"DIR" help:"Parent directory of the export (default: .loop/export in the loop root)."`
+	runFlags `embed:""`
+	Out      string `placeholder:"DIR" help:"Parent directory of the export (default: .loop/export in the loop root)."`
 }
 
 func (exportCmd) Help() string {
@@ -27,7 +26,7 @@ func (c *exportCmd) Run(cl *cli, d *deps) error {
 	if err != nil {
 		return err
 	}
-	store, cp, err := c.openRun(cl, d, c.RunID)
+	store, cp, err := c.openRun(cl, d)
 	if err != nil {
 		return err
 	}

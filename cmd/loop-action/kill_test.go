@@ -228,8 +228,8 @@ func killAndContinue(t *testing.T, bin, dir, cont string, wait func(exited <-cha
 		cmd := loopActionCmd(t, bin, dir, "resume")
 		b, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || !strings.Contains(string(b), "no run to resume") {
-			t.Fatalf("resume of a run killed before its first checkpoint: %v\n%s\nwant exit 2, no run to resume", err, b)
+		if !errors.As(err, &ee) || ee.ExitCode() != exitUsage || !strings.Contains(string(b), "no runs yet") {
+			t.Fatalf("resume of a run killed before its first checkpoint: %v\n%s\nwant exit 2, no runs yet", err, b)
 		}
 		cont = "run"
 	}

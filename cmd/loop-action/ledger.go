@@ -1,9 +1,8 @@
 package main
 
 type ledgerCmd struct {
-	storeFlags `embed:""`
-	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	JSON       bool   `help:"Print the typed events, one JSON object per line."`
+	runFlags `embed:""`
+	JSON     bool `help:"Print the typed events, one JSON object per line."`
 }
 
 func (ledgerCmd) Help() string {
@@ -16,7 +15,7 @@ Example:
 }
 
 func (c *ledgerCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := c.openRun(cl, d, c.RunID)
+	store, cp, err := c.openRun(cl, d)
 	if err != nil {
 		return err
 	}

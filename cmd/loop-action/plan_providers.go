@@ -1,8 +1,8 @@
 package main
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/loop"
@@ -26,13 +26,8 @@ type plannedProvider struct {
 
 // plannedProviders lists the config's providers by name.
 func plannedProviders(cfg *loop.Config) []plannedProvider {
-	names := make([]string, 0, len(cfg.Providers))
-	for n := range cfg.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]plannedProvider, 0, len(names))
-	for _, n := range names {
+	out := make([]plannedProvider, 0, len(cfg.Providers))
+	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
 		p := cfg.Providers[n]
 		pp := plannedProvider{Name: n, Preset: p.Preset, Type: p.Type, Command: p.Command, Prompt: p.Prompt,
 			Usage: p.Usage, Tiers: p.Tiers}

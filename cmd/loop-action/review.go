@@ -30,11 +30,10 @@ type rejectCmd struct {
 func (c *rejectCmd) Run(cl *cli, d *deps) error { return c.decide(cl, d, false) }
 
 type reviewDecision struct {
-	storeFlags `embed:""`
-	Goal       string `arg:"" help:"The goal whose pending review is decided."`
-	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
-	Reason     string `placeholder:"TEXT" help:"Why (required to reject)."`
-	By         string `placeholder:"NAME" help:"Who decides (default: $USER)."`
+	runFlags `embed:""`
+	Goal     string `arg:"" help:"The goal whose pending review is decided."`
+	Reason   string `placeholder:"TEXT" help:"Why (required to reject)."`
+	By       string `placeholder:"NAME" help:"Who decides (default: $USER)."`
 }
 
 func (reviewDecision) Help() string {

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -41,10 +41,9 @@ func (c *runCmd) Run(cl *cli, d *deps) error {
 }
 
 type resumeCmd struct {
-	storeFlags    `embed:""`
-	RunID         string `name:"run-id" placeholder:"ID" help:"Run to resume (default: the most recently updated run)."`
-	MaxIterations int    `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
-	JSON          bool   `help:"Print the outcome as JSON on stdout."`
+	runFlags      `embed:""`
+	MaxIterations int  `name:"max-iterations" placeholder:"N" help:"Raise (or set) the iteration cap."`
+	JSON          bool `help:"Print the outcome as JSON on stdout."`
 }
 
 func (resumeCmd) Help() string {
@@ -80,7 +79,10 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 	defer store.Close()
 	root := cl.root(d)
 	branch, commit := gitHead(root)
-	if id, err = runID(d, store, cfg, id, branch, resume); err != nil {
+	if id == "" && !resume {
+		id = deriveRunID(cfg.Name, branch)
+	}
+	if id, err = namedRun(d, store, id); err != nil {
 		return err
 	}
 	s, err := openSession(d, runner.Options{
@@ -99,44 +101,20 @@ func (cl *cli) runLoop(d *deps, sf *storeFlags, id string, maxIter int, asJSON, 
 	if err != nil {
 		return err
 	}
-	return printOutcome(d, cfg, out, asJSON)
+	return finish(d, out.Status, asJSON, out, func() error { return writeOutcome(d.stdout, out) })
 }
 
-// printOutcome prints how the run stands and returns its exit code.
-func printOutcome(d *deps, cfg *loop.Config, out runner.Outcome, asJSON bool) error {
-	var err error
+// finish prints how a run stands, v as JSON or else text, and returns the
+// exit code of its status s.
+func finish(d *deps, s state.Status, asJSON bool, v any, text func() error) error {
+	show := text
 	if asJSON {
-		err = writeJSON(d, out)
-	} else {
-		err = writeOutcome(d.stdout, cfg, out)
+		show = func() error { return writeJSON(d, v) }
 	}
-	if err != nil {
+	if err := show(); err != nil {
 		return err
 	}
-	return exitCodeError(statusCode(out.Status))
-}
-
-// runID picks the run: --run-id, else for resume the latest run, else the
-// id derived from the loop and branch.
-func runID(d *deps, store state.Store, cfg *loop.Config, id, branch string, resume bool) (string, error) {
-	switch {
-	case id != "":
-	case resume:
-		latest, err := store.Latest(d.ctx)
-		if errors.Is(err, state.ErrNotFound) {
-			return "", &usageError{errors.New("no run to resume: start one with loop-action run")}
-		}
-		if err != nil {
-			return "", err
-		}
-		id = latest
-	default:
-		id = deriveRunID(cfg.Name, branch)
-	}
-	if err := state.ValidRunID(id); err != nil {
-		return "", &usageError{err}
-	}
-	return id, nil
+	return exitCodeError(statusCode(s))
 }
 
 // statusCode maps a run's status to the exit code.
@@ -151,7 +129,7 @@ func statusCode(s state.Status) int {
 }
 
 // writeOutcome prints how the run stands, with the goal table.
-func writeOutcome(w io.Writer, cfg *loop.Config, out runner.Outcome) error {
+func writeOutcome(w io.Writer, out runner.Outcome) error {
 	p := &printer{w: w}
 	note := ""
 	if !out.Ran {
@@ -162,25 +140,23 @@ func writeOutcome(w io.Writer, cfg *loop.Config, out runner.Outcome) error {
 		p.f("  %s\n", out.Detail)
 	}
 	p.f("  spend: %s\n\n", spendLine(out.Spend))
-	if p.err == nil {
-		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(w)
-	}
-	writeReviews(p, out.RunID, out.Verdicts)
+	writeGoals(p, out)
 	if out.ExportPath != "" {
 		p.f("\nsuccess export: %s\n", out.ExportPath)
 	}
 	return p.err
 }
 
-// writeReviews prints the exact command for each review waiting.
-func writeReviews(p *printer, runID string, verdicts []gate.Verdict) {
-	for _, v := range verdicts {
-		for _, c := range v.Checks {
-			if c.ReviewRequested {
-				p.f("\nreview wanted: %s\n  approve: loop-action review approve %s --run-id %s\n  reject:  loop-action review reject %s --run-id %s --reason \"...\"\n",
-					c.Evidence, v.Goal, runID, v.Goal, runID)
-				break
-			}
+// writeGoals prints a run's goal table, then the exact commands for each
+// review it waits for.
+func writeGoals(p *printer, out runner.Outcome) {
+	if p.err == nil {
+		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(p.w)
+	}
+	for _, v := range out.Verdicts {
+		if i := slices.IndexFunc(v.Checks, func(c gate.CheckVerdict) bool { return c.ReviewRequested }); i >= 0 {
+			p.f("\nreview wanted: %s\n  approve: loop-action review approve %s --run-id %s\n  reject:  loop-action review reject %s --run-id %s --reason \"...\"\n",
+				v.Checks[i].Evidence, v.Goal, out.RunID, v.Goal, out.RunID)
 		}
 	}
 }

@@ -23,8 +23,9 @@ func gitHead(root string) (branch, commit string) {
 	return branch, head.Hash().String()
 }
 
-// deriveRunID names a run when --run-id is not given: <loop>/<branch>, or
-// <loop>/local outside a branch, as the action names scheduled runs.
+// deriveRunID names a run when run has no --run-id (resume and the other
+// commands take the latest run instead): <loop>/<branch>, or <loop>/local
+// outside a branch, as the action names scheduled runs.
 func deriveRunID(loopName, branch string) string {
 	if branch == "" {
 		return loopName + "/local"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/process"
@@ -86,14 +87,17 @@ func (s secrets) overlay(e env) env {
 		}
 		return next(k)
 	}
-	vars := make([]string, 0, len(e.vars))
-	for _, kv := range e.vars {
-		if k, _, _ := strings.Cut(kv, "="); !isSecret(k) && k != handoverVar {
-			vars = append(vars, kv)
-		}
-	}
-	e.vars = vars
+	e.vars = public(e.vars)
 	return e
+}
+
+// public is environ without the secrets and the handover variable: what
+// children may inherit.
+func public(environ []string) []string {
+	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return isSecret(k) || k == handoverVar
+	})
 }
 
 // startup prepares the process before any command runs: it takes the

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -53,13 +52,7 @@ func reexec(args []string, s secrets) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	env := []string{handoverVar + "=" + strconv.Itoa(fd)}
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !isSecret(k) {
-			env = append(env, kv)
-		}
-	}
-	return process.Exec(args, env)
+	return process.Exec(args, append([]string{handoverVar + "=" + strconv.Itoa(fd)}, public(os.Environ())...))
 }
 
 // receive reads the secrets from the descriptor named by fd and closes it.

@@ -10,9 +10,8 @@ import (
 )
 
 type statusCmd struct {
-	storeFlags `embed:""`
-	RunID      string `name:"run-id" placeholder:"ID" help:"Run to show (default: the most recently updated run)."`
-	JSON       bool   `help:"Print the checkpoint as JSON."`
+	runFlags `embed:""`
+	JSON     bool `help:"Print the checkpoint as JSON."`
 }
 
 func (statusCmd) Help() string {
@@ -29,31 +28,38 @@ Example:
 // Run shows the run by its last checkpoint, without holding it: a run in
 // progress in another process can be looked at.
 func (c *statusCmd) Run(cl *cli, d *deps) error {
-	store, cp, err := c.openRun(cl, d, c.RunID)
+	store, cp, err := c.openRun(cl, d)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	out := runner.OutcomeOf(cp)
-	if c.JSON {
-		err = writeJSON(d, cp)
-	} else {
-		err = writeStatus(d, cp, out)
-	}
-	if err != nil {
-		return err
-	}
-	return exitCodeError(statusCode(out.Status))
+	return finish(d, out.Status, c.JSON, cp, func() error { return writeStatus(d, cp, out) })
+}
+
+// runFlags name a run that exists: the flags of the commands that read or
+// amend one.
+type runFlags struct {
+	storeFlags `embed:""`
+	RunID      string `name:"run-id" placeholder:"ID" help:"Run (default: the most recently updated run)."`
 }
 
 // openRun opens the store and loads the run named, or the latest one, for
-// the commands that read a run without holding it (status, ledger, export).
-func (f *storeFlags) openRun(cl *cli, d *deps, id string) (state.Store, *state.Checkpoint, error) {
+// the commands that read a run without holding it (status, ledger, export,
+// apply).
+func (f *runFlags) openRun(cl *cli, d *deps) (state.Store, *state.Checkpoint, error) {
 	store, err := f.store(cl, d, workspace.Checkout{}) // it saves no workspace
 	if err != nil {
 		return nil, nil, err
 	}
-	cp, err := loadRun(d, store, id)
+	id, err := namedRun(d, store, f.RunID)
+	var cp *state.Checkpoint
+	if err == nil {
+		cp, err = store.Load(d.ctx, id)
+	}
+	if errors.Is(err, state.ErrNotFound) {
+		err = &usageError{fmt.Errorf("no run %q", id)}
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -61,20 +67,8 @@ func (f *storeFlags) openRun(cl *cli, d *deps, id string) (state.Store, *state.C
 	return store, cp, nil
 }
 
-// loadRun loads the run named, or the latest one.
-func loadRun(d *deps, store state.Store, id string) (*state.Checkpoint, error) {
-	id, err := namedRun(d, store, id)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := store.Load(d.ctx, id)
-	if errors.Is(err, state.ErrNotFound) {
-		return nil, &usageError{fmt.Errorf("no run %q", id)}
-	}
-	return cp, err
-}
-
-// namedRun is the run id given, or else the latest run's.
+// namedRun is the run id given, or else the latest run's: the one rule of
+// every command that picks a run.
 func namedRun(d *deps, store state.Store, id string) (string, error) {
 	if id == "" {
 		latest, err := store.Latest(d.ctx)
@@ -102,9 +96,6 @@ func writeStatus(d *deps, cp *state.Checkpoint, out runner.Outcome) error {
 	p.f("  spend: %s\n", spendLine(cp.Spend))
 	p.f("  stale iterations: %d; node failures: %d\n", cp.Stale, cp.NodeFailures)
 	p.f("  started %s, updated %s\n\n", cp.StartedAt.Format("2006-01-02 15:04:05Z07:00"), cp.UpdatedAt.Format("2006-01-02 15:04:05Z07:00"))
-	if p.err == nil {
-		p.err = gateView{Success: out.Success, AwaitingReview: out.Status == state.AwaitingReview, Goals: out.Verdicts}.write(d.stdout)
-	}
-	writeReviews(p, cp.RunID, cp.Verdicts)
+	writeGoals(p, out)
 	return p.err
 }

@@ -1,13 +1,17 @@
 // Package backoff owns how loop-action tries a failed operation again: how
 // many tries, how long it waits between them and the most it waits in all.
-// It is built on github.com/sethvargo/go-retry, and it is the one backoff
-// of the GitHub client's transport, the artifact upload and the state
-// branch's push race.
+// It is the one backoff of the GitHub client's transport, the OpenAI
+// client, the artifact upload and the state branch's push race.
 //
 // It decides nothing about the operation: the caller marks the failures
 // worth another try (Again, After). It never inspects an error or an
 // answer, never retries an unmarked failure, and never retries once the
 // context has ended.
+//
+// The loop is ours, some 40 lines: the libraries (go-retry, cenkalti's
+// backoff) need an adapter larger than it to keep the waits a test can
+// replace, the budget counted in waits rather than wall time, an asked-for
+// wait in place of one step, and op's error beside ctx's.
 package backoff
 
 import (
@@ -16,8 +20,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
-
-	"github.com/sethvargo/go-retry"
 )
 
 // Unbounded is a Budget that never stops the retries.
@@ -82,18 +84,18 @@ type again struct {
 func (a *again) Error() string { return a.err.Error() }
 func (a *again) Unwrap() error { return a.err }
 
-// steps is the policy's growing, capped and spread waits.
-func (p Policy) steps() retry.Backoff {
-	next := p.First
-	var b retry.Backoff = retry.BackoffFunc(func() (time.Duration, bool) {
+// steps returns the policy's growing, capped and spread waits, one a call.
+func (p Policy) steps() func() time.Duration {
+	next, n := p.First, 0
+	return func() time.Duration {
 		d := next
 		next = scale(next, p.Growth)
-		return d, false
-	})
-	if p.Cap > 0 {
-		b = retry.WithCappedDuration(p.Cap, b)
+		if p.Cap > 0 {
+			d = min(d, p.Cap)
+		}
+		n++
+		return p.Jitter.spread(d, n)
 	}
-	return p.Jitter.spread(b)
 }
 
 // scale is d times f, at most the longest duration.
@@ -107,20 +109,15 @@ func scale(d time.Duration, f float64) time.Duration {
 	return math.MaxInt64
 }
 
-// spread applies the jitter to the waits of b.
-func (j Jitter) spread(b retry.Backoff) retry.Backoff {
-	n := 0
-	return retry.BackoffFunc(func() (time.Duration, bool) {
-		d, stop := b.Next()
-		n++
-		switch {
-		case stop || d <= 0:
-		case j == UpperHalf:
-			d = d/2 + rand.N(d/2+1)
-		case j == HalfAgain && n > 1:
-			d = min(d, math.MaxInt64/3*2) // 1.5d must fit
-			d += rand.N(d/2 + 1)
-		}
-		return d, stop
-	})
+// spread applies the jitter to d, the policy's nth wait.
+func (j Jitter) spread(d time.Duration, n int) time.Duration {
+	switch {
+	case d <= 0:
+	case j == UpperHalf:
+		d = d/2 + rand.N(d/2+1)
+	case j == HalfAgain && n > 1:
+		d = min(d, math.MaxInt64/3*2) // 1.5d must fit
+		d += rand.N(d/2 + 1)
+	}
+	return d
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sethvargo/go-retry"
-
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
@@ -25,79 +23,44 @@ import (
 //     during a wait;
 //   - ctx's error when it had ended before the first try: op never runs.
 func Do[T any](ctx context.Context, p Policy, op func(ctx context.Context) (T, error)) (T, error) {
-	r := &run[T]{p: p, ctx: ctx, steps: p.steps()}
-	v, err := retry.DoValue(ctx, retry.BackoffFunc(r.next), r.try(op))
-	return r.result(v, err)
-}
-
-// run is one Do: what go-retry's loop needs beyond the error.
-type run[T any] struct {
-	p     Policy
-	ctx   context.Context
-	steps retry.Backoff
-
-	tries   int
-	last    T
-	err     error  // op's last error
-	mark    *again // its mark, nil when it was not worth another try
-	waited  time.Duration
-	stopped bool  // the tries or the budget ran out
-	waitErr error // why p.Sleep ended a wait early
-}
-
-// try is op for go-retry: it keeps the last answer and tells go-retry
-// which failures to retry.
-func (r *run[T]) try(op func(ctx context.Context) (T, error)) retry.RetryFuncValue[T] {
-	return func(ctx context.Context) (T, error) {
-		r.tries++
-		r.last, r.err = op(ctx)
-		r.mark = nil
-		var a *again
-		if r.err == nil || !errors.As(r.err, &a) || ctx.Err() != nil {
-			return r.last, r.err
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	sleep := p.Sleep
+	if sleep == nil {
+		sleep = wait
+	}
+	step := p.steps()
+	var waited time.Duration
+	for tries := 1; ; tries++ {
+		v, err := op(ctx)
+		var mark *again
+		if err == nil || !errors.As(err, &mark) || ctx.Err() != nil {
+			return v, err
 		}
-		r.mark = a
-		return r.last, retry.RetryableError(r.err)
+		d := step() // an asked-for wait takes the place of this step
+		if mark.exact {
+			d = mark.after
+		}
+		if tries >= p.Tries || d > p.Budget-waited {
+			return v, fmt.Errorf("%w after %s: %w", ErrGaveUp, phrase.Plural(tries, "attempt", "attempts"), err)
+		}
+		waited += d
+		if werr := sleep(ctx, d); werr != nil {
+			return v, fmt.Errorf("%w while waiting to retry: %w", werr, err)
+		}
 	}
 }
 
-// next is the wait before the next try, or stop.
-func (r *run[T]) next() (time.Duration, bool) {
-	if r.tries >= r.p.Tries {
-		r.stopped = true
-		return 0, true
+// wait sleeps d on a timer, or less when ctx ends first.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
-	d, _ := r.steps.Next()
-	if r.mark.exact {
-		d = r.mark.after
-	}
-	if d > r.p.Budget-r.waited {
-		r.stopped = true
-		return 0, true
-	}
-	r.waited += d
-	if r.p.Sleep == nil {
-		return d, false
-	}
-	if err := r.p.Sleep(r.ctx, d); err != nil {
-		r.waitErr = err
-		return 0, true
-	}
-	return 0, false
-}
-
-// result is what Do returns, from what go-retry's loop returned.
-func (r *run[T]) result(v T, err error) (T, error) {
-	switch {
-	case err == nil:
-		return v, nil
-	case r.mark == nil: // op's own failure, or ctx ended before any try
-		return r.last, err
-	case r.waitErr != nil:
-		return r.last, fmt.Errorf("%w while waiting to retry: %w", r.waitErr, r.err)
-	case r.stopped:
-		return r.last, fmt.Errorf("%w after %s: %w", ErrGaveUp, phrase.Plural(r.tries, "attempt", "attempts"), r.err)
-	}
-	// go-retry's own wait ended with ctx: it returns ctx's cause.
-	return r.last, fmt.Errorf("%w while waiting to retry: %w", err, r.err)
 }

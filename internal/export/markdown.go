@@ -15,24 +15,9 @@ func yamlString(s string) string {
 	return strconv.Quote(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-// code renders s as a markdown code span, whatever backticks it holds.
-func code(s string) string {
-	s = phrase.OneLine(s)
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
+// code renders s, made one line, as a markdown code span, whatever
+// backticks it holds.
+func code(s string) string { return phrase.Code(phrase.OneLine(s)) }
 
 // quoteBlock renders text as a markdown block quote, line for line, so that
 // its own headings and lists stay inside it.

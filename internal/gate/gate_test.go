@@ -200,7 +200,7 @@ func TestFileRulings(t *testing.T) {
 		{"regex on a missing file", "changelog", FileResult{Path: "CHANGELOG.md"}, Fail, "`CHANGELOG.md` does not exist"},
 		{"regex on a directory", "changelog", FileResult{Path: "CHANGELOG.md", Exists: true, Dir: true}, Fail, "`CHANGELOG.md` is a directory, not a file"},
 		{"regex on a huge file", "changelog", FileResult{Path: "CHANGELOG.md", Exists: true, Size: 20 << 20, TooLarge: true, ReadLimit: 16 << 20}, Fail,
-			"`CHANGELOG.md` is 20.0 MiB, more than the 16.0 MiB a regex check reads"},
+			"`CHANGELOG.md` is 20 MiB, more than the 16 MiB a regex check reads"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

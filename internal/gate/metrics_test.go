@@ -80,7 +80,7 @@ func TestMetricsFormat(t *testing.T) {
 		{name: "a bad value", stdout: `{"coverage": 9O, "lint": 0}`,
 			want: not + "it is not valid JSON at line 1: invalid character 'O' after object key:value pair"},
 		{name: "cut by the runner", stdout: strings.Repeat(" ", 1<<20-len(`{"coverage": 90, "lint": 0}`)) + `{"coverage": 90, "lint": 0}`, cut: true,
-			want: not + "it is longer than the 1.0 MiB of it the runner keeps"},
+			want: not + "it is longer than the 1 MiB of it the runner keeps"},
 		{name: "alone on many lines", stdout: "{\n  \"coverage\": 90,\n  \"lint\": 0\n}\n"},
 		{name: "alone with white space around it", stdout: "\r\n \t{\"coverage\": 90, \"lint\": 0}\r\n\r\n"},
 		{name: "alone with other values", stdout: `{"coverage": 90, "lint": 0, "tool": "gocov", "per_package": {"a": 1, "a": 2}, "list": [1, 2]}`},

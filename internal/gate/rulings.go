@@ -33,18 +33,18 @@ func CommandLine(r CommandResult, expect int, limit time.Duration) string {
 	case r.StartErr != "":
 		return fmt.Sprintf("%s could not start: %s", cmd, r.StartErr)
 	case r.TimedOut:
-		head = fmt.Sprintf("%s timed out after %s (timeout %s); its process group was killed", cmd, seconds(r.Duration), limit)
+		head = fmt.Sprintf("%s timed out after %s (timeout %s); its process group was killed", cmd, phrase.Duration(r.Duration), limit)
 	case r.Stopped != "":
-		head = fmt.Sprintf("%s was stopped after %s: %s", cmd, seconds(r.Duration), r.Stopped)
+		head = fmt.Sprintf("%s was stopped after %s: %s", cmd, phrase.Duration(r.Duration), r.Stopped)
 	case r.Signal != "":
-		head = fmt.Sprintf("%s was killed by signal %s after %s", cmd, r.Signal, seconds(r.Duration))
+		head = fmt.Sprintf("%s was killed by signal %s after %s", cmd, r.Signal, phrase.Duration(r.Duration))
 	case r.ExitCode == expect:
-		head = fmt.Sprintf("%s exited %d after %s", cmd, r.ExitCode, seconds(r.Duration))
+		head = fmt.Sprintf("%s exited %d after %s", cmd, r.ExitCode, phrase.Duration(r.Duration))
 	default:
-		head = fmt.Sprintf("%s exited %d (expected %d) after %s", cmd, r.ExitCode, expect, seconds(r.Duration))
+		head = fmt.Sprintf("%s exited %d (expected %d) after %s", cmd, r.ExitCode, expect, phrase.Duration(r.Duration))
 	}
 	if r.OutputBytes >= 1<<20 {
-		head += fmt.Sprintf(", %s of output", size(r.OutputBytes))
+		head += fmt.Sprintf(", %s of output", phrase.Bytes(r.OutputBytes))
 	}
 	if r.exited(expect) {
 		return head
@@ -77,24 +77,9 @@ func Excerpt(tail string) string {
 	return phrase.Line(last, 200)
 }
 
-// seconds renders a duration for an evidence line: "4.2s", "2m5s".
-func seconds(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
-}
-
-// size renders a byte count: "512 B", "2.1 KiB", "9.5 MiB".
-func size(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
+// size is metrics.go's name for phrase.Bytes, the one wording of a byte
+// count.
+var size = phrase.Bytes
 
 // fileProblem says why a path cannot be used, or "".
 func fileProblem(r FileResult) string {
@@ -127,7 +112,7 @@ func fileRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 	case ch.NonEmpty && r.Size == 0:
 		return Fail, fmt.Sprintf("`%s` exists but is empty (non_empty = true)", r.Path)
 	}
-	return Pass, fmt.Sprintf("`%s` exists (%s)", r.Path, size(r.Size))
+	return Pass, fmt.Sprintf("`%s` exists (%s)", r.Path, phrase.Bytes(r.Size))
 }
 
 func regexRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
@@ -141,7 +126,7 @@ func regexRuling(r FileResult, ok bool, ch loop.Check) (Status, string) {
 	case r.Dir:
 		return Fail, fmt.Sprintf("`%s` is a directory, not a file", r.Path)
 	case r.TooLarge:
-		return Fail, fmt.Sprintf("`%s` is %s, more than the %s a regex check reads", r.Path, size(r.Size), size(r.ReadLimit))
+		return Fail, fmt.Sprintf("`%s` is %s, more than the %s a regex check reads", r.Path, phrase.Bytes(r.Size), phrase.Bytes(r.ReadLimit))
 	}
 	re, err := regexp.Compile("(?m)" + ch.Pattern)
 	if err != nil {

@@ -8,7 +8,10 @@
 // It never writes a ref anywhere but through the remote's own update (the
 // server's compare-and-swap), never walks what is reachable from the
 // remote's refs, and never lets a token, or a password in a URL, into an
-// error it returns.
+// error it returns (secret.Mask hides them, encoded forms included). The
+// exchanges are ours, on go-git's transport, because go-git's Remote
+// works from a repository's refs and walks history to choose what to
+// send; a checkpoint needs one compare-and-swap carrying named objects.
 package gitremote
 
 import (
@@ -25,6 +28,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // Remote is a repository spoken to with go-git's transport directly:
@@ -32,11 +36,11 @@ import (
 // GitHub takes it), or any transport go-git has a client for (file://, a
 // path, ssh).
 type Remote struct {
-	url     string // for messages, without credentials
-	ep      *transport.Endpoint
-	client  transport.Transport
-	auth    transport.AuthMethod
-	secrets []string // the token and a password in the URL: scrubbed from messages
+	url    string // for messages, without credentials
+	ep     *transport.Endpoint
+	client transport.Transport
+	auth   transport.AuthMethod
+	mask   func(string) string // hides the token and a password in the URL, in every form
 }
 
 // ErrRace reports that a ref was not where a push expected it, or that
@@ -51,11 +55,12 @@ var ErrRefused = fmt.Errorf("%w: refused", ErrRace)
 // Open returns the remote at rawURL, authenticating to http(s) with token
 // when it is not empty. It does not reach the remote.
 func Open(rawURL, token string) (*Remote, error) {
-	r := &Remote{url: redactURL(rawURL), secrets: []string{token}}
+	secrets := secret.Append(nil, "token", token)
 	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
 		password, _ := u.User.Password()
-		r.secrets = append(r.secrets, password)
+		secrets = secret.Append(secrets, "password", password)
 	}
+	r := &Remote{url: redactURL(rawURL), mask: secret.Mask(secrets)}
 	var err error
 	if r.ep, err = transport.NewEndpoint(rawURL); err != nil {
 		return nil, r.scrub(fmt.Errorf("remote %s: %w", r.url, err))
@@ -94,21 +99,12 @@ func (r *Remote) Fail(op string, ref plumbing.ReferenceName, err error) error {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		msg += " (the token was refused: check that it is valid and may write the repository's contents)"
 	}
-	return &remoteError{msg: r.scrubText(msg), err: err}
+	return &remoteError{msg: r.mask(msg), err: err}
 }
 
 // scrub returns err with its message cleared of the secrets.
 func (r *Remote) scrub(err error) error {
-	return &remoteError{msg: r.scrubText(err.Error()), err: err}
-}
-
-func (r *Remote) scrubText(msg string) string {
-	for _, secret := range r.secrets {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "***")
-		}
-	}
-	return msg
+	return &remoteError{msg: r.mask(err.Error()), err: err}
 }
 
 // remoteError is an error from the remote whose message is safe to show.

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/loop-action/loop-action/internal/phrase"
 )
@@ -28,9 +27,9 @@ func (e Event) Line() string {
 	case NodeDispatched:
 		return fmt.Sprintf("node %s dispatched (%s on %s, %s tier)", e.Node, e.Role, e.Provider, e.Tier)
 	case NodeSucceeded:
-		return fmt.Sprintf("node %s succeeded in %s%s", e.Node, dur(e.Duration), spend(e))
+		return fmt.Sprintf("node %s succeeded in %s%s", e.Node, phrase.Duration(e.Duration), spend(e))
 	case NodeFailed:
-		return fmt.Sprintf("node %s failed after %s%s: %s", e.Node, dur(e.Duration), spend(e), e.Reason)
+		return fmt.Sprintf("node %s failed after %s%s: %s", e.Node, phrase.Duration(e.Duration), spend(e), e.Reason)
 	case NodeSkipped:
 		return fmt.Sprintf("node %s skipped: %s", e.Node, e.Reason)
 	case JudgeRetried:
@@ -93,11 +92,4 @@ func suffix(reason string) string {
 		return ""
 	}
 	return ": " + reason
-}
-
-func dur(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
 }

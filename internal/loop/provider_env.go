@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/loop-action/loop-action/internal/secret"
 )
 
 // EnvSetting is a provider's env key in either of its forms: an array of
@@ -73,38 +74,12 @@ func (EnvSetting) JSONSchema() *jsonschema.Schema {
 // an env table cannot set.
 var reservedEnv = []string{"LOOP_RUN_ID", "LOOP_ITERATION", "LOOP_NODE", "LOOP_ROOT", "LOOP_HISTORY_FILE", "TMPDIR", "TMP", "TEMP"}
 
-// secretName matches the names of variables that hold secrets by
-// convention.
-var secretName = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)(_|$)`)
-
-// secretValue matches values in the forms of well-known keys and tokens.
-var secretValue = regexp.MustCompile(`^(sk-|sk_|rk_|pk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|ya29\.|eyJ[0-9A-Za-z_-]{10,}\.)`)
-
-// LooksSecret reports whether the value of an env table's variable looks
-// like a secret: its name says so (…_KEY, …_TOKEN, …_SECRET, …PASSWORD,
-// …AUTH…), it has the form of a well-known key (sk-…, ghp_…, AKIA…, AIza…, a
-// JWT), or it is a URL that carries a password.
-func LooksSecret(name, value string) bool {
-	if value == "" {
-		return false
-	}
-	if secretName.MatchString(name) || secretValue.MatchString(value) {
-		return true
-	}
-	if u, err := url.Parse(value); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // SecretEnvValues are the values of p's env table that look like secrets
-// (LooksSecret), by name: they are masked like the values of env variables.
+// (secret.Looks), by name: they are masked like the values of env variables.
 func (p Provider) SecretEnvValues() map[string]string {
 	out := map[string]string{}
 	for k, v := range p.EnvValues {
-		if LooksSecret(k, v) {
+		if secret.Looks(k, v) {
 			out[k] = v
 		}
 	}
@@ -141,7 +116,7 @@ func (v *validator) providerEnv(name string, p Provider) {
 			v.report(Error, where, "provider %q: env cannot set %s: the runner sets it for every call", name, k)
 		case strings.ContainsRune(val, 0):
 			v.report(Error, where, "provider %q: the value of %s holds a NUL byte", name, k)
-		case LooksSecret(k, val):
+		case secret.Looks(k, val):
 			v.report(Warning, where, "provider %q: the value of %s looks like a secret: it is masked in every output, but anyone who can read the config can read it; set it in the runner's environment instead", name, k)
 		}
 	}

@@ -1,6 +1,6 @@
 // Package phrase owns the wording that loop-action's messages share: a
-// count with its noun, an id cut to its short form, and text made one
-// bounded line. Evidence lines (package gate), log lines (ledger), run
+// count with its noun, an id cut to its short form, text made one
+// bounded line, a size in bytes, a duration and a markdown code span. Evidence lines (package gate), log lines (ledger), run
 // notes (runner), the export, the state branch's errors and the pull
 // request comments (action) all word these the same way through it.
 //
@@ -12,6 +12,7 @@ package phrase
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -60,4 +61,29 @@ func Bytes(n int64) string {
 		return strconv.FormatInt(n/div, 10) + " " + units[u]
 	}
 	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + units[u]
+}
+
+// Duration renders how long something took: to a tenth of a second under
+// a minute ("4.2s"), to the second from a minute on ("2m5s").
+func Duration(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// Code renders s, one line, as a markdown inline code span that shows it
+// as the characters it is made of: the backtick fence is longer than any
+// run of backticks in s, and s is padded with a space at each end when it
+// is empty or starts or ends with a backtick or a space (CommonMark takes
+// one space off each end).
+func Code(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if s == "" || strings.ContainsAny(s[:1]+s[len(s)-1:], "` ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -76,11 +77,12 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
-// TestLeaf keeps phrase a leaf of the standard library's string packages:
-// the gate, which must do no I/O, and the ledger import it.
+// TestLeaf keeps phrase a leaf of the standard library's string packages
+// (and time, for its Duration type): the gate, which must do no I/O, and
+// the ledger import it.
 func TestLeaf(t *testing.T) {
 	t.Parallel()
-	allowed := map[string]bool{"strconv": true, "strings": true, "unicode/utf8": true}
+	allowed := map[string]bool{"strconv": true, "strings": true, "time": true, "unicode/utf8": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +120,43 @@ func TestBytes(t *testing.T) {
 	} {
 		if diff := cmp.Diff(tc.want, phrase.Bytes(tc.n)); diff != "" {
 			t.Errorf("Bytes(%d) (-want +got):\n%s", tc.n, diff)
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"go test ./...", "`go test ./...`"},
+		{"", "`  `"},
+		{"a `b` c", "``a `b` c``"},
+		{"a ``` b ` c", "````a ``` b ` c````"},
+		{"`x`", "`` `x` ``"},
+		{" lead", "`  lead `"},
+		{"trail ", "` trail  `"},
+		{"@octocat <b>[x](y)</b>", "`@octocat <b>[x](y)</b>`"},
+	} {
+		if got := phrase.Code(tc.in); got != tc.want {
+			t.Errorf("Code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{0, "0.0s"},
+		{4200 * time.Millisecond, "4.2s"},
+		{59940 * time.Millisecond, "59.9s"},
+		{time.Minute, "1m0s"},
+		{125400 * time.Millisecond, "2m5s"},
+		{90 * time.Minute, "1h30m0s"},
+	} {
+		if got := phrase.Duration(tc.in); got != tc.want {
+			t.Errorf("Duration(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

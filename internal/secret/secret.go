@@ -1,8 +1,9 @@
 // Package secret owns what a secret is to loop-action: a named value and
 // the forms it takes in text (Append); masking them (Mask); and finding them
 // in text, in a stream and across the writes of one (Finder, Scanner).
-// It never decides which values are secret — the runner and the action
-// say so — and never reads the environment, a config or a file itself.
+// Beyond a guess from a name and a value's form (Looks), it never decides
+// which values are secret — the runner and the action say so — and never
+// reads the environment, a config or a file itself.
 package secret
 
 import (
@@ -10,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -31,6 +33,32 @@ func Append(secrets []Secret, name, value string) []Secret {
 		return secrets
 	}
 	return append(secrets, Secret{Name: name, Forms: forms(value)})
+}
+
+// nameRE matches the names of variables that hold secrets by convention.
+var nameRE = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)(_|$)`)
+
+// valueRE matches values in the forms of well-known keys and tokens.
+var valueRE = regexp.MustCompile(`^(sk-|sk_|rk_|pk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|ya29\.|eyJ[0-9A-Za-z_-]{10,}\.)`)
+
+// Looks reports whether the value of a variable set in plain text (a
+// provider's env table) looks like a secret: its name says so (…_KEY,
+// …_TOKEN, …_SECRET, …PASSWORD, …AUTH…), it has the form of a well-known
+// key (sk-…, ghp_…, AKIA…, AIza…, a JWT), or it is a URL that carries a
+// password.
+func Looks(name, value string) bool {
+	if value == "" {
+		return false
+	}
+	if nameRE.MatchString(name) || valueRE.MatchString(value) {
+		return true
+	}
+	if u, err := url.Parse(value); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ByName sorts secrets by name, keeping the order of those of one name.

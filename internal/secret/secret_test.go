@@ -79,3 +79,32 @@ func TestMaskMasksEveryForm(t *testing.T) {
 		t.Errorf("a value under 4 bytes was taken for a secret: %q", got)
 	}
 }
+
+func TestLooks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"GATEWAY_TOKEN", "abc", true},
+		{"openai_api_key", "x", true},
+		{"DB_PASSWORD", "hunter2", true},
+		{"AUTH", "x", true},
+		{"MONKEY", "banana", false}, // KEY only as a word of the name
+		{"TOKENIZER", "bpe", false},
+		{"GATEWAY_TOKEN", "", false}, // nothing to hide
+		{"BASE", "sk-abc123", true},
+		{"BASE", "ghp_0123456789", true},
+		{"BASE", "AKIAABCDEFGHIJKL", true},
+		{"BASE", "AIza" + strings.Repeat("x", 20), true},
+		{"BASE", "eyJhbGciOiJIUzI1NiJ9.eyJ.sig", true},
+		{"BASE", "https://user:pw@gateway.example", true},
+		{"BASE", "https://user@gateway.example", false},
+		{"BASE", "https://gateway.example/v1", false},
+		{"MODE", "fast", false},
+	} {
+		if got := Looks(tc.name, tc.value); got != tc.want {
+			t.Errorf("Looks(%q, %q) = %v, want %v", tc.name, tc.value, got, tc.want)
+		}
+	}
+}
