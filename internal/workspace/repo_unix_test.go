@@ -61,6 +61,49 @@ func TestOpenRepoLinkedWorktreeNeverBlocks(t *testing.T) {
 	}, obj)
 }
 
+// TestOpenRepoListsNeverBlock: a named pipe an agent put in place of a
+// directory go-git lists (objects/pack, refs/heads) fails the read at
+// once. nonBlocking leaves ReadDir to billy, whose os.ReadDir opens with
+// O_DIRECTORY (ENOTDIR before any wait); this holds it to that.
+func TestOpenRepoListsNeverBlock(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"objects/pack", "refs/heads"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			root := build(t, file("a.txt", "a\n"))
+			runGit(t, root, "init", "-q")
+			runGit(t, root, "add", "-A")
+			runGit(t, root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+			runGit(t, root, "gc", "-q")
+			repo, err := OpenRepo(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := repo.Head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, ".git", filepath.FromSlash(dir))
+			must(t, os.RemoveAll(p))
+			must(t, syscall.Mkfifo(p, 0o644))
+			returns(t, func() {
+				repo, err := OpenRepo(root)
+				if err != nil {
+					return
+				}
+				if dir == "objects/pack" {
+					_, err = repo.CommitObject(head.Hash())
+				} else {
+					_, err = repo.Branches()
+				}
+				if err == nil {
+					t.Errorf("reading through a %s that is a named pipe succeeded", dir)
+				}
+			}, p)
+		})
+	}
+}
+
 // TestOpenRepoRefuses: a root whose .git is a link, a FIFO, or a file
 // with no gitdir: line has no repository OpenRepo opens, and a commondir
 // that is a pipe is refused without waiting on it.
