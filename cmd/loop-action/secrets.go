@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
+	envs "github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/process"
 )
 
@@ -40,10 +40,10 @@ func isSecret(name string) bool {
 type secrets map[string]string
 
 // secretsIn picks the secrets out of an environment (KEY=VALUE entries).
-func secretsIn(environ []string) secrets {
+func secretsIn(vars []string) secrets {
 	s := secrets{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && isSecret(k) {
+	for k, v := range envs.Env(vars).All() {
+		if isSecret(k) {
 			s[k] = v
 		}
 	}
@@ -91,11 +91,10 @@ func (s secrets) overlay(e env) env {
 	return e
 }
 
-// public is environ without the secrets and the handover variable: what
+// public is vars without the secrets and the handover variable: what
 // children may inherit.
-func public(environ []string) []string {
-	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
+func public(vars []string) []string {
+	return envs.Env(vars).WithoutFunc(func(k string) bool {
 		return isSecret(k) || k == handoverVar
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -51,7 +52,7 @@ func cacheKey(version, tree, configName string, src []byte, cfg *loop.Config, en
 	field(configName)
 	field(string(src))
 	for _, name := range append([]string{"PATH"}, cfg.Hook.CacheEnv...) {
-		v, ok := lookup(env, name)
+		v, ok := environ.Env(env).Lookup(name)
 		field(name)
 		field(fmt.Sprint(ok, len(v)))
 		field(v)

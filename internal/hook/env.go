@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/runner"
 )
 
@@ -26,27 +27,11 @@ var repoVars = []string{
 // GIT_CONFIG_COUNT: the environment of everything the hook starts. The
 // git the hook runs itself gets runner.GitEnv on top (gitEnv).
 func CleanEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(repoVars, k) || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+	return environ.Env(env).WithoutFunc(func(k string) bool {
+		return slices.Contains(repoVars, k) || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_")
+	})
 }
 
 // gitEnv is the environment of the git the hook runs: CleanEnv with hooks
 // and fsmonitor off (runner.GitEnv).
 func gitEnv(env []string) []string { return runner.GitEnv(CleanEnv(env)) }
-
-// lookup returns the value of the variable k in env.
-func lookup(env []string, k string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
-}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
@@ -134,7 +135,7 @@ func (g *Gate) loopConfig(ctx context.Context, t Target) (loopConfig, error) {
 		return loopConfig{}, err
 	}
 	env := CleanEnv(g.Env)
-	if ds := cfg.CheckEnv(func(k string) (string, bool) { return lookup(env, k) }, loop.Error); ds.HasErrors() {
+	if ds := cfg.CheckEnv(environ.Env(env).Lookup, loop.Error); ds.HasErrors() {
 		return loopConfig{}, &loop.ConfigError{Diagnostics: ds}
 	}
 	iterations, wall, cost := cfg.Hook.Budgets()

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/loop-action/loop-action/internal/environ"
 )
 
 // Target is one tree a hook gates: a pushed commit, or the staged tree
@@ -94,7 +96,7 @@ func (r *Repo) peel(ctx context.Context, order []string, refs map[string][]strin
 // written, not even its cache; the tree is wrapped in a commit (parent
 // HEAD, fixed identity and date, no ref) so it can be checked out.
 func (r *Repo) StagedTarget(ctx context.Context, env []string, wd string) (Target, error) {
-	index, ok := lookup(env, "GIT_INDEX_FILE")
+	index, ok := environ.Env(env).Lookup("GIT_INDEX_FILE")
 	if !ok || index == "" {
 		var err error
 		if index, err = r.gitPath(ctx, "index"); err != nil {
@@ -153,8 +155,8 @@ func copyIndex(from, to string) error {
 // PRE_COMMIT_LOCAL_BRANCH when the push carries a new root. ok is false
 // when neither is set: not run by the framework.
 func (r *Repo) FrameworkTargets(ctx context.Context, env []string) (ts []Target, ok bool, err error) {
-	to, _ := lookup(env, "PRE_COMMIT_TO_REF")
-	ref, _ := lookup(env, "PRE_COMMIT_LOCAL_BRANCH")
+	to, _ := environ.Env(env).Lookup("PRE_COMMIT_TO_REF")
+	ref, _ := environ.Env(env).Lookup("PRE_COMMIT_LOCAL_BRANCH")
 	if to == "" && ref == "" {
 		return nil, false, nil
 	}
