@@ -358,7 +358,7 @@ func TestDeliveryTargets(t *testing.T) {
 }
 
 // TestEnvTableSecretIsMaskedInTheJobLog: a provider env table value that
-// looks like a secret (loop.LooksSecret) is masked like an array's
+// looks like a secret (secret.Looks) is masked like an array's
 // variables: the job tells the runner to hide it (::add-mask::) before
 // anything runs, so an agent that prints it shows *** in the job log.
 func TestEnvTableSecretIsMaskedInTheJobLog(t *testing.T) {

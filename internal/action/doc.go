@@ -34,10 +34,10 @@
 // goes to decide (the status rule, a pure function), whose actions a
 // conclusion carries out; the publisher speaks on GitHub and in the
 // runner's files, catchup handles one pass over the comments, jobLog
-// brackets the log. Two mechanisms stay hand-written where a library might
-// seem to do them: the reading of a comment's Markdown blocks (markdown.go)
-// decides what readers see, which no dependency of this module parses as
-// CommonMark does (yuin/goldmark would), and the job's outputs are
-// written with a fresh random delimiter each, which go-githubactions'
-// fixed one does not give.
+// brackets the log. A comment's Markdown is read with
+// goldmark (markdown.go); only the tracking of HTML comments and open
+// <details> in the raw HTML GitHub passes through stays ours, because it
+// is what a browser hides, not CommonMark. The job's outputs are written
+// with a fresh random delimiter each, which go-githubactions' fixed one
+// does not give.
 package action

@@ -8,6 +8,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // commandLine finds the command's line: the first line that people
@@ -187,18 +189,7 @@ func codeSpan(s string, limit int) string {
 	if utf8.RuneCountInString(s) > limit {
 		s = string([]rune(s)[:limit-1]) + "…"
 	}
-	longest := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			n := run(s[i:], '`')
-			longest, i = max(longest, n), i+n-1
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if s == "" || strings.ContainsAny(s[:1]+s[len(s)-1:], "` ") {
-		s = " " + s + " " // CommonMark takes one space off each end
-	}
-	return fence + s + fence
+	return phrase.Code(s)
 }
 
 // verbatimAll renders names with Verbatim, separated by commas.

@@ -1,7 +1,9 @@
 // Package backoff owns how loop-action tries a failed operation again: how
 // many tries, how long it waits between them and the most it waits in all.
-// It is the one backoff of the GitHub client's transport, the OpenAI
-// client, the artifact upload and the state branch's push race.
+// It is the backoff of the OpenAI client, the artifact upload and the
+// state branch's push race; the GitHub client's transport retries through
+// go-retryablehttp (internal/action/github/retry.go), whose RoundTripper
+// and CheckRetry hooks fit an http.Client where this loop does not.
 //
 // It decides nothing about the operation: the caller marks the failures
 // worth another try (Again, After). It never inspects an error or an

@@ -46,7 +46,7 @@ func parseMetrics(m *MetricsResult, limit time.Duration) metricValues {
 	}
 	vals, why := oneObject([]byte(r.Stdout))
 	if r.StdoutCut {
-		vals, why = nil, fmt.Sprintf("it is longer than the %s of it the runner keeps", size(int64(len(r.Stdout))))
+		vals, why = nil, fmt.Sprintf("it is longer than the %s of it the runner keeps", phrase.Bytes(int64(len(r.Stdout))))
 	}
 	if why != "" {
 		return metricValues{problem: fmt.Sprintf("metrics: stdout of `%s` is not exactly one JSON object: %s", phrase.Line(r.Command, 80), why)}

@@ -77,10 +77,6 @@ func Excerpt(tail string) string {
 	return phrase.Line(last, 200)
 }
 
-// size is metrics.go's name for phrase.Bytes, the one wording of a byte
-// count.
-var size = phrase.Bytes
-
 // fileProblem says why a path cannot be used, or "".
 func fileProblem(r FileResult) string {
 	switch {

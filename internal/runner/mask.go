@@ -32,7 +32,7 @@ func Secrets(cfg *loop.Config, env []string) []secret.Secret {
 			out = secret.Append(out, k, v)
 		}
 	}
-	// Values of env tables that look like secrets (loop.LooksSecret).
+	// Values of env tables that look like secrets (secret.Looks).
 	for _, p := range cfg.Providers {
 		for k, v := range p.SecretEnvValues() {
 			out = secret.Append(out, k, v)
