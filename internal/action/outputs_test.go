@@ -145,7 +145,9 @@ func TestReadInputs(t *testing.T) {
 // left out of the environment agents and checks get, with every input.
 func TestPushTokenNeverReachesAgents(t *testing.T) {
 	t.Parallel()
-	environ := []string{"INPUT_PUSH-TOKEN=ghp_secret-push", "INPUT_GITHUB-TOKEN=ghs_x", "PATH=/bin"}
+	environ := []string{"INPUT_PUSH-TOKEN=ghp_secret-push", "INPUT_GITHUB-TOKEN=ghs_x", "PATH=/bin",
+		"ACTIONS_RUNTIME_TOKEN=rt", "ACTIONS_RUNTIME_URL=https://r", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=idt",
+		"ACTIONS_ID_TOKEN_REQUEST_URL=https://id", "ACTIONS_RESULTS_URL=https://results"}
 	if got := agentEnviron(environ); !cmp.Equal(got, []string{"PATH=/bin"}) {
 		t.Errorf("agents get %q", got)
 	}
