@@ -195,6 +195,12 @@ func (w *wfWorld) seed(files map[string]string, template string) string {
 	for name, content := range files {
 		writeTestFile(t, filepath.Join(dir, name), content)
 	}
+	// The shipped binary is built (once, under the race detector) before
+	// the bound starts: on a loaded machine the build alone took most of
+	// it and init was killed.
+	if _, err := shippedExe(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
 	defer cancel()
 	out, err := shippedCommand(ctx, t, dir, baseEnv(t), "init", "--yes", "--template", template, "--name", "calc").CombinedOutput()
