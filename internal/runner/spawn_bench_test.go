@@ -233,7 +233,6 @@ func (m *spawnMeter) report(b *testing.B) {
 // benchSpawn runs b.N iterations of the spawn workload with the agent
 // script, measuring the floor after each. store makes the store in root.
 func benchSpawn(b *testing.B, script string, nodes int, run string, store func(root string) Store) *spawnMeter {
-	b.Cleanup(TuneGC(os.Getenv)) // as the binary runs
 	agent, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", script))
 	if err != nil {
 		b.Fatal(err)
