@@ -13,9 +13,9 @@ import (
 
 // drive runs iterations until the run stops, pauses or is interrupted.
 func (r *run) drive(parent context.Context) (Outcome, error) {
-	ctx, cancel := r.budgetContext(parent)
+	ctx, cancel := r.wallContext(parent, 0)
 	defer cancel()
-	guards, cancelGuards := r.guardsContext(parent)
+	guards, cancelGuards := r.wallContext(parent, guardGrace)
 	defer cancelGuards()
 	r.ctx, r.guards = ctx, guards
 	from := r.cp.Status

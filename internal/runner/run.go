@@ -57,7 +57,7 @@ type run struct {
 	// ctx is the run's context (its deadline and signals) for the walks of
 	// the loop root made outside a step that takes one (an openai node's
 	// context files), and guards what the guards' scans and reverts run
-	// under (see guardsContext); drive bounds both.
+	// under (see wallContext); drive bounds both.
 	ctx, guards context.Context
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
@@ -239,30 +239,19 @@ func (r *run) raisedBudget(st state.Status) string {
 // files they read.
 const guardGrace = 10 * time.Second
 
-// guardsContext makes the guards' context of a drive under parent
-// (run.guards): the run's signals, and its wall-clock deadline plus
-// guardGrace.
-func (r *run) guardsContext(parent context.Context) (context.Context, context.CancelFunc) {
+// wallContext bounds parent by the wall-clock budget left plus grace:
+// the run's context with none, the guards' (run.guards) with guardGrace.
+// Either also ends with the run's signals.
+func (r *run) wallContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	if !r.cfg.Stop.MaxWallClock.IsSet() {
 		return context.WithCancel(parent)
 	}
 	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
-	return context.WithDeadlineCause(parent, r.now().Add(left+guardGrace), errWallClock)
+	return context.WithDeadlineCause(parent, r.now().Add(left+grace), errWallClock)
 }
 
 // wallUsed is the wall clock the run has used, this process included.
 func (r *run) wallUsed() time.Duration { return r.baseWall + r.now().Sub(r.started) }
-
-// budgetContext bounds ctx by the wall-clock budget left.
-func (r *run) budgetContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	if !r.cfg.Stop.MaxWallClock.IsSet() {
-		return ctx, func() { cancel(nil) }
-	}
-	left := r.cfg.Stop.MaxWallClock.Duration - r.wallUsed()
-	dctx, dcancel := context.WithDeadlineCause(ctx, r.now().Add(left), errWallClock)
-	return dctx, func() { dcancel(); cancel(nil) }
-}
 
 // logf reports a problem that is not an event, such as a history file that
 // could not be written.
