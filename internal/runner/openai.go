@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/loop-action/loop-action/internal/environ"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/edit"
@@ -121,11 +119,8 @@ func (r *iteration) noteEdits(runs []*nodeRun) {
 func matching(names, pats []string) []string {
 	var out []string
 	for _, n := range names {
-		for _, p := range pats {
-			if ok, _ := doublestar.Match(p, n); ok {
-				out = append(out, n)
-				break
-			}
+		if matchesAny(pats, n) {
+			out = append(out, n)
 		}
 	}
 	return out

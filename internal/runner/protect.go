@@ -53,13 +53,14 @@ func protectedPatterns(cfg *loop.Config, root string) []string {
 
 // protected reports whether a path (slash-separated, relative to the root)
 // matches a protected pattern.
-func (g guarded) protected(rel string) bool {
-	for _, p := range g.patterns {
-		if ok, _ := doublestar.Match(p, rel); ok {
-			return true
-		}
-	}
-	return false
+func (g guarded) protected(rel string) bool { return matchesAny(g.patterns, rel) }
+
+// matchesAny reports whether name matches any of the doublestar patterns.
+func matchesAny(pats []string, name string) bool {
+	return slices.ContainsFunc(pats, func(p string) bool {
+		ok, _ := doublestar.Match(p, name)
+		return ok
+	})
 }
 
 // descend says which directories a scan of the protected paths enters:
