@@ -148,23 +148,20 @@ func (p *publisher) toFilter(changes []change) []string {
 // one publishes the change c, or reports why not.
 func (p *publisher) one(c change) error {
 	if c.cur.kind == oversized {
-		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonTooLarge})
-		return p.restore(c.path)
+		return p.refuse(c.path, ReasonTooLarge)
 	}
 	if reason, err := p.m.refusal(p.t, c); reason != "" || err != nil {
 		if err != nil {
 			return err
 		}
-		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: reason})
-		return p.restore(c.path)
+		return p.refuse(c.path, reason)
 	}
 	rs, err := p.m.index.state(p.ctx, c.path, p.rdirs)
 	switch {
 	case err != nil:
 		return err
 	case rs.kind == blocked:
-		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonUnreachable})
-		return p.restore(c.path)
+		return p.refuse(c.path, ReasonUnreachable)
 	case rs == c.cur: // the root already holds it
 		p.t.setBase(c.path, rs, workspace.StatKey{}, p.m.now())
 		return nil
@@ -192,8 +189,7 @@ func (p *publisher) write(c change) error {
 	cp, err := p.m.index.w.Copy(p.ctx, c.path, p.t.r, fi)
 	if errors.Is(err, workspace.ErrParent) {
 		p.rdirs.forget(strings.SplitN(c.path, "/", 2)[0])
-		p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: c.path, Reason: ReasonUnreachable})
-		return p.restore(c.path)
+		return p.refuse(c.path, ReasonUnreachable)
 	}
 	if err != nil {
 		return err
@@ -209,9 +205,11 @@ func (p *publisher) write(c change) error {
 	return nil
 }
 
-// restore gives the worktree the root's version of path back, after a
-// refusal, so that the same change is not refused again and again.
-func (p *publisher) restore(q string) error {
+// refuse reports the change of q as refused for reason and gives the
+// worktree the root's version of q back, so that the same change is not
+// refused again and again.
+func (p *publisher) refuse(q, reason string) error {
+	p.rep.Refused = append(p.rep.Refused, Refusal{Node: p.t.node, Path: q, Reason: reason})
 	err := p.m.adopt(p.ctx, p.t, q, p.wdirs)
 	if err != nil {
 		return fmt.Errorf("restore %q in the worktree: %w", q, err)
