@@ -32,7 +32,9 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 	r.scrubUncarried(ctx, swept)
 	guard := r.w.baseline()
 	ev := r.collect(ctx, swept)
-	void := withVoid(r.guardedWhileMeasuring(guard), ev.Void)
+	// The collector's Void (files no checkout of the snapshot reproduces)
+	// is the workspace's doing, for agents to fix: it does not escalate.
+	void := joinReasons(r.guardedWhileMeasuring(guard), ev.Void)
 	if ctx.Err() != nil {
 		return measurement{}, false
 	}

@@ -86,7 +86,7 @@ func (g *rootGuard) revert(it int) ([]string, string) {
 	objs, whyObjs := g.revertObjects(it)
 	paths, whyRoot := g.revertTree(it)
 	paths = slices.Concat(refs, objs, paths)
-	return paths, strings.Join(slices.DeleteFunc([]string{why, whyObjs, whyRoot}, func(s string) bool { return s == "" }), "; ")
+	return paths, joinReasons(why, whyObjs, whyRoot)
 }
 
 // revertObjects removes what a wave of isolated nodes added to the root's
@@ -189,11 +189,8 @@ func (g *rootGuard) revertTree(it int) ([]string, string) {
 	return paths, ""
 }
 
-// rootChange is a path that changed in the root.
-type rootChange struct{ path, kind string }
-
 // changes lists what differs between the root before the wave and now.
-func (g *rootGuard) changes() ([]rootChange, error) {
+func (g *rootGuard) changes() (object.Changes, error) {
 	now, err := g.hasher.WriteObjects(g.ctx, g.objects)
 	if err != nil {
 		return nil, err
@@ -206,31 +203,23 @@ func (g *rootGuard) changes() ([]rootChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	diff, err := object.DiffTree(a, b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]rootChange, 0, len(diff))
-	for _, c := range diff {
-		switch {
-		case c.From.Name == "":
-			out = append(out, rootChange{c.To.Name, "created"})
-		case c.To.Name == "":
-			out = append(out, rootChange{c.From.Name, "deleted"})
-		default:
-			out = append(out, rootChange{c.From.Name, "modified"})
-		}
-	}
-	return out, nil
+	return object.DiffTree(a, b)
 }
 
 // record writes one event per changed path (recordCapped).
-func (g *rootGuard) record(it int, changes []rootChange) []string {
+func (g *rootGuard) record(it int, changes object.Changes) []string {
 	var paths []string
 	for i, c := range changes {
-		paths = append(paths, c.path)
+		p, kind := c.From.Name, "modified"
+		switch {
+		case c.From.Name == "":
+			p, kind = c.To.Name, "created"
+		case c.To.Name == "":
+			kind = "deleted"
+		}
+		paths = append(paths, p)
 		recordCapped(g.w.rec, i, len(changes), "changed",
-			ledger.Event{Type: ledger.RootReverted, Iteration: it, Path: c.path, Nodes: g.nodes, Reason: c.kind})
+			ledger.Event{Type: ledger.RootReverted, Iteration: it, Path: p, Nodes: g.nodes, Reason: kind})
 	}
 	return paths
 }

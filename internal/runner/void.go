@@ -60,18 +60,9 @@ func checkout(opts Options) workspace.Checkout {
 	return k
 }
 
-// withVoid adds to the reasons a measurement is void why the collector
-// found it could not count (gate.Evidence.Void: files no checkout of the
-// snapshot reproduces). That is the workspace's doing, for agents to fix
-// as the evidence line says, not a reason to escalate.
-func withVoid(reasons, collected string) string {
-	switch {
-	case collected == "":
-		return reasons
-	case reasons == "":
-		return collected
-	}
-	return reasons + "; " + collected
+// joinReasons joins the reasons that are not "" with "; ".
+func joinReasons(reasons ...string) string {
+	return strings.Join(slices.DeleteFunc(reasons, func(s string) bool { return s == "" }), "; ")
 }
 
 // voided fails every check of every goal with why, keeping what was
