@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -71,18 +72,11 @@ type Change struct {
 
 // Diff lists, in path order, every path that differs from before to now.
 func Diff(before, now map[string]workspace.Entry) []Change {
-	paths := make([]string, 0, len(before))
-	for p := range before {
-		paths = append(paths, p)
-	}
-	for p := range now {
-		if _, ok := before[p]; !ok {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
+	all := make(map[string]workspace.Entry, len(before)+len(now))
+	maps.Copy(all, before)
+	maps.Copy(all, now)
 	var out []Change
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(all)) {
 		was, had := before[p]
 		is, has := now[p]
 		if what := change(was, had, is, has); what != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -47,12 +48,7 @@ func (l Layout) Apply(r *os.Root) error {
 			return err
 		}
 	}
-	names := make([]string, 0, len(l.Files))
-	for name := range l.Files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(l.Files)) {
 		data := l.Files[name]
 		if b, err := workspace.ReadFile(r, name, int64(len(data))); err == nil && bytes.Equal(b, data) {
 			continue
