@@ -5,7 +5,6 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/gate/evidence"
-	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/process"
 )
 
@@ -77,25 +76,17 @@ func awaitSweep(pending <-chan error) error {
 	return process.Sweep()
 }
 
-// sweptCollector is a Collector that can skip its own first sweep when
-// told what the caller's returned (evidence.Collector.CollectSwept).
-type sweptCollector interface {
-	CollectSwept(ctx context.Context, cfg *loop.Config, swept error) gate.Evidence
-}
-
 // collect collects the evidence right after measure's sweep, whose result
 // is swept: between the two only the runner's own scans and removals ran,
-// which start no process, so a collector that can is spared a second
-// sweep; any other sweeps for itself. The runner's own collector scans the
-// guarded paths beside the snapshot (scanBeside).
+// which start no process, so the runner's own collector is spared a
+// second sweep, and scans the guarded paths beside the snapshot
+// (scanBeside). Any other collector sweeps for itself.
 func (r *iteration) collect(ctx context.Context, swept error) gate.Evidence {
-	if c, ok := r.run.collector.(*evidence.Collector); ok && c.Beside == nil {
-		mine := *c
-		mine.Beside = r.w.scanBeside
-		return mine.CollectSwept(ctx, r.cfg, swept)
+	c, ok := r.run.collector.(*evidence.Collector)
+	if !ok {
+		return r.run.collector.Collect(ctx, r.cfg)
 	}
-	if c, ok := r.run.collector.(sweptCollector); ok {
-		return c.CollectSwept(ctx, r.cfg, swept)
-	}
-	return r.run.collector.Collect(ctx, r.cfg)
+	mine := *c
+	mine.Beside = r.w.scanBeside
+	return mine.CollectSwept(ctx, r.cfg, swept)
 }
