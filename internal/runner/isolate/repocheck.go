@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -58,7 +57,7 @@ func checkRepoFiles(gitdir, common string) error {
 func plainFile(name string) error {
 	fi, err := os.Lstat(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case missing(err):
 		return nil
 	case err != nil:
 		return err
