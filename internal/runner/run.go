@@ -140,9 +140,6 @@ func (s *Session) start(r *run) *state.Checkpoint {
 func prepare(opts Options) *run {
 	opts.Env = WithoutFileCommands(opts.Env)
 	r := &run{opts: opts, cfg: opts.Config, now: opts.Now, providers: opts.Providers, collector: opts.Collector}
-	if r.now == nil {
-		r.now = time.Now
-	}
 	r.started = r.now()
 	r.ctx, r.guards = context.Background(), context.Background() // until drive bounds them
 	r.hasher = workspace.NewHasherWith(opts.Root, checkout(opts))

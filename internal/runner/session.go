@@ -48,6 +48,9 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	case err != nil:
 		return nil, fmt.Errorf("lock run %q: %w", opts.RunID, err)
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	s := &Session{opts: opts, unlock: unlock}
 	if err := s.load(ctx); err != nil {
 		return nil, errors.Join(err, s.Close())
@@ -73,7 +76,7 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	initMaps(cp)
 	s.cp = cp
-	s.rec = ledger.NewRecorder(cp.LedgerEvents, s.now, &s.held)
+	s.rec = ledger.NewRecorder(cp.LedgerEvents, s.opts.Now, &s.held)
 	s.rec.Mask(Masker(s.opts.Config, s.opts.Env))
 	return s.verifyDecisions(ctx)
 }
@@ -108,13 +111,6 @@ func (h *heldEvents) show(p ledger.Progress) {
 		}
 	}
 	*h = nil
-}
-
-func (s *Session) now() time.Time {
-	if s.opts.Now != nil {
-		return s.opts.Now()
-	}
-	return time.Now()
 }
 
 // OutcomeOf is how a run stands by its checkpoint, for reporting a run
