@@ -16,37 +16,28 @@ import (
 func (r *iteration) summarize(d dispatched, ru ruling, closed []string, spentBefore state.Spend) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Iteration %d\n\n", r.n)
-	b.WriteString("- ran: " + listOr(ranList(d.runs), "nothing") + "\n")
-	if skipped := skipList(d.runs); len(skipped) > 0 {
-		b.WriteString("- skipped: " + strings.Join(skipped, "; ") + "\n")
-	}
-	if len(d.published) > 0 {
-		b.WriteString("- published from worktrees: " + strings.Join(d.published, ", ") + "\n")
-	}
-	if len(d.reverted) > 0 {
-		b.WriteString("- protected paths reverted: " + strings.Join(d.reverted, ", ") + "\n")
-	}
-	if len(d.gitReverted) > 0 {
-		b.WriteString("- .git configuration reverted: " + strings.Join(d.gitReverted, ", ") + "\n")
-	}
-	if len(d.rootChanged) > 0 {
-		b.WriteString("- loop root changes made outside the worktrees reverted: " + listed(d.rootChanged) + "\n")
-	}
-	if len(r.scrubbed) > 0 {
-		b.WriteString("- ignored files removed before measuring (no commit carries them): " + listed(r.scrubbed) + "\n")
-	}
-	b.WriteString("- newly satisfied: " + listOr(ru.newly, "none") + "\n")
-	if len(ru.revoked) > 0 {
-		b.WriteString("- REVOKED: " + strings.Join(ru.revoked, ", ") + "\n")
-	}
+	item(&b, "ran", listOr(ranList(d.runs), "nothing"))
+	item(&b, "skipped", strings.Join(skipList(d.runs), "; "))
+	item(&b, "published from worktrees", strings.Join(d.published, ", "))
+	item(&b, "protected paths reverted", strings.Join(d.reverted, ", "))
+	item(&b, ".git configuration reverted", strings.Join(d.gitReverted, ", "))
+	item(&b, "loop root changes made outside the worktrees reverted", listed(d.rootChanged))
+	item(&b, "ignored files removed before measuring (no commit carries them)", listed(r.scrubbed))
+	item(&b, "newly satisfied", listOr(ru.newly, "none"))
+	item(&b, "REVOKED", strings.Join(ru.revoked, ", "))
 	r.failing(&b)
-	if len(closed) > 0 {
-		b.WriteString("- stages closed: " + strings.Join(closed, ", ") + "\n")
-	}
+	item(&b, "stages closed", strings.Join(closed, ", "))
 	sp := r.cp.Spend
 	fmt.Fprintf(&b, "- spend: %s this iteration; %s in all\n", spendText(sp.Tokens-spentBefore.Tokens, sp.CostUSD-spentBefore.CostUSD, sp.Estimated),
 		spendText(sp.Tokens, sp.CostUSD, sp.Estimated))
 	return b.String()
+}
+
+// item writes the summary's line label: what, when there is anything.
+func item(b *strings.Builder, label, what string) {
+	if what != "" {
+		b.WriteString("- " + label + ": " + what + "\n")
+	}
 }
 
 // failing lists every check of every goal that does not pass, with its
