@@ -16,13 +16,13 @@ import (
 // converts files with — core.autocrlf and core.eol, as git resolves them
 // there (the system's, the user's and the repository's configuration, and
 // any GIT_CONFIG_* in env: a Windows runner's system config says
-// core.autocrlf=true) — for the composition root to pass to every snapshot
-// and restore of the root (workspace.Checkout). It runs one `git config`
-// in root, with env (nil is this process's) under GitEnv, which turns off
-// hooks and fsmonitor; `git config` runs no other command. Where git is
-// not installed, nothing checked the root out: the zero value (a Linux
-// runner's defaults). A value git itself would refuse is an error naming
-// it.
+// core.autocrlf=true; go-git resolves none of that) — for the composition
+// root to pass to every snapshot and restore of the root
+// (workspace.Checkout). It runs one `git config` in root, with env (nil is
+// this process's) under GitEnv, which turns off hooks and fsmonitor; `git
+// config` runs no other command. Where git is not installed, nothing
+// checked the root out: the zero value (a Linux runner's defaults). A
+// value git itself would refuse is an error naming it.
 func ReadCheckout(ctx context.Context, root string, env []string) (workspace.Checkout, error) {
 	cmd := exec.CommandContext(ctx, "git", "config", "-z", "--get-regexp", `^core\.(autocrlf|eol)$`)
 	cmd.Dir, cmd.Env = root, GitEnv(env)

@@ -171,7 +171,8 @@ const maxInflate = 1100
 // content its name stands for: a loose object whose inflated content
 // hashes to its id, ending where its zlib stream ends, or a pack whose
 // checksum matches its trailer and the one its .idx records. It reads
-// regular files only, without following a link or blocking on a pipe.
+// regular files only, without following a link or blocking on a pipe,
+// hashing each once where go-git's storers would parse and load it.
 func intactObject(objects *os.Root, rel string) bool {
 	name, ok := strings.CutPrefix(rel, ".git/objects/")
 	if !ok || objects == nil {

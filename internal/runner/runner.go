@@ -3,45 +3,32 @@
 // deterministic summary, applies the stop ladder and budgets, and
 // checkpoints every iteration so that a later process resumes it.
 //
-// It owns the run session too, the one way into a run for the CLI and the
-// action alike: a Session takes the run's lock, loads its checkpoint once,
-// verifies the review decisions it carries, then amends the run (review
-// decisions under the one review rule, a stop, a new generation) or runs
-// it, and nothing else loads or locks a run. Measure is the one way to
-// measure the workspace outside a run (loop-action gate, gate-only).
+// A Session is the one way into a run for the CLI and the action alike:
+// it takes the run's lock, loads and verifies its checkpoint once, then
+// amends the run or runs it. Measure is the one way to measure the
+// workspace outside a run (loop-action gate, gate-only).
 //
 // Control flow belongs to the runner, never to an agent. Worker goroutines
-// run nodes and nothing else: they never touch the store, and outcomes are
-// recorded after each wave in a deterministic order. No text an agent
-// prints reaches the gate, except a judge's answer, which only
-// gate.ParseVerdict reads. The reply of a builder of type "openai" is read
-// only as SEARCH/REPLACE edits (package edit), applied whole or not at all
-// through workspace.Writer and then measured like any builder's change.
+// run nodes and nothing else; outcomes are recorded after each wave in a
+// deterministic order. No text an agent prints reaches the gate, except a
+// judge's answer, which only gate.ParseVerdict reads; an "openai"
+// builder's reply is read only as SEARCH/REPLACE edits (package edit).
 //
 // What no node and no check may change is guarded: the protected paths and
-// the executable configuration of the root's repository (.git's config,
-// hooks, info) around every wave and every measurement, and the whole root
-// around a wave of isolated nodes. Changes are put back through
-// workspace.Writer, never through a symbolic link, and a measurement
-// during which a guarded path changed is void: it satisfies no goal.
-// Checks run git with no fsmonitor and no hooks (GitEnv). The gate
-// measures only what a commit can carry: ignored files created or changed
-// since the session started (by agents, or by earlier checks running
-// their code) are removed before every measurement (uncarried.go).
+// the executable configuration of the root's repository around every wave
+// and every measurement, and the whole root around a wave of isolated
+// nodes. Changes are put back through workspace.Writer, never through a
+// symbolic link, and a measurement during which a guarded path changed is
+// void. Checks run git with no fsmonitor and no hooks (GitEnv). Ignored
+// files created or changed since the session started are removed before
+// every measurement (uncarried.go): the gate measures only what a commit
+// can carry.
 //
 // An iteration is a sequence of values (iteration.go): each wave's plan
-// (planWave) and the waves' outcomes (dispatched), the measurement, the
-// ruling on it, and the summary its checkpoint saves. What it holds while
-// it runs lives in an iteration made for it, the guarded paths' state in
-// its watch (guard.go), never on the run, so nothing of one iteration
-// reaches the next but through the checkpoint.
-//
-// Two mechanisms are ours where go-git might seem to do them: the loop
-// root's line-ending settings are read with `git config` (ReadCheckout),
-// as go-git's configuration does not resolve the system's and the user's
-// files, includes and GIT_CONFIG_* the way git does; and a file of the
-// root's object store whose stat changed is checked by hashing it once
-// (intactObject), where go-git's storers would parse and load it.
+// and outcomes, the measurement, the ruling and the summary its checkpoint
+// saves. Its state, the guarded paths' included (guard.go), lives in an
+// iteration made for it, so nothing of one reaches the next but through
+// the checkpoint.
 package runner
 
 import (
