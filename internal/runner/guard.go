@@ -157,14 +157,10 @@ func (w *watch) putBackChanged(it int, nodes []string, before, now guardState, d
 // what its agents changed in guarded paths may still be there, as after a
 // kill.
 func (r *iteration) guardsStopped(failed []string, rootErr string) bool {
-	if r.run.guards.Err() == nil || (len(failed) == 0 && rootErr == "") {
+	why := joinReasons(strings.Join(failed, "; "), rootErr)
+	if r.run.guards.Err() == nil || why == "" {
 		return false
 	}
-	why := slices.Clone(failed)
-	if rootErr != "" {
-		why = append(why, rootErr)
-	}
-	r.run.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout",
-		strings.Join(why, "; "))
+	r.run.logf("the run stopped before its guards could put back what the wave changed in guarded paths (%s); a resume restores the checkpoint's workspace from a branch: store, or start it again from a clean checkout", why)
 	return true
 }
