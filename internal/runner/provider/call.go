@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,10 +25,7 @@ const maxDetail = 240
 // its output.
 func (c Command) failure(ctx context.Context, res process.Result, rep report) error {
 	took := roundDuration(res.Duration)
-	detail := rep.Failure
-	if detail == "" {
-		detail = lastLine(res.Tail)
-	}
+	detail := cmp.Or(rep.Failure, lastLine(res.Tail))
 	switch {
 	case res.Canceled && res.StartErr != nil:
 		return fmt.Errorf("agent %q not started: %w", c.Name, causeOf(ctx))
