@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,15 +26,7 @@ type Status struct {
 
 // Statuses are the statuses set on sha in owner/repo, oldest first.
 func (s *Server) Statuses(owner, repo, sha string) []Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Status
-	for _, st := range s.repo(owner, repo).statuses {
-		if st.SHA == sha {
-			out = append(out, st)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.AllStatuses(owner, repo), func(st Status) bool { return st.SHA != sha })
 }
 
 // AllStatuses are every status set in owner/repo, on any commit, oldest
