@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,10 +25,7 @@ const maxDetail = 240
 // its output.
 func (c Command) failure(ctx context.Context, res process.Result, rep report) error {
 	took := roundDuration(res.Duration)
-	detail := rep.Failure
-	if detail == "" {
-		detail = lastLine(res.Tail)
-	}
+	detail := cmp.Or(rep.Failure, lastLine(res.Tail))
 	switch {
 	case res.Canceled && res.StartErr != nil:
 		return fmt.Errorf("agent %q not started: %w", c.Name, causeOf(ctx))
@@ -127,12 +125,9 @@ func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 // its absolute path, so that it names the file from the agent's working
 // directory too.
 func writePromptFile(dir, prompt string) (string, error) {
-	if dir != "" {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return "", fmt.Errorf("write prompt file in %q: %w", dir, err)
-		}
-		dir = abs
+	dir, err := absDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("write prompt file: %w", err)
 	}
 	f, err := os.CreateTemp(dir, "prompt-*.txt")
 	if err != nil {
@@ -144,6 +139,19 @@ func writePromptFile(dir, prompt string) (string, error) {
 		return "", fmt.Errorf("write prompt file %q: %w", f.Name(), err)
 	}
 	return f.Name(), nil
+}
+
+// absDir is dir as an absolute path; "" (the system's temporary
+// directory) stays "".
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", dir, err)
+	}
+	return abs, nil
 }
 
 // removeQuietly removes a file of ours; the caller removes the whole
@@ -161,12 +169,9 @@ func removeQuietly(path string) {
 // as CI machines often are, a mkdir and rmdir cost ~0.4 ms each, while
 // the checks cost ~1 ms (docs/performance.md).
 func privateTemp(dir string) (string, error) {
-	if dir != "" {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return "", fmt.Errorf("make the agent's TMPDIR in %q: %w", dir, err)
-		}
-		dir = abs
+	dir, err := absDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("make the agent's TMPDIR: %w", err)
 	}
 	for tmp := temps.take(dir); tmp != ""; tmp = temps.take(dir) {
 		if emptied(tmp) { // still there, and nothing was put there meanwhile
@@ -238,13 +243,8 @@ func (p *tempPool) take(dir string) string {
 	if len(free) == 0 {
 		return ""
 	}
-	tmp := free[len(free)-1]
-	if len(free) == 1 {
-		delete(p.free, dir)
-	} else {
-		p.free[dir] = free[:len(free)-1]
-	}
-	return tmp
+	p.free[dir] = free[:len(free)-1]
+	return free[len(free)-1]
 }
 
 // put keeps tmp for a later call in the same directory.

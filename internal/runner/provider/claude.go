@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -50,15 +51,9 @@ type claudeUsage struct {
 // counts are u's input tokens (uncached, cache-writing and cache-reading
 // together) and output tokens; ok reports that u carries any of them.
 func (u claudeUsage) counts() (in, out int64, ok bool) {
-	for _, f := range []*float64{u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens} {
-		if f != nil {
-			in, ok = addTokens(in, tokenCount(*f)), true
-		}
-	}
-	if u.OutputTokens != nil {
-		out, ok = tokenCount(*u.OutputTokens), true
-	}
-	return in, out, ok
+	in, hasIn := sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
+	out, hasOut := sumTokens(u.OutputTokens)
+	return in, out, hasIn || hasOut
 }
 
 // claudeModelCounts sums the input tokens (uncached, cache-writing and
@@ -164,28 +159,16 @@ func claudeFailure(res claudeResult) string {
 // (stream-json, or a result after lines of noise).
 func findClaudeResult(stdout []byte) (claudeResult, bool) {
 	trimmed := bytes.TrimSpace(stdout)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var msgs []json.RawMessage
-		if json.Unmarshal(trimmed, &msgs) == nil {
-			return lastClaudeResult(msgs)
+	var msgs []json.RawMessage
+	if len(trimmed) == 0 || trimmed[0] != '[' || json.Unmarshal(trimmed, &msgs) != nil {
+		msgs = nil
+		for line := range bytes.Lines(trimmed) {
+			msgs = append(msgs, line)
 		}
+		msgs = append(msgs, trimmed) // tried first
 	}
-	if res, ok := decodeClaudeResult(trimmed); ok {
-		return res, true
-	}
-	lines := bytes.Split(trimmed, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if res, ok := decodeClaudeResult(lines[i]); ok {
-			return res, true
-		}
-	}
-	return claudeResult{}, false
-}
-
-// lastClaudeResult is the last of msgs that is a result object.
-func lastClaudeResult(msgs []json.RawMessage) (claudeResult, bool) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if res, ok := decodeClaudeResult(msgs[i]); ok {
+	for _, m := range slices.Backward(msgs) {
+		if res, ok := decodeClaudeResult(m); ok {
 			return res, true
 		}
 	}

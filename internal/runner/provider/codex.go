@@ -130,11 +130,7 @@ func (u codexUsage) present() bool { return u.InputTokens != nil || u.OutputToke
 
 // counts are u's input and output tokens; absent ones are 0.
 func (u codexUsage) counts() (in, out int64) {
-	if u.InputTokens != nil {
-		in = tokenCount(*u.InputTokens)
-	}
-	if u.OutputTokens != nil {
-		out = tokenCount(*u.OutputTokens)
-	}
+	in, _ = sumTokens(u.InputTokens)
+	out, _ = sumTokens(u.OutputTokens)
 	return in, out
 }

@@ -117,16 +117,9 @@ const geminiUntrusted = "Gemini CLI is not running in a trusted directory"
 
 // counts are t's input and output tokens; ok reports that t carries any.
 func (t geminiTokens) counts() (in, out int64, ok bool) {
-	add := func(sum *int64, f *float64) {
-		if f != nil {
-			*sum, ok = addTokens(*sum, tokenCount(*f)), true
-		}
-	}
-	add(&in, t.Prompt)
-	add(&in, t.Tool)
-	add(&out, t.Candidates)
-	add(&out, t.Thoughts)
-	return in, out, ok
+	in, hasIn := sumTokens(t.Prompt, t.Tool)
+	out, hasOut := sumTokens(t.Candidates, t.Thoughts)
+	return in, out, hasIn || hasOut
 }
 
 // failureLine describes an error an agent reported, of a kind, in one line.

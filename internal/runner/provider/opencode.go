@@ -28,7 +28,7 @@ type opencodeTokens struct {
 	Input     *float64 `json:"input"`
 	Output    *float64 `json:"output"`
 	Reasoning *float64 `json:"reasoning"`
-	Cache     *struct {
+	Cache     struct {
 		Read  *float64 `json:"read"`
 		Write *float64 `json:"write"`
 	} `json:"cache"`
@@ -100,31 +100,9 @@ func (t *opencodeTally) addStep(ev opencodeEvent) {
 // counts are t's input tokens (with the cache's) and output tokens (with
 // reasoning); absent ones are 0.
 func (t opencodeTokens) counts() (in, out int64) {
-	for _, f := range []*float64{t.Input, t.cacheRead(), t.cacheWrite()} {
-		if f != nil {
-			in = addTokens(in, tokenCount(*f))
-		}
-	}
-	for _, f := range []*float64{t.Output, t.Reasoning} {
-		if f != nil {
-			out = addTokens(out, tokenCount(*f))
-		}
-	}
+	in, _ = sumTokens(t.Input, t.Cache.Read, t.Cache.Write)
+	out, _ = sumTokens(t.Output, t.Reasoning)
 	return in, out
-}
-
-func (t opencodeTokens) cacheRead() *float64 {
-	if t.Cache == nil {
-		return nil
-	}
-	return t.Cache.Read
-}
-
-func (t opencodeTokens) cacheWrite() *float64 {
-	if t.Cache == nil {
-		return nil
-	}
-	return t.Cache.Write
 }
 
 // addCost adds two costs in [0, maxAmount], saturating at maxAmount, so that

@@ -17,6 +17,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -151,25 +152,19 @@ func (c Command) response(ctx context.Context, stopped string, req Request, res 
 		return out
 	}
 	rep := read(res.Stdout, res.Tail)
-	if stopped != "" {
-		// A refused key is the CLI's own report that no model answered,
-		// unless it reported tokens all the same.
-		rep.Unstarted = rep.Unstarted || strings.Contains(stopped, "auth_failure")
-		out.Answer = rep.Answer
-		out.Usage = usageOf(req.Prompt, res.OutputBytes, rep, c.Spec.Price)
-		detail := rep.Failure
-		if detail == "" {
-			detail = lastLine(res.Tail)
-		}
-		out.Err = fmt.Errorf("agent %q stopped after %s: it %s%s", c.Name, roundDuration(res.Duration), stopped, suffix(detail))
-		return out
-	}
-	if rep.HasAnswer {
-		out.Answer = rep.Answer
-	} else {
+	// A refused key is the CLI's own report that no model answered, unless
+	// it reported tokens all the same.
+	rep.Unstarted = rep.Unstarted || strings.Contains(stopped, "auth_failure")
+	out.Answer = rep.Answer
+	if !rep.HasAnswer && stopped == "" {
 		out.Answer = string(res.Stdout)
 	}
 	out.Usage = usageOf(req.Prompt, res.OutputBytes, rep, c.Spec.Price)
+	if stopped != "" {
+		out.Err = fmt.Errorf("agent %q stopped after %s: it %s%s", c.Name, roundDuration(res.Duration), stopped,
+			suffix(cmp.Or(rep.Failure, lastLine(res.Tail))))
+		return out
+	}
 	out.Err = c.failure(ctx, res, rep)
 	if out.Err == nil && res.StdoutTruncated && c.parses() && !rep.found() {
 		out.Err = fmt.Errorf("agent %q printed more than %d MiB; usage = %q found nothing in the last %d MiB kept",

@@ -3,6 +3,7 @@ package provider
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,12 +13,9 @@ import (
 // (?P<total>\d*) matches the empty string everywhere).
 const regexBatch = 1 << 12
 
-// regexMatch is the numbers read from one match of a usage regex.
-type regexMatch struct {
-	input, output, total, cost float64
-	hasInput, hasOutput        bool
-	hasTotal, hasCost          bool
-}
+// regexMatch is the numbers read from one match of a usage regex, by the
+// name of their group: input, output, total or cost.
+type regexMatch map[string]float64
 
 // parseUsageRegex reads usage from the last match of re in stdout that
 // carries a number in one of its named groups input, output, total (tokens)
@@ -31,21 +29,24 @@ func parseUsageRegex(re *regexp.Regexp, stdout []byte) report {
 		return report{}
 	}
 	var rep report
-	rep.CostUSD, rep.Cost = m.cost, m.hasCost
-	if !m.hasInput && !m.hasOutput && !m.hasTotal {
+	rep.CostUSD, rep.Cost = m["cost"]
+	input, hasInput := m["input"]
+	output, hasOutput := m["output"]
+	total, hasTotal := m["total"]
+	if !hasInput && !hasOutput && !hasTotal {
 		return rep
 	}
-	in, out, total := tokenCount(m.input), tokenCount(m.output), tokenCount(m.total)
+	in, out, sum := tokenCount(input), tokenCount(output), tokenCount(total)
 	switch {
-	case !m.hasTotal:
-		total = addTokens(in, out)
-	case m.hasInput && !m.hasOutput && total >= in:
-		out = total - in
-	case m.hasOutput && !m.hasInput && total >= out:
-		in = total - out
+	case !hasTotal:
+		sum = addTokens(in, out)
+	case hasInput && !hasOutput && sum >= in:
+		out = sum - in
+	case hasOutput && !hasInput && sum >= out:
+		in = sum - out
 	}
-	rep.Input, rep.Output, rep.Total, rep.Tokens = in, out, total, true
-	rep.TotalOnly = !m.hasInput && !m.hasOutput
+	rep.Input, rep.Output, rep.Total, rep.Tokens = in, out, sum, true
+	rep.TotalOnly = !hasInput && !hasOutput
 	return rep
 }
 
@@ -55,13 +56,12 @@ func parseUsageRegex(re *regexp.Regexp, stdout []byte) report {
 // start of the text.
 func lastRegexMatch(re *regexp.Regexp, stdout []byte) (regexMatch, bool) {
 	var best regexMatch
-	found := false
 	for pos := 0; pos <= len(stdout); {
 		text := stdout[pos:]
 		locs := re.FindAllSubmatchIndex(text, regexBatch)
 		for i := len(locs) - 1; i >= 0; i-- {
-			if m, ok := readRegexMatch(re, text, locs[i]); ok {
-				best, found = m, true
+			if m := readRegexMatch(re, text, locs[i]); len(m) > 0 {
+				best = m
 				break
 			}
 		}
@@ -71,33 +71,25 @@ func lastRegexMatch(re *regexp.Regexp, stdout []byte) (regexMatch, bool) {
 		last := locs[len(locs)-1]
 		pos += max(last[1], last[0]+1)
 	}
-	return best, found
+	return best, best != nil
 }
 
-// readRegexMatch reads the named groups of one match.
-func readRegexMatch(re *regexp.Regexp, text []byte, loc []int) (regexMatch, bool) {
-	var m regexMatch
+// readRegexMatch reads the named groups of one match that hold a number.
+func readRegexMatch(re *regexp.Regexp, text []byte, loc []int) regexMatch {
+	m := regexMatch{}
 	for i, name := range re.SubexpNames() {
-		if name == "" || 2*i+1 >= len(loc) || loc[2*i] < 0 {
+		if !slices.Contains(usageGroups, name) || 2*i+1 >= len(loc) || loc[2*i] < 0 {
 			continue
 		}
-		v, ok := parseAmount(string(text[loc[2*i]:loc[2*i+1]]))
-		if !ok {
-			continue
-		}
-		switch name {
-		case "input":
-			m.input, m.hasInput = v, true
-		case "output":
-			m.output, m.hasOutput = v, true
-		case "total":
-			m.total, m.hasTotal = v, true
-		case "cost":
-			m.cost, m.hasCost = v, true
+		if v, ok := parseAmount(string(text[loc[2*i]:loc[2*i+1]])); ok {
+			m[name] = v
 		}
 	}
-	return m, m.hasInput || m.hasOutput || m.hasTotal || m.hasCost
+	return m
 }
+
+// usageGroups are the names of the groups a usage regex reads.
+var usageGroups = []string{"input", "output", "total", "cost"}
 
 // maxAmount bounds the numbers parseAmount accepts.
 const maxAmount = 1e15

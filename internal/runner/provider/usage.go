@@ -145,6 +145,16 @@ func addTokens(a, b int64) int64 {
 	return min(a+b, maxTokens)
 }
 
+// sumTokens adds up the counts that are present; ok reports that any is.
+func sumTokens(counts ...*float64) (sum int64, ok bool) {
+	for _, f := range counts {
+		if f != nil {
+			sum, ok = addTokens(sum, tokenCount(*f)), true
+		}
+	}
+	return sum, ok
+}
+
 // costUSD accepts a cost read from output when it is a finite, non-negative
 // number.
 func costUSD(f float64) (float64, bool) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // BodyLimit is the most characters GitHub accepts in a comment body.
@@ -125,47 +127,31 @@ func (rs *repoState) remove(id int64) bool {
 	return len(rs.comments) < n
 }
 
-type commentJSON struct {
-	URL                   string         `json:"url"`
-	HTMLURL               string         `json:"html_url"`
-	IssueURL              string         `json:"issue_url"`
-	ID                    int64          `json:"id"`
-	NodeID                string         `json:"node_id"`
-	User                  userJSON       `json:"user"`
-	CreatedAt             string         `json:"created_at"`
-	UpdatedAt             string         `json:"updated_at"`
-	AuthorAssociation     string         `json:"author_association"`
-	Body                  string         `json:"body"`
-	Reactions             map[string]any `json:"reactions"`
-	PerformedViaGitHubApp *struct{}      `json:"performed_via_github_app"`
-}
-
 var reactionContents = []string{"+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"}
 
-func (s commentsAPI) json(base string, rs *repoState, cm *comment) commentJSON {
+func (s commentsAPI) json(base string, rs *repoState, cm *comment) *github.IssueComment {
 	full := rs.owner + "/" + rs.name
 	url := fmt.Sprintf("%s/repos/%s/issues/comments/%d", base, full, cm.ID)
-	summary := map[string]any{"url": url + "/reactions", "total_count": len(cm.reactions)}
-	for _, content := range reactionContents {
-		summary[content] = 0
-	}
+	n := map[string]int{}
 	for _, re := range cm.reactions {
-		summary[re.content] = summary[re.content].(int) + 1
+		n[re.content]++
 	}
 	author := s.user(cm.User, "").json(base)
-	author.Type = cm.UserType // as recorded, so a test can stage an impostor
-	return commentJSON{
-		URL:               url,
-		HTMLURL:           fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", full, cm.Issue, cm.ID),
-		IssueURL:          fmt.Sprintf("%s/repos/%s/issues/%d", base, full, cm.Issue),
-		ID:                cm.ID,
-		NodeID:            fmt.Sprintf("IC_%d", cm.ID),
+	author.Type = ptr(cm.UserType) // as recorded, so a test can stage an impostor
+	return &github.IssueComment{
+		URL:               ptr(url),
+		HTMLURL:           ptr(fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", full, cm.Issue, cm.ID)),
+		IssueURL:          ptr(fmt.Sprintf("%s/repos/%s/issues/%d", base, full, cm.Issue)),
+		ID:                ptr(cm.ID),
+		NodeID:            ptr(fmt.Sprintf("IC_%d", cm.ID)),
 		User:              author,
 		CreatedAt:         stamp(cm.CreatedAt),
 		UpdatedAt:         stamp(cm.UpdatedAt),
-		AuthorAssociation: rs.association(cm.User),
-		Body:              cm.Body,
-		Reactions:         summary,
+		AuthorAssociation: ptr(rs.association(cm.User)),
+		Body:              ptr(cm.Body),
+		Reactions: &github.Reactions{URL: ptr(url + "/reactions"), TotalCount: ptr(len(cm.reactions)),
+			PlusOne: ptr(n["+1"]), MinusOne: ptr(n["-1"]), Laugh: ptr(n["laugh"]), Hooray: ptr(n["hooray"]),
+			Confused: ptr(n["confused"]), Heart: ptr(n["heart"]), Rocket: ptr(n["rocket"]), Eyes: ptr(n["eyes"])},
 	}
 }
 
@@ -192,7 +178,7 @@ func (s commentsAPI) list(c *call) {
 	if v := q.Get("since"); v != "" {
 		since, _ = time.Parse(time.RFC3339, v) // GitHub ignores a since it cannot read
 	}
-	all := []commentJSON{}
+	all := []*github.IssueComment{}
 	for _, cm := range rs.comments {
 		if cm.Issue == issue && !cm.UpdatedAt.Before(since) {
 			all = append(all, s.json(c.base(), rs, cm))
@@ -280,7 +266,7 @@ func (s commentsAPI) create(c *call) {
 	}
 	cm := s.addComment(rs, issue, s.user(c.login, ""), "", body)
 	out := s.json(c.base(), rs, cm)
-	c.w.Header().Set("Location", out.URL)
+	c.w.Header().Set("Location", out.GetURL())
 	c.json(http.StatusCreated, out)
 }
 
@@ -342,12 +328,10 @@ func (s commentsAPI) delete(c *call) {
 	}
 }
 
+// reactionJSON adds what go-github does not read to its type.
 type reactionJSON struct {
-	ID        int64    `json:"id"`
-	NodeID    string   `json:"node_id"`
-	User      userJSON `json:"user"`
-	Content   string   `json:"content"`
-	CreatedAt string   `json:"created_at"`
+	*github.Reaction
+	CreatedAt *github.Timestamp `json:"created_at"`
 }
 
 // react is POST /repos/{owner}/{repo}/issues/comments/{id}/reactions:
@@ -370,8 +354,8 @@ func (s commentsAPI) react(c *call) {
 	}
 	u := s.user(c.login, "")
 	out := func(status int, re reaction) {
-		c.json(status, reactionJSON{ID: re.id, NodeID: fmt.Sprintf("REA_%d", re.id),
-			User: u.json(c.base()), Content: re.content, CreatedAt: stamp(re.createdAt)})
+		c.json(status, reactionJSON{&github.Reaction{ID: ptr(re.id), NodeID: ptr(fmt.Sprintf("REA_%d", re.id)),
+			User: u.json(c.base()), Content: ptr(re.content)}, stamp(re.createdAt)})
 	}
 	for _, re := range cm.reactions {
 		if strings.EqualFold(re.user, u.login) && re.content == in.Content {

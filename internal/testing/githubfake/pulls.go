@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // Pulls are the pull requests of owner/repo, by number.
@@ -32,7 +34,7 @@ func (s pullsAPI) list(c *call) {
 	q := c.r.URL.Query()
 	state := cmp.Or(q.Get("state"), "open")
 	headOwner, headRef, byHead := strings.Cut(q.Get("head"), ":")
-	list := []pullJSON{}
+	list := []*github.PullRequest{}
 	for _, n := range slices.Sorted(maps.Keys(rs.pulls)) {
 		pr := withDefaults(rs.pulls[n])
 		owner, _, _ := strings.Cut(cmp.Or(pr.HeadRepo, rs.owner+"/"+rs.name), "/")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // Pull is a pull request as set up by a test.
@@ -98,54 +100,13 @@ func (s *Server) SetPermission(owner, repo, user, level string) {
 	s.user(user, "")
 }
 
-type repoJSON struct {
-	ID            int64    `json:"id"`
-	NodeID        string   `json:"node_id"`
-	Name          string   `json:"name"`
-	FullName      string   `json:"full_name"`
-	Private       bool     `json:"private"`
-	Owner         userJSON `json:"owner"`
-	HTMLURL       string   `json:"html_url"`
-	Fork          bool     `json:"fork"`
-	URL           string   `json:"url"`
-	DefaultBranch string   `json:"default_branch"`
-}
-
-func (s *Server) repoJSON(base, fullName string, id int64, fork bool) repoJSON {
+func (s *Server) repoJSON(base, fullName string, id int64, fork bool) *github.Repository {
 	owner, name, _ := strings.Cut(fullName, "/")
-	return repoJSON{
-		ID: id, NodeID: fmt.Sprintf("R_%d", id), Name: name, FullName: fullName,
-		Owner: s.user(owner, "").json(base), HTMLURL: "https://github.com/" + fullName,
-		Fork: fork, URL: base + "/repos/" + fullName, DefaultBranch: "main",
+	return &github.Repository{
+		ID: ptr(id), NodeID: ptr(fmt.Sprintf("R_%d", id)), Name: ptr(name), FullName: ptr(fullName),
+		Private: ptr(false), Owner: s.user(owner, "").json(base), HTMLURL: ptr("https://github.com/" + fullName),
+		Fork: ptr(fork), URL: ptr(base + "/repos/" + fullName), DefaultBranch: ptr("main"),
 	}
-}
-
-type branchJSON struct {
-	Label string    `json:"label"`
-	Ref   string    `json:"ref"`
-	SHA   string    `json:"sha"`
-	User  userJSON  `json:"user"`
-	Repo  *repoJSON `json:"repo"`
-}
-
-type pullJSON struct {
-	URL       string     `json:"url"`
-	ID        int64      `json:"id"`
-	NodeID    string     `json:"node_id"`
-	HTMLURL   string     `json:"html_url"`
-	IssueURL  string     `json:"issue_url"`
-	Number    int        `json:"number"`
-	State     string     `json:"state"`
-	Locked    bool       `json:"locked"`
-	Title     string     `json:"title"`
-	User      userJSON   `json:"user"`
-	Body      string     `json:"body"`
-	CreatedAt string     `json:"created_at"`
-	UpdatedAt string     `json:"updated_at"`
-	Draft     bool       `json:"draft"`
-	Merged    bool       `json:"merged"`
-	Head      branchJSON `json:"head"`
-	Base      branchJSON `json:"base"`
 }
 
 // get is GET /repos/{owner}/{repo}/pulls/{number}.
@@ -171,44 +132,38 @@ func withDefaults(pr Pull) Pull {
 	return pr
 }
 
-func (s pullsAPI) json(base string, rs *repoState, pr Pull) pullJSON {
+func (s pullsAPI) json(base string, rs *repoState, pr Pull) *github.PullRequest {
 	full := rs.owner + "/" + rs.name
 	baseRepo := s.repoJSON(base, full, rs.id, false)
 	headFull := cmp.Or(pr.HeadRepo, full)
 	headOwner, _, _ := strings.Cut(headFull, "/")
-	var headRepo *repoJSON
-	if !pr.HeadRepoDeleted {
-		hr := baseRepo
-		if !strings.EqualFold(headFull, full) {
-			hr = s.repoJSON(base, headFull, rs.id+100000, true)
-		}
-		headRepo = &hr
+	headRepo := baseRepo
+	switch {
+	case pr.HeadRepoDeleted:
+		headRepo = nil
+	case !strings.EqualFold(headFull, full):
+		headRepo = s.repoJSON(base, headFull, rs.id+100000, true)
 	}
 	created := stamp(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	id := int64(pr.Number) + rs.id*100000
-	return pullJSON{
-		URL: fmt.Sprintf("%s/repos/%s/pulls/%d", base, full, pr.Number), ID: id,
-		NodeID: fmt.Sprintf("PR_%d", id), HTMLURL: fmt.Sprintf("https://github.com/%s/pull/%d", full, pr.Number),
-		IssueURL: fmt.Sprintf("%s/repos/%s/issues/%d", base, full, pr.Number),
-		Number:   pr.Number, State: pr.State, Title: pr.Title, User: s.user(pr.Author, "").json(base),
-		CreatedAt: created, UpdatedAt: created, Draft: pr.Draft, Body: pr.Body,
-		Head: branchJSON{Label: headOwner + ":" + pr.HeadRef, Ref: pr.HeadRef, SHA: pr.HeadSHA,
+	return &github.PullRequest{
+		URL: ptr(fmt.Sprintf("%s/repos/%s/pulls/%d", base, full, pr.Number)), ID: ptr(id),
+		NodeID: ptr(fmt.Sprintf("PR_%d", id)), HTMLURL: ptr(fmt.Sprintf("https://github.com/%s/pull/%d", full, pr.Number)),
+		IssueURL: ptr(fmt.Sprintf("%s/repos/%s/issues/%d", base, full, pr.Number)),
+		Number:   ptr(pr.Number), State: ptr(pr.State), Locked: ptr(false), Title: ptr(pr.Title),
+		User: s.user(pr.Author, "").json(base), Body: ptr(pr.Body), CreatedAt: created, UpdatedAt: created,
+		Draft: ptr(pr.Draft), Merged: ptr(false),
+		Head: &github.PullRequestBranch{Label: ptr(headOwner + ":" + pr.HeadRef), Ref: ptr(pr.HeadRef), SHA: ptr(pr.HeadSHA),
 			User: s.user(headOwner, "").json(base), Repo: headRepo},
-		Base: branchJSON{Label: rs.owner + ":" + pr.BaseRef, Ref: pr.BaseRef, SHA: pr.BaseSHA,
-			User: s.user(rs.owner, "").json(base), Repo: &baseRepo},
+		Base: &github.PullRequestBranch{Label: ptr(rs.owner + ":" + pr.BaseRef), Ref: ptr(pr.BaseRef), SHA: ptr(pr.BaseSHA),
+			User: s.user(rs.owner, "").json(base), Repo: baseRepo},
 	}
 }
 
+// permissionJSON adds what go-github does not read to its type.
 type permissionJSON struct {
-	Permission string         `json:"permission"`
-	RoleName   string         `json:"role_name"`
-	User       permissionUser `json:"user"`
-}
-
-type permissionUser struct {
-	userJSON
-	Permissions map[string]bool `json:"permissions"`
-	RoleName    string          `json:"role_name"`
+	*github.RepositoryPermissionLevel
+	RoleName string `json:"role_name"`
 }
 
 // permission is GET /repos/{owner}/{repo}/collaborators/{user}/permission.
@@ -223,15 +178,13 @@ func (s reposAPI) permission(c *call) {
 		return
 	}
 	rank := map[string]int{"none": 0, "read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}[role]
+	user := s.user(c.p["user"], "").json(c.base())
+	user.RoleName = ptr(role)
+	user.Permissions = map[string]bool{
+		"pull": rank >= 1, "triage": rank >= 2, "push": rank >= 3, "maintain": rank >= 4, "admin": rank >= 5,
+	}
 	c.json(http.StatusOK, permissionJSON{
-		Permission: levels[role],
-		RoleName:   role,
-		User: permissionUser{
-			userJSON: s.user(c.p["user"], "").json(c.base()),
-			Permissions: map[string]bool{
-				"pull": rank >= 1, "triage": rank >= 2, "push": rank >= 3, "maintain": rank >= 4, "admin": rank >= 5,
-			},
-			RoleName: role,
-		},
+		RepositoryPermissionLevel: &github.RepositoryPermissionLevel{Permission: ptr(levels[role]), User: user},
+		RoleName:                  role,
 	})
 }

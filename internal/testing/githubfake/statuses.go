@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // Status is a commit status as recorded.
@@ -23,15 +26,7 @@ type Status struct {
 
 // Statuses are the statuses set on sha in owner/repo, oldest first.
 func (s *Server) Statuses(owner, repo, sha string) []Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Status
-	for _, st := range s.repo(owner, repo).statuses {
-		if st.SHA == sha {
-			out = append(out, st)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.AllStatuses(owner, repo), func(st Status) bool { return st.SHA != sha })
 }
 
 // AllStatuses are every status set in owner/repo, on any commit, oldest
@@ -42,31 +37,17 @@ func (s *Server) AllStatuses(owner, repo string) []Status {
 	return append([]Status(nil), s.repo(owner, repo).statuses...)
 }
 
-type statusJSON struct {
-	URL         string   `json:"url"`
-	AvatarURL   string   `json:"avatar_url"`
-	ID          int64    `json:"id"`
-	NodeID      string   `json:"node_id"`
-	State       string   `json:"state"`
-	Description *string  `json:"description"`
-	TargetURL   *string  `json:"target_url"`
-	Context     string   `json:"context"`
-	CreatedAt   string   `json:"created_at"`
-	UpdatedAt   string   `json:"updated_at"`
-	Creator     userJSON `json:"creator"`
-}
-
-func (s statusesAPI) json(base, full string, st Status) statusJSON {
+func (s statusesAPI) json(base, full string, st Status) *github.RepoStatus {
 	opt := func(v string) *string {
 		if v == "" {
 			return nil
 		}
 		return &v
 	}
-	return statusJSON{
-		URL: fmt.Sprintf("%s/repos/%s/statuses/%s", base, full, st.SHA), ID: st.ID,
-		AvatarURL: "https://avatars.githubusercontent.com/u/0?v=4", NodeID: fmt.Sprintf("SC_%d", st.ID),
-		State: st.State, Description: opt(st.Description), TargetURL: opt(st.TargetURL), Context: st.Context,
+	return &github.RepoStatus{
+		URL: ptr(fmt.Sprintf("%s/repos/%s/statuses/%s", base, full, st.SHA)), ID: ptr(st.ID),
+		AvatarURL: ptr("https://avatars.githubusercontent.com/u/0?v=4"), NodeID: ptr(fmt.Sprintf("SC_%d", st.ID)),
+		State: ptr(st.State), Description: opt(st.Description), TargetURL: opt(st.TargetURL), Context: ptr(st.Context),
 		CreatedAt: stamp(st.CreatedAt), UpdatedAt: stamp(st.CreatedAt), Creator: s.user(st.Creator, "").json(base),
 	}
 }
@@ -126,7 +107,7 @@ func (s statusesAPI) combined(c *call) {
 		}
 		latest[st.Context] = i
 	}
-	list := []statusJSON{}
+	list := []*github.RepoStatus{}
 	state := "success"
 	for _, ctx := range order {
 		st := rs.statuses[latest[ctx]]
@@ -159,7 +140,7 @@ func (s statusesAPI) list(c *call) {
 	}
 	sha := rs.resolve(c.p["ref"])
 	full := rs.owner + "/" + rs.name
-	all := []statusJSON{}
+	all := []*github.RepoStatus{}
 	for i := len(rs.statuses) - 1; i >= 0; i-- {
 		if st := rs.statuses[i]; st.SHA == sha {
 			all = append(all, s.json(c.base(), full, st))

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // route is one REST path. Segments in braces are parameters; routes are
@@ -86,11 +88,7 @@ type call struct {
 // base is the API root as the client reached it, for url fields and links.
 func (c *call) base() string { return "http://" + c.r.Host }
 
-func (c *call) json(status int, v any) {
-	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	c.w.WriteHeader(status)
-	_ = json.NewEncoder(c.w).Encode(v)
-}
+func (c *call) json(status int, v any) { writeJSON(c.w, status, v) }
 
 // decode reads a JSON request body into v, answering 400 when it is not JSON.
 func (c *call) decode(v any) bool {
@@ -125,13 +123,13 @@ type fieldError struct {
 }
 
 func writeError(w http.ResponseWriter, status int, msg, doc string) {
-	writeBody(w, status, errorBody{Message: msg, DocumentationURL: doc, Status: strconv.Itoa(status)})
+	writeJSON(w, status, errorBody{Message: msg, DocumentationURL: doc, Status: strconv.Itoa(status)})
 }
 
-func writeBody(w http.ResponseWriter, status int, body errorBody) {
+func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 func notFound(w http.ResponseWriter) {
@@ -140,7 +138,7 @@ func notFound(w http.ResponseWriter) {
 
 // invalid answers 422 Validation Failed for one field.
 func invalid(w http.ResponseWriter, resource, code, field, msg string) {
-	writeBody(w, http.StatusUnprocessableEntity, errorBody{
+	writeJSON(w, http.StatusUnprocessableEntity, errorBody{
 		Message:          "Validation Failed",
 		Errors:           []fieldError{{Resource: resource, Code: code, Field: field, Message: msg}},
 		DocumentationURL: "https://docs.github.com/rest",
@@ -152,18 +150,6 @@ func invalid(w http.ResponseWriter, resource, code, field, msg string) {
 type userRec struct {
 	login, kind string // kind: "User" or "Bot"
 	id          int64
-}
-
-type userJSON struct {
-	Login      string `json:"login"`
-	ID         int64  `json:"id"`
-	NodeID     string `json:"node_id"`
-	AvatarURL  string `json:"avatar_url"`
-	GravatarID string `json:"gravatar_id"`
-	URL        string `json:"url"`
-	HTMLURL    string `json:"html_url"`
-	Type       string `json:"type"`
-	SiteAdmin  bool   `json:"site_admin"`
 }
 
 // user finds or registers login; kind "" means infer it from the login.
@@ -185,15 +171,12 @@ func (s *Server) user(login, kind string) *userRec {
 	return u
 }
 
-func (u *userRec) json(base string) userJSON {
-	return userJSON{
-		Login:     u.login,
-		ID:        u.id,
-		NodeID:    fmt.Sprintf("U_%d", u.id),
-		AvatarURL: fmt.Sprintf("https://avatars.githubusercontent.com/u/%d?v=4", u.id),
-		URL:       base + "/users/" + u.login,
-		HTMLURL:   "https://github.com/" + u.login,
-		Type:      u.kind,
+func (u *userRec) json(base string) *github.User {
+	return &github.User{
+		Login: ptr(u.login), ID: ptr(u.id), NodeID: ptr(fmt.Sprintf("U_%d", u.id)),
+		AvatarURL: ptr(fmt.Sprintf("https://avatars.githubusercontent.com/u/%d?v=4", u.id)),
+		URL:       ptr(base + "/users/" + u.login), HTMLURL: ptr("https://github.com/" + u.login),
+		Type: ptr(u.kind), SiteAdmin: ptr(false),
 	}
 }
 
@@ -209,5 +192,7 @@ func (s usersAPI) get(c *call) {
 	c.json(http.StatusOK, u.json(c.base()))
 }
 
-// stamp formats t as GitHub does.
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// stamp is t as go-github sends and reads it: RFC 3339, as GitHub shows it.
+func stamp(t time.Time) *github.Timestamp { return &github.Timestamp{Time: t.UTC()} }
+
+func ptr[T any](v T) *T { return &v }

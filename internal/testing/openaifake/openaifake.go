@@ -51,7 +51,6 @@ type Request struct {
 	Method, Path string
 	Header       http.Header
 	Body         map[string]any // the JSON body decoded
-	Raw          []byte
 }
 
 // Server is the fake endpoint. Its base URL for a client is URL + "/v1".
@@ -79,13 +78,6 @@ func New(t testing.TB, replies ...Reply) *Server {
 // BaseURL is what a provider's base_url is set to.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
 
-// Push appends replies to the script.
-func (s *Server) Push(replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replies = append(s.replies, replies...)
-}
-
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -95,7 +87,7 @@ func (s *Server) Requests() []Request {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw}
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
 	_ = json.Unmarshal(raw, &req.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
