@@ -69,10 +69,6 @@ type attrFile struct {
 	macros []macroDef // at the top: the macros in force (macrosOf)
 }
 
-// builtinAttrs is git's built-in macro.
-var builtinAttrs = &attrFile{lines: []attrLine{{macro: "binary", lineno: 0,
-	assigns: []attrAssign{{"diff", attrUnset}, {"merge", attrUnset}, {"text", attrUnset}}}}}
-
 // parseAttrs parses an attributes file of directory dir. fromFile says the
 // content was read from the working tree, where git strips a UTF-8 byte
 // order mark and a CR before each LF and reads every line; otherwise it

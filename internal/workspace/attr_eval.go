@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,15 +54,6 @@ func (l attrList) get(name string) attrValue {
 	return attrValue{}
 }
 
-func (l attrList) has(name string) bool {
-	for _, a := range l {
-		if a.name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // attrs is what the stack assigns to the file at path (slash-separated,
 // relative to the top), appended to buf[:0]: attr.c's collect_some_attrs
 // for every attribute. Unassigned attributes are absent; attrUnspecified
@@ -88,8 +80,8 @@ func (s attrStack) attrs(path string, buf attrList) attrList {
 	return out
 }
 
-// builtinMacros is git's built-in macro, in force everywhere.
-var builtinMacros = []macroDef{{"binary", builtinAttrs.lines[0].assigns}}
+// builtinMacros is git's built-in macro, "[attr]binary -diff -merge -text".
+var builtinMacros = []macroDef{{"binary", []attrAssign{{"diff", attrUnset}, {"merge", attrUnset}, {"text", attrUnset}}}}
 
 // macrosOf returns the macros in force below the top-level attributes
 // file f, those that take precedence first: its own (its last definition
@@ -110,30 +102,21 @@ type macroDef struct {
 	assigns []attrAssign
 }
 
-// macro returns what the macro name assigns, and whether it is one.
-func macro(macros []macroDef, name string) ([]attrAssign, bool) {
-	for _, m := range macros {
-		if m.name == name {
-			return m.assigns, true
-		}
-	}
-	return nil, false
-}
-
 // fill is attr.c's fill_one: the assignments, the last first, to the
 // attributes not assigned yet, as set by the line at; a macro that is
 // set is expanded the same way.
 func fill(out attrList, macros []macroDef, at attrValue, assigns []attrAssign) attrList {
 	for k := len(assigns) - 1; k >= 0; k-- {
 		a := assigns[k]
-		if out.has(a.name) {
+		if out.get(a.name).from {
 			continue
 		}
 		v := at
 		v.value = a.value
 		out = append(out, namedValue{a.name, v})
-		if m, ok := macro(macros, a.name); ok && a.value == attrSet {
-			out = fill(out, macros, at, m)
+		i := slices.IndexFunc(macros, func(m macroDef) bool { return m.name == a.name })
+		if i >= 0 && a.value == attrSet {
+			out = fill(out, macros, at, macros[i].assigns)
 		}
 	}
 	return out

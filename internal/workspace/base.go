@@ -111,21 +111,29 @@ func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
 	}
 	var es []object.TreeEntry
 	if !id.IsZero() {
-		data, err := readObject(t.s, plumbing.TreeObject, id)
-		if err != nil {
-			return nil, fmt.Errorf("tree of %q: %w", dir, err)
+		var err error
+		if es, err = readTree(t.s, id, dir); err != nil {
+			return nil, err
 		}
+	}
+	t.dirs[dir] = es
+	return es, nil
+}
+
+// readTree returns the entries of the tree id, at dir, checked against
+// its id as readObject checks it.
+func readTree(s storer.EncodedObjectStorer, id plumbing.Hash, dir string) ([]object.TreeEntry, error) {
+	data, err := readObject(s, plumbing.TreeObject, id)
+	if err == nil {
 		obj := &plumbing.MemoryObject{}
 		obj.SetType(plumbing.TreeObject)
 		obj.Write(data)
 		var tr object.Tree
-		if err := tr.Decode(obj); err != nil {
-			return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
+		if err = tr.Decode(obj); err == nil {
+			return tr.Entries, nil
 		}
-		es = tr.Entries
 	}
-	t.dirs[dir] = es
-	return es, nil
+	return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
 }
 
 // readObject reads the object id of kind from s and checks that its

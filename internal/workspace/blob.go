@@ -63,29 +63,6 @@ func hashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limi
 	return id, now, err
 }
 
-// readBlob reads the regular file name of r, whose lstat result is fi,
-// as readStable does (at most limit bytes), and returns the id of the
-// blob convert (nil: none) makes of its bytes, with why a checkout would
-// not reproduce them; keep, unless nil, is given the blob and its id.
-func readBlob(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error), keep func(id ObjectID, blob []byte) error) (ObjectID, fs.FileInfo, string, error) {
-	var id ObjectID
-	var why string
-	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
-		blob, err := readAll(ctx, f, now.Size())
-		if err == nil && convert != nil {
-			blob, why, err = convert(blob)
-		}
-		if err != nil {
-			return err
-		}
-		if id = hashObject("blob", blob); keep != nil {
-			return keep(id, blob)
-		}
-		return nil
-	})
-	return id, now, why, err
-}
-
 // readAll reads exactly size bytes from f, failing with errChanged if it
 // holds another number, and stopping when ctx is done.
 func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {

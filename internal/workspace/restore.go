@@ -88,21 +88,21 @@ type restorer struct {
 // path's backing array beyond its length is the restore's to use (as a
 // walk's: see eachChild).
 func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash) error {
-	t, err := object.GetTree(x.s, id)
+	es, err := readTree(x.s, id, strings.Join(path, "/"))
 	if err != nil {
-		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+		return err
 	}
-	x.sm.enter(strings.Join(path, "/"), t.Entries)
-	want := make(map[string]bool, len(t.Entries))
-	for _, e := range t.Entries {
+	x.sm.enter(strings.Join(path, "/"), es)
+	want := make(map[string]bool, len(es))
+	for _, e := range es {
 		if err := checkName(e.Name, len(path) == 0); err != nil {
 			return err
 		}
 		want[e.Name] = true
 	}
-	i := slices.IndexFunc(t.Entries, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
+	i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
 	if i >= 0 {
-		if err := x.put(r, path, rules, t.Entries[i]); err != nil {
+		if err := x.put(r, path, rules, es[i]); err != nil {
 			return err
 		}
 	}
@@ -112,7 +112,7 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	if err := x.clear(r, path, rules, want); err != nil {
 		return err
 	}
-	for _, e := range t.Entries {
+	for _, e := range es {
 		if e.Name == ".gitignore" {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
@@ -114,24 +116,23 @@ func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
 // walk computes the top tree of the loop root (storing its objects, when
 // store is not nil) with the cache of the previous walk, and keeps the
 // cache of this one: only a walk that completed replaces it.
-func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Problem, error) {
-	w := &walker{ctx: ctx, mode: hashing, cache: h.cache.begin(h.now()), reads: &h.reads, k: h.k, base: h.k.Base}
+func (h *Hasher) walk(ctx context.Context, s storer.EncodedObjectStorer) (ObjectID, []Problem, error) {
+	w := &walker{ctx: ctx, mode: hashing, cache: h.cache.begin(h.now()), reads: &h.reads, k: h.k, base: h.k.Base, s: s}
+	if s != nil {
+		w.mode = storing
+	}
 	r, err := OpenRoot(h.root)
 	if err != nil {
 		return ObjectID{}, nil, err
 	}
 	defer r.Close()
-	if store != nil {
-		w.mode, w.store, store.root, store.reads, store.ctx = storing, store, r, &h.reads, ctx
-		store.k, store.base = h.k, h.k.Base
-	}
 	es, err := w.walk(r)
 	if err != nil {
 		return ObjectID{}, nil, err
 	}
 	id := treeID(es)
-	if store != nil {
-		if id, err = store.tree(es); err != nil {
+	if s != nil {
+		if id, err = w.tree(es); err != nil {
 			return ObjectID{}, nil, err
 		}
 	}

@@ -54,7 +54,7 @@ func (t *TreeHasher) Snapshot(ctx context.Context, tree plumbing.Hash) (Snapshot
 	if err != nil {
 		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
 	}
-	id, err := t.store(es)
+	id, err := (&walker{s: t.s}).tree(es) // its files are the tree's own blobs: only trees are written
 	if err != nil {
 		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
 	}
@@ -74,16 +74,16 @@ func (w *treeWalk) dir(id plumbing.Hash, path []string, rules []rule) ([]entry, 
 		return nil, err
 	}
 	t := w.t
-	tr, err := object.GetTree(t.s, id)
+	tes, err := readTree(t.s, id, strings.Join(path, "/"))
 	if err != nil {
-		return nil, fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+		return nil, err
 	}
-	if rules, err = t.ignoreFile(tr.Entries, path, rules); err != nil {
+	if rules, err = t.ignoreFile(tes, path, rules); err != nil {
 		return nil, err
 	}
 	var es []entry
 	child := append(path, "")
-	for _, te := range tr.Entries {
+	for _, te := range tes {
 		if te.Name == ".git" || (len(path) == 0 && IsLoop(te.Name)) {
 			continue
 		}
@@ -151,22 +151,4 @@ func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []ru
 		return nil, fmt.Errorf("read %q: %w", join(strings.Join(path, "/"), ".gitignore"), err)
 	}
 	return append(slices.Clip(rules), parseRules(data, path)...), nil
-}
-
-// store writes the trees of es that s lacks, the deepest first, and
-// returns the id of the tree holding es.
-func (t *TreeHasher) store(es []entry) (ObjectID, error) {
-	body := treeBody(es)
-	id := hashObject("tree", body)
-	if t.s.HasEncodedObject(plumbing.Hash(id)) == nil {
-		return id, nil
-	}
-	for _, e := range es {
-		if e.mode == modeTree {
-			if _, err := t.store(e.obj.sub); err != nil {
-				return ObjectID{}, err
-			}
-		}
-	}
-	return id, (&objectStore{s: t.s}).write(plumbing.TreeObject, id, body)
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // walkMode says what a walk of the loop root computes.
@@ -27,7 +29,8 @@ type walker struct {
 	files []string              // included paths, when listing
 	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
-	store *objectStore // where files read go, when storing
+	s     storer.EncodedObjectStorer // where files read go, when storing
+	root  *os.Root                   // the loop root
 
 	k        Checkout  // how files convert (convert.go)
 	base     Base      // the tree the root was checked out from
@@ -39,6 +42,7 @@ type walker struct {
 // walk returns the entries of the loop root r, in git's order; when
 // storing, with their subtrees.
 func (w *walker) walk(r *os.Root) ([]entry, error) {
+	w.root = r
 	rules, err := readInfoExclude(r)
 	if err != nil {
 		return nil, err
@@ -243,7 +247,7 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		}
 		return e, true, nil
 	}
-	id, err := w.read(l, name, string(w.rel), s, cv)
+	id, err := w.read(l.r, name, string(w.rel), s, cv)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -251,27 +255,21 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 	return e, true, nil
 }
 
-// read reads the regular file name of directory l (at rel), whose lstat
+// read reads the regular file name of directory r (at rel), whose lstat
 // found s, and records its blob id in the next cache.
-func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
+func (w *walker) read(r *os.Root, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
 	var err error
-	limit := w.k.maxFileSize()
-	switch {
-	case w.mode == storing:
-		id, now, why, err = w.store.file(l.r, name, s.fi, rel, cv)
-	case cv != nil:
-		id, now, why, err = readBlob(w.ctx, l.r, name, s.fi, limit, func(b []byte) ([]byte, string, error) {
-			return w.k.convertFile(rel, b, *cv, w.base)
-		}, nil)
-	default:
-		id, now, err = hashFile(w.ctx, l.r, name, s.fi, limit)
+	if w.mode == storing || cv != nil {
+		id, now, why, err = w.readBlob(r, name, s.fi, rel, cv)
+	} else {
+		id, now, err = hashFile(w.ctx, r, name, s.fi, w.k.maxFileSize())
 	}
 	if errors.Is(err, errOverLimit) { // it grew since the lstat
-		return ObjectID{}, tooLargeFile(rel, now.Size(), limit)
+		return ObjectID{}, tooLargeFile(rel, now.Size(), w.k.maxFileSize())
 	}
 	if err != nil {
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]
