@@ -46,7 +46,7 @@ func TreeBase(s storer.EncodedObjectStorer, tree plumbing.Hash) Base {
 // is no repository, or whose HEAD (sha "HEAD") names no commit yet, has
 // an empty base.
 func CommitBase(root, sha string) Base {
-	return &lazyBase{root: root, sha: sha}
+	return lazyBase(sync.OnceValues(func() (Base, error) { return openBase(root, sha) }))
 }
 
 type treeBase struct {
@@ -159,45 +159,35 @@ func readObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id plumb
 	return data, nil
 }
 
-type lazyBase struct {
-	root, sha string
-	once      sync.Once
-	base      Base
-	err       error
+// lazyBase is the Base it returns when first called.
+type lazyBase func() (Base, error)
+
+func (f lazyBase) Blob(rel string) ([]byte, bool, error) {
+	b, err := f()
+	if err != nil {
+		return nil, false, err
+	}
+	return b.Blob(rel)
 }
 
-func (b *lazyBase) Blob(rel string) ([]byte, bool, error) {
-	b.once.Do(b.open)
-	if b.err != nil {
-		return nil, false, b.err
-	}
-	if b.base == nil {
-		return nil, false, nil
-	}
-	return b.base.Blob(rel)
-}
-
-func (b *lazyBase) open() {
-	repo, err := OpenRepo(b.root)
+func openBase(root, sha string) (Base, error) {
+	repo, err := OpenRepo(root)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return
+		return NoBase, nil
 	}
 	if err != nil {
-		b.err = fmt.Errorf("open the repository of %q: %w", b.root, err)
-		return
+		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
-	h, err := repo.ResolveRevision(plumbing.Revision(b.sha))
+	h, err := repo.ResolveRevision(plumbing.Revision(sha))
+	if sha == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return NoBase, nil // no commit yet
+	}
+	var c *object.Commit
+	if err == nil {
+		c, err = object.GetCommit(repo.Storer, *h)
+	}
 	if err != nil {
-		if b.sha == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return // no commit yet
-		}
-		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
-		return
+		return nil, fmt.Errorf("the commit %q the loop root was checked out from: %w", sha, err)
 	}
-	c, err := object.GetCommit(repo.Storer, *h)
-	if err != nil {
-		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
-		return
-	}
-	b.base = TreeBase(repo.Storer, c.TreeHash)
+	return TreeBase(repo.Storer, c.TreeHash), nil
 }

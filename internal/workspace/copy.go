@@ -79,10 +79,7 @@ func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 	if _, lerr := dst.Lstat(name); fresh || missing(lerr) {
 		err = dst.Symlink(target, name)
 	} else {
-		tmp := TempName(name)
-		if err = dst.Symlink(target, tmp); err == nil {
-			err = replace(dst, tmp, name, create)
-		}
+		err = putLink(dst, name, target, create)
 	}
 	if err != nil {
 		return Copied{}, err

@@ -50,15 +50,6 @@ func (l *dirList) close() {
 	}
 }
 
-// lstat returns the status of the entry name, never following a link.
-func (l *dirList) lstat(name string) (fileStat, error) {
-	fi, err := l.r.Lstat(name)
-	if err != nil {
-		return fileStat{}, err
-	}
-	return statOf(fi), nil
-}
-
 // dirEntry is an entry of a directory listing: its name, its type
 // (fs.FileMode.Type bits) and its lstat.
 type dirEntry struct {

@@ -150,14 +150,28 @@ func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (ent
 	if ignored(rules, path, mode.IsDir()) {
 		return entry{}, false, nil
 	}
-	switch {
-	case mode.IsDir():
+	if mode.IsDir() {
 		return w.subdir(l, path, s, rules)
-	case mode&fs.ModeSymlink != 0:
-		return w.symlink(l, path)
-	default:
-		return w.file(l, path, s)
 	}
+	e := entry{name: path[len(path)-1], mode: modeFile}
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		e.mode = modeSymlink
+	case mode&0o100 != 0:
+		e.mode = modeExec
+	}
+	w.rel = appendPath(w.rel[:0], path)
+	if len(w.rel) > MaxPathBytes {
+		return entry{}, false, tooDeep(path, len(w.rel))
+	}
+	if w.mode == listing {
+		w.files = append(w.files, string(w.rel))
+		return e, true, nil
+	}
+	if e.mode == modeSymlink {
+		return w.symlink(l, e)
+	}
+	return w.file(l, e, s)
 }
 
 // subdir returns the tree entry of a directory; there is none if the
@@ -186,19 +200,10 @@ func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (en
 	return e, true, nil
 }
 
-// symlink returns the entry of a symbolic link, whose blob is its target.
-func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
-	name := path[len(path)-1]
-	e := entry{name: name, mode: modeSymlink}
-	w.rel = appendPath(w.rel[:0], path)
-	if len(w.rel) > MaxPathBytes {
-		return entry{}, false, tooDeep(path, len(w.rel))
-	}
-	if w.mode == listing {
-		w.files = append(w.files, string(w.rel))
-		return e, true, nil
-	}
-	target, err := l.r.Readlink(name)
+// symlink completes the entry e of a symbolic link, whose blob is its
+// target.
+func (w *walker) symlink(l *dirList, e entry) (entry, bool, error) {
+	target, err := l.r.Readlink(e.name)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -213,20 +218,7 @@ func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 // found s: its blob id from the cache when its stat allows
 // (unverified: its blob may be missing from the store), else read (and
 // stored, when storing).
-func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error) {
-	name := path[len(path)-1]
-	e := entry{name: name, mode: modeFile}
-	if s.key.mode&0o100 != 0 {
-		e.mode = modeExec
-	}
-	w.rel = appendPath(w.rel[:0], path)
-	if len(w.rel) > MaxPathBytes {
-		return entry{}, false, tooDeep(path, len(w.rel))
-	}
-	if w.mode == listing {
-		w.files = append(w.files, string(w.rel))
-		return e, true, nil
-	}
+func (w *walker) file(l *dirList, e entry, s fileStat) (entry, bool, error) {
 	if err := CheckFileSize(string(w.rel), s.key.size, w.k.maxFileSize()); err != nil {
 		return entry{}, false, err // by its lstat: not a byte is read
 	}
@@ -247,7 +239,7 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		}
 		return e, true, nil
 	}
-	id, err := w.read(l.r, name, string(w.rel), s, cv)
+	id, err := w.read(l.r, e.name, string(w.rel), s, cv)
 	if err != nil {
 		return entry{}, false, err
 	}

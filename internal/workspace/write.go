@@ -65,13 +65,6 @@ func (w *Writer) Symlink(rel, target string) error {
 	return err
 }
 
-// MkdirAll makes rel and its missing parents real directories (perm for
-// the last one, 0755 for the others). A symbolic link at rel is an error.
-func (w *Writer) MkdirAll(rel string, perm fs.FileMode) error {
-	_, err := w.put(rel, Entry{Mode: fs.ModeDir | perm&modeBits}, create)
-	return err
-}
-
 // Remove deletes whatever rel is (a directory with everything in it; a
 // symbolic link itself, never what it points to). A path that is not
 // there is no error, nor is one below a missing parent.

@@ -94,7 +94,7 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	defer d.close()
 	switch {
 	case e.Mode.IsDir():
-		err = putDir(d.r, name, e.Mode&modeBits, how)
+		err = putDir(d.r, name, e.Mode&modeBits)
 	case e.Mode.IsRegular():
 		err = putFile(d.r, name, bytes.NewReader(e.Data), e.Mode&modeBits, how)
 	case e.Mode&fs.ModeSymlink != 0:
@@ -105,8 +105,9 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	return replaced, wrapOp("write", rel, err)
 }
 
-// putDir makes the child name of r a real directory.
-func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
+// putDir makes the child name of r a real directory, replacing what else
+// is there.
+func putDir(r *os.Root, name string, perm fs.FileMode) error {
 	fi, err := r.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -115,8 +116,6 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 		return err
 	case fi.IsDir():
 		return nil
-	case how != reclaim:
-		return fmt.Errorf("it is %s: %w", kindOf(fi.Mode()), ErrParent)
 	}
 	if err := r.Remove(name); err != nil {
 		return err
@@ -170,25 +169,37 @@ func replace(r *os.Root, tmp, name string, how parentMode) error {
 // path of the tree: missing, or below a symbolic link or a file. It never
 // follows a link and never blocks on a named pipe.
 func (w *Writer) Lookup(rel string) (Entry, bool, error) {
-	if err := checkRel(rel); err != nil {
-		return Entry{}, false, err
-	}
-	d, name, _, err := w.parent(rel, existing)
-	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
-		return Entry{}, false, nil
-	}
-	if err != nil {
+	d, name, fi, err := w.lookup(rel)
+	if d == nil || err != nil {
 		return Entry{}, false, wrapOp("read", rel, err)
 	}
 	defer d.close()
-	fi, err := d.r.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Entry{}, false, nil
-	}
-	if err != nil {
-		return Entry{}, false, wrapOp("read", rel, err)
-	}
 	return record(context.Background(), d.r, name, fi), true, nil
+}
+
+// lookup returns the directory holding rel, with the name and the lstat
+// result of rel there, or a nil directory when rel is not a path of the
+// tree (see Lookup).
+func (w *Writer) lookup(rel string) (*dirList, string, fs.FileInfo, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, "", nil, err
+	}
+	d, name, _, err := w.parent(rel, existing)
+	if d == nil || err != nil {
+		if errors.Is(err, ErrParent) {
+			err = nil
+		}
+		return nil, "", nil, err
+	}
+	fi, err := d.r.Lstat(name)
+	if err != nil {
+		d.close()
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return nil, "", nil, err
+	}
+	return d, name, fi, nil
 }
 
 // record reads the child name of r, whose lstat result is fi. A file
@@ -281,23 +292,13 @@ func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(
 
 // openDir opens the real directory rel, or returns nil when rel is not one.
 func (w *Writer) openDir(rel string) (*os.Root, error) {
-	if err := checkRel(rel); err != nil {
-		return nil, err
-	}
-	d, name, _, err := w.parent(rel, existing)
-	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
-		return nil, nil
-	}
-	if err != nil {
+	d, name, fi, err := w.lookup(rel)
+	if d == nil || err != nil {
 		return nil, err
 	}
 	defer d.close()
-	fi, err := d.r.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+	if !fi.IsDir() {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	return openSame(d.r, name, fi)
 }
