@@ -14,37 +14,30 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// Base is the tree a loop root was checked out from, as the index of a
-// fresh checkout of it holds it. Two conversions ask it about a file
-// (convert.go): git's "safer autocrlf" rule (a text=auto file whose blob
-// there has CRLF line endings keeps them), and a file under a filter
-// driver or a working-tree-encoding, which is accepted only as this tree
-// holds it. It is asked nothing for a root without attributes. A Base is
-// safe for concurrent use.
+// Base is the tree a loop root was checked out from, as a fresh
+// checkout's index holds it: asked by the safer-autocrlf rule and about
+// files under a filter or working-tree-encoding (convert.go), never for
+// a root without attributes. A Base is safe for concurrent use.
 type Base interface {
-	// Blob returns the content of the regular file at rel (slash
-	// separated) in the tree, and false when the tree holds none there.
+	// Blob returns the content of the regular file at rel, false when
+	// there is none.
 	Blob(rel string) ([]byte, bool, error)
 }
 
-// NoBase is the Base of a loop root checked out from nothing: an empty
-// index, as `git add -A` into a new repository has.
+// NoBase is the empty Base of a new repository.
 var NoBase Base = noBase{}
 
 type noBase struct{}
 
 func (noBase) Blob(string) ([]byte, bool, error) { return nil, false, nil }
 
-// TreeBase is the Base of tree, whose objects s holds. Every object it
-// reads is checked to be the one its id names.
+// TreeBase is the Base of tree, whose objects s holds.
 func TreeBase(s storer.EncodedObjectStorer, tree plumbing.Hash) Base {
 	return &treeBase{tree: treeDirs{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}}
 }
 
-// CommitBase is the Base of the commit sha in the repository of the loop
-// root root: opened, and the commit read, when first asked. A root that
-// is no repository, or whose HEAD (sha "HEAD") names no commit yet, has
-// an empty base.
+// CommitBase is the Base of the commit sha in the repository of root,
+// read when first asked: empty for no repository or no commit yet.
 func CommitBase(root, sha string) Base {
 	return lazyBase(sync.OnceValues(func() (Base, error) { return openBase(root, sha) }))
 }
@@ -71,8 +64,7 @@ func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// splitPath splits a slash-separated path into its directory ("" for the
-// top) and its base name.
+// splitPath splits rel into its directory ("" for the top) and name.
 func splitPath(rel string) (dir, name string) {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		return rel[:i], rel[i+1:]
@@ -80,17 +72,15 @@ func splitPath(rel string) (dir, name string) {
 	return "", rel
 }
 
-// treeDirs reads the directories of a git tree as they are asked for,
-// each once, every tree checked against its id. It is used by one
-// goroutine at a time.
+// treeDirs reads the directories of a git tree once each, as asked. It is
+// used by one goroutine at a time.
 type treeDirs struct {
 	s    storer.EncodedObjectStorer
 	root plumbing.Hash
 	dirs map[string][]object.TreeEntry // by directory ("" for the top); nil: the tree has none there
 }
 
-// entries returns the entries of the directory dir of the tree, nil when
-// the tree has no directory there.
+// entries returns the entries of the directory dir, nil for none.
 func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
 	if es, ok := t.dirs[dir]; ok {
 		return es, nil
@@ -120,8 +110,8 @@ func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
 	return es, nil
 }
 
-// readTree returns the entries of the tree id, at dir, checked against
-// its id as readObject checks it.
+// readTree returns the entries of the tree id, at dir, checked as
+// readObject checks.
 func readTree(s storer.EncodedObjectStorer, id plumbing.Hash, dir string) ([]object.TreeEntry, error) {
 	data, err := readObject(s, plumbing.TreeObject, id)
 	if err == nil {
@@ -136,9 +126,8 @@ func readTree(s storer.EncodedObjectStorer, id plumbing.Hash, dir string) ([]obj
 	return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
 }
 
-// readObject reads the object id of kind from s and checks that its
-// content hashes to id: the loop root's object store is writable by the
-// agents, and the tree a checkout started from must be that tree.
+// readObject reads the object id from s, checked to hash to id: agents
+// can write the loop root's object store.
 func readObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	obj, err := s.EncodedObject(kind, id)
 	if err != nil {

@@ -103,24 +103,20 @@ func copyFile(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo,
 // openTarget opens the file the copy is written to: name, or a temporary
 // name beside it, which it returns.
 func openTarget(dst *os.Root, name string, perm fs.FileMode, fresh bool) (*os.File, string, error) {
-	const excl = os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if fresh {
-		f, err := dst.OpenFile(name, excl, perm)
-		return f, name, err
-	}
-	fi, err := dst.Lstat(name)
-	if missing(err) {
-		f, err := dst.OpenFile(name, excl, perm)
-		return f, name, err
-	}
-	if err == nil && fi.Mode().IsRegular() && links(fi) == 1 {
-		if f := rewrite(dst, name, fi, perm); f != nil {
-			return f, name, nil
+	target := name
+	if !fresh {
+		fi, err := dst.Lstat(name)
+		if err == nil && fi.Mode().IsRegular() && links(fi) == 1 {
+			if f := rewrite(dst, name, fi, perm); f != nil {
+				return f, name, nil
+			}
+		}
+		if !missing(err) {
+			target = TempName(name)
 		}
 	}
-	tmp := TempName(name)
-	f, err := dst.OpenFile(tmp, excl, perm)
-	return f, tmp, err
+	f, err := dst.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	return f, target, err
 }
 
 // rewrite opens the regular file name (lstat: fi) to be rewritten with

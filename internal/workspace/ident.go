@@ -8,8 +8,7 @@ import (
 
 // The ident attribute, as git 2.39's convert.c applies it.
 
-// identRE finds what ident expands or collapses: the keywords
-// convert.c's count_ident counts.
+// identRE finds the keywords convert.c's count_ident counts.
 var identRE = regexp.MustCompile(`\$Id(\$|:[^$\n]*\$)`)
 
 // expandedRE finds an expanded keyword, which ident_to_git collapses.
@@ -18,8 +17,8 @@ var expandedRE = regexp.MustCompile(`\$Id:[^$\n]*\$`)
 // identToGit is convert.c's ident_to_git: "$Id: ... $" collapses to "$Id$".
 func identToGit(b []byte) []byte { return expandedRE.ReplaceAllLiteral(b, []byte("$Id$")) }
 
-// identToWorktree is convert.c's ident_to_worktree: "$Id$" (and an
-// expanded id that crept into the blob) becomes "$Id: <blob id> $".
+// identToWorktree is convert.c's ident_to_worktree: "$Id$" (or an
+// expanded one in the blob) becomes "$Id: <blob id> $".
 func identToWorktree(b []byte) []byte {
 	n := len(identRE.FindAllIndex(b, -1)) // convert.c's count_ident
 	if n == 0 {

@@ -11,21 +11,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// WriteObjects stores the loop root's current content in s as git objects
-// (its blobs and trees, the same tree [Hasher.Snapshot] names) and returns
-// its snapshot, the id of the top tree. Only missing objects are written.
-//
-// The walk is that of Snapshot and refreshes the same blob cache, so files
-// whose stat is unchanged are not read. The store is then filled from the
-// top tree down, and a tree already in s is taken to be complete, as in
-// any git object store (objects are written before the trees that name
-// them, here and by git): for an unchanged root WriteObjects asks s about
-// one object; for a changed file, about the entries of the directories on
-// its path. WriteObjects writes nothing but the objects of s.
-//
-// A file that changes while it is stored is stored as read: the returned
-// tree describes the content that s holds. WriteObjects stops when ctx is
-// done (see Snapshot); the objects it stored until then stay in s.
+// WriteObjects stores the loop root's blobs and trees in s and returns its
+// snapshot. The walk is Snapshot's, with the same cache; s is filled from
+// the top down, a tree already there taken to be complete (objects are
+// written before the trees naming them, here and by git), so an unchanged
+// root costs one question to s. A file changing meanwhile is stored as
+// read: the tree describes what s holds. It stops when ctx is done.
 func (h *Hasher) WriteObjects(ctx context.Context, s storer.EncodedObjectStorer) (Snapshot, error) {
 	id, _, err := h.walk(ctx, s)
 	if err != nil {
@@ -34,11 +25,9 @@ func (h *Hasher) WriteObjects(ctx context.Context, s storer.EncodedObjectStorer)
 	return Snapshot(id.String()), nil
 }
 
-// readBlob reads the regular file name in r (at rel), whose lstat result
-// is fi, as readStable does, and returns the id of the blob cv (nil: none)
-// converts it to, with the status of the file read and why no checkout
-// reproduces it ("" when one does). When storing, it stores the blob
-// unless the store has it.
+// readBlob reads the file name in r (at rel, lstat: fi) as readStable
+// does, and returns the id of the blob cv (nil: none) makes of it, the
+// status read and why no checkout reproduces it; it stores it if storing.
 func (w *walker) readBlob(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
 	var id ObjectID
 	var why string
@@ -58,8 +47,8 @@ func (w *walker) readBlob(r *os.Root, name string, fi fs.FileInfo, rel string, c
 	return id, now, why, err
 }
 
-// tree makes sure the tree holding es, and everything in it, is in the
-// store, and returns its id. It descends only into what is missing.
+// tree stores the tree holding es and all in it, descending only into
+// what is missing, and returns its id.
 func (w *walker) tree(es []entry) (ObjectID, error) {
 	body := treeBody(es)
 	id := hashObject("tree", body)
@@ -94,9 +83,8 @@ func (w *walker) tree(es []entry) (ObjectID, error) {
 	return id, writeObject(w.s, plumbing.TreeObject, id, body)
 }
 
-// cached stores the blob of a file hashed from the cache, unless the
-// store has it, and returns its id: that of what was read if the file
-// changed since.
+// cached stores the blob of a file hashed from the cache, if missing, and
+// returns its id: of what was read, if the file changed since.
 func (w *walker) cached(e *entry) (ObjectID, error) {
 	if w.has(e.id) {
 		return e.id, nil
@@ -135,8 +123,8 @@ func (w *walker) ensure(kind plumbing.ObjectType, id ObjectID, content []byte) e
 	return writeObject(w.s, kind, id, content)
 }
 
-// writeObject stores in s an object whose id the caller computed, and
-// checks that the store agrees.
+// writeObject stores an object whose id the caller computed, checking
+// that s agrees.
 func writeObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id ObjectID, content []byte) error {
 	obj := &plumbing.MemoryObject{}
 	obj.SetType(kind)

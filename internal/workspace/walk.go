@@ -50,8 +50,7 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	return w.dir(openListing(r), nil, rules)
 }
 
-// converting reports whether files may convert: there are attributes,
-// or the settings convert files without any.
+// converting reports whether attributes or settings may convert files.
 func (w *walker) converting() bool {
 	return w.mode != listing && (len(w.in) > 0 || len(w.out) > 0 || w.k.autocrlf() != "false")
 }
@@ -68,9 +67,8 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 	return readRules(r, ".git/info/exclude", nil, nil)
 }
 
-// dir returns the sorted tree entries of directory l, found at path.
-// path's backing array beyond its length is the walk's to use (see
-// eachChild).
+// dir returns the sorted tree entries of directory l, at path (extended
+// in place: see eachChild).
 func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
@@ -93,15 +91,11 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 }
 
 // eachChild reads directory l's .gitignore on top of rules and calls visit
-// for each child a snapshot may hold — never .git, nor .loop at the root
-// (in any case: see IsLoop) — with path extended by the child's name.
-// visit must not keep child: it is path extended in place, in path's
-// backing array when it has room, so that the directories of a walk share
-// one array of names rather than each holding a copy of its path (a
-// chain of directories would otherwise cost the square of its depth).
-// Whoever keeps a path copies it (the ignore rules do); whoever extends
-// it does so beyond its length, which its parents never read. found, when
-// not nil, is given the listing and the rules first.
+// for each child a snapshot may hold (never .git, nor .loop at the root),
+// with path extended by its name. visit must not keep child: it is path
+// extended in place, so that a walk's directories share one array of
+// names (a copy each would cost the square of the depth); whoever keeps
+// a path copies it. found, if not nil, gets the listing and rules first.
 func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
 	return eachEntry(l, path, rules, skip, found, visit)
@@ -136,9 +130,8 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 	return nil
 }
 
-// entry returns the tree entry for path, the child of directory l named
-// by its last component, whose lstat found s, and whether there is one to
-// record.
+// entry returns the tree entry, if any, of the child path of l, whose
+// lstat found s.
 func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	if err := live(w.ctx); err != nil {
 		return entry{}, false, err
@@ -174,8 +167,8 @@ func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (ent
 	return w.file(l, e, s)
 }
 
-// subdir returns the tree entry of a directory; there is none if the
-// directory holds nothing to record.
+// subdir returns the tree entry of a directory, none if it records
+// nothing.
 func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
 	if err := checkDepth(path); err != nil {
@@ -200,8 +193,7 @@ func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (en
 	return e, true, nil
 }
 
-// symlink completes the entry e of a symbolic link, whose blob is its
-// target.
+// symlink completes the entry e of a link, whose blob is its target.
 func (w *walker) symlink(l *dirList, e entry) (entry, bool, error) {
 	target, err := l.r.Readlink(e.name)
 	if err != nil {
@@ -214,10 +206,9 @@ func (w *walker) symlink(l *dirList, e entry) (entry, bool, error) {
 	return e, true, nil
 }
 
-// file returns the entry of a regular file of directory l whose lstat
-// found s: its blob id from the cache when its stat allows
-// (unverified: its blob may be missing from the store), else read (and
-// stored, when storing).
+// file completes the entry e of a regular file of l (lstat: s): its blob
+// id from the cache when the stat allows (unverified: the store may lack
+// it), else read (and stored, when storing).
 func (w *walker) file(l *dirList, e entry, s fileStat) (entry, bool, error) {
 	if err := CheckFileSize(string(w.rel), s.key.size, w.k.maxFileSize()); err != nil {
 		return entry{}, false, err // by its lstat: not a byte is read
@@ -247,8 +238,7 @@ func (w *walker) file(l *dirList, e entry, s fileStat) (entry, bool, error) {
 	return e, true, nil
 }
 
-// read reads the regular file name of directory r (at rel), whose lstat
-// found s, and records its blob id in the next cache.
+// read reads the file name of r (at rel, lstat: s) and caches its id.
 func (w *walker) read(r *os.Root, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
