@@ -38,24 +38,6 @@ func sameStacks(a, b attrStack) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
-// convertFile is convertOne for clean and smudge attributes that may
-// differ.
-func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) ([]byte, string, error) {
-	blob, why, err := k.convertOne(rel, b, cv.in, base)
-	if err != nil || why != "" || cv.in == cv.out {
-		return blob, why, err
-	}
-	if written := k.smudge(blob, cv.out); !bytes.Equal(written, b) {
-		out := cv.out
-		if out.eolFrom == (setBy{}) && cv.in.eolFrom != (setBy{}) {
-			out.eolFrom = cv.in.eolFrom
-			out.eolFrom.ckin = true
-		}
-		return blob, checkoutDiffers(b, written, out), nil
-	}
-	return blob, "", nil
-}
-
 // attributes pushes the .gitattributes of directory l, at path, on the
 // walk's stacks: git add's, and the checkout's unless it is ignored (no
 // commit carries it).

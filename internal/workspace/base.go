@@ -56,7 +56,7 @@ func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	for _, e := range es {
-		if e.Name == name && (e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated) {
+		if e.Name == name && (e.Mode.IsRegular() || e.Mode == filemode.Executable) {
 			data, err := readObject(b.tree.s, plumbing.BlobObject, e.Hash)
 			return data, err == nil, err
 		}

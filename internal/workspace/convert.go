@@ -250,9 +250,10 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Path + ": " + p.Why }
 
-// convertOne returns the blob c makes of the bytes b of the file at rel,
+// convertFile returns the blob cv makes of the bytes b of the file at rel,
 // and why a checkout of it would not write b ("" when it would).
-func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []byte, why string, err error) {
+func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) (blob []byte, why string, err error) {
+	c := cv.in
 	if c.bad != "" {
 		return b, c.filterAt.String() + ", which git refuses to check out: " + c.bad, nil
 	}
@@ -278,6 +279,15 @@ func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []by
 	}
 	if written := k.smudge(blob, c); !bytes.Equal(written, b) {
 		return blob, checkoutDiffers(b, written, c), nil
+	}
+	if out := cv.out; out != c {
+		if written := k.smudge(blob, out); !bytes.Equal(written, b) {
+			if out.eolFrom == (setBy{}) && c.eolFrom != (setBy{}) {
+				out.eolFrom = c.eolFrom
+				out.eolFrom.ckin = true
+			}
+			return blob, checkoutDiffers(b, written, out), nil
+		}
 	}
 	return blob, "", nil
 }

@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"strings"
 )
@@ -68,10 +66,14 @@ func (m *Matcher) dir(parts []string) (dirRules, error) {
 		if err != nil {
 			return dirRules{}, err
 		}
-		d.rules = up.rules
+		d.rules, d.real = up.rules, false
 		d.ignored = up.ignored || ignored(up.rules, parts, true)
-		if d.real, err = m.isDir(up, key); err != nil {
-			return dirRules{}, err
+		if up.real { // a real directory of the tree?
+			fi, err := m.r.Lstat(key)
+			if err != nil && !missing(err) {
+				return dirRules{}, err
+			}
+			d.real = err == nil && fi.IsDir()
 		}
 	}
 	if d.real && !d.ignored {
@@ -82,18 +84,6 @@ func (m *Matcher) dir(parts []string) (dirRules, error) {
 	}
 	m.dirs[key] = d
 	return d, nil
-}
-
-// isDir reports whether key, a child of up, is a real directory.
-func (m *Matcher) isDir(up dirRules, key string) (bool, error) {
-	if !up.real {
-		return false, nil
-	}
-	fi, err := m.r.Lstat(key)
-	if errors.Is(err, fs.ErrNotExist) || missing(err) {
-		return false, nil
-	}
-	return err == nil && fi.IsDir(), err
 }
 
 // join joins a directory ("" for the top) and a name.

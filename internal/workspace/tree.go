@@ -127,7 +127,7 @@ func (w *treeWalk) entry(te object.TreeEntry, path []string, rules []rule) (entr
 // ignoreFile appends the rules of the tree's .gitignore blob to rules.
 func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []rule) ([]rule, error) {
 	i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
-	if i < 0 || (es[i].Mode != filemode.Regular && es[i].Mode != filemode.Deprecated && es[i].Mode != filemode.Executable) {
+	if i < 0 || !es[i].Mode.IsRegular() && es[i].Mode != filemode.Executable {
 		return rules, nil
 	}
 	size, err := t.s.EncodedObjectSize(es[i].Hash)
