@@ -58,7 +58,7 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 		return nil
 	}
 	w.in = w.in.push(in)
-	if !ignored(rules, append(path, ".gitattributes"), false) { // in place: see eachChild
+	if !ignored(rules, append(path, ".gitattributes"), false) { // in place: see eachEntry
 		w.out = w.out.push(out)
 	}
 	return nil

@@ -73,7 +73,7 @@ type restorer struct {
 }
 
 // dir makes directory r, at path, hold what the tree id holds. path is
-// extended in place (see eachChild).
+// extended in place (see eachEntry).
 func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash) error {
 	es, err := readTree(x.s, id, strings.Join(path, "/"))
 	if err != nil {

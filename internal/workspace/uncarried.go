@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -140,11 +141,7 @@ type UncarriedChange struct {
 // directory's) or replaced by another kind. What is gone is no change:
 // nothing is to be removed for it.
 func (u Uncarried) Changed(now Uncarried) []UncarriedChange {
-	paths := make([]string, 0, len(now))
-	for p := range now {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	paths := slices.Sorted(maps.Keys(now))
 	var out []UncarriedChange
 	listed := map[string]bool{}
 	for _, p := range paths {

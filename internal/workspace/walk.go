@@ -68,12 +68,13 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 }
 
 // dir returns the sorted tree entries of directory l, at path (extended
-// in place: see eachChild).
+// in place: see eachEntry), never .git nor, at the top, .loop.
 func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
 	var es []entry
-	err := eachChild(l, path, rules, w.attributes, func(child []string, st fileStat, rules []rule) error {
+	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
+	err := eachEntry(l, path, rules, skip, w.attributes, func(child []string, st fileStat, rules []rule) error {
 		e, ok, err := w.entry(l, child, st, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
@@ -90,18 +91,12 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	return es, nil
 }
 
-// eachChild reads directory l's .gitignore on top of rules and calls visit
-// for each child a snapshot may hold (never .git, nor .loop at the root),
-// with path extended by its name. visit must not keep child: it is path
-// extended in place, so that a walk's directories share one array of
-// names (a copy each would cost the square of the depth); whoever keeps
-// a path copies it. found, if not nil, gets the listing and rules first.
-func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
-	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
-	return eachEntry(l, path, rules, skip, found, visit)
-}
-
-// eachEntry is eachChild for every child whose name skip does not refuse.
+// eachEntry reads directory l's .gitignore on top of rules and calls visit
+// for each child whose name skip does not refuse, with path extended by
+// its name. visit must not keep child: it is path extended in place, so
+// that a walk's directories share one array of names (a copy each would
+// cost the square of the depth); whoever keeps a path copies it. found,
+// if not nil, gets the listing and rules first.
 func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
