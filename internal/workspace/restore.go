@@ -250,7 +250,10 @@ func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64,
 	defer f.Close()
 	h := blobHash(size)
 	if err := pump(x.ctx, nil, f, h, size); err != nil {
-		return false, ignoreChanged(err)
+		if errors.Is(err, errChanged) {
+			err = nil // changed while read: written over
+		}
+		return false, err
 	}
 	if plumbing.Hash(h.Sum(nil)) != want {
 		return false, nil
@@ -260,15 +263,6 @@ func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64,
 	}
 	x.changed++
 	return true, f.Chmod(now.Mode().Perm()&^0o111 | perm&0o111)
-}
-
-// ignoreChanged is err, but nil for a file that changed while read: it is
-// written over.
-func ignoreChanged(err error) error {
-	if errors.Is(err, errChanged) {
-		return nil
-	}
-	return err
 }
 
 // clear deletes what directory r, at path, holds that a snapshot would

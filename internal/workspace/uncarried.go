@@ -101,7 +101,19 @@ func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
 	}
 	sub, err := l.subSame(path[len(path)-1], st)
 	if err == nil {
-		err = s.below(sub, path)
+		var entries []dirEntry
+		entries, err = sub.entries()
+		child := append(path, "")
+		for _, e := range entries {
+			if err == nil {
+				err = live(s.ctx)
+			}
+			if err != nil {
+				break
+			}
+			child[len(path)] = e.name
+			err = s.all(sub, child, e.st)
+		}
 		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) {
@@ -109,23 +121,6 @@ func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
 		return nil
 	}
 	return placed(rel, err)
-}
-
-// below records everything in directory l, at path (see all).
-func (s *uncarriedScan) below(l *dirList, path []string) error {
-	entries, err := l.entries()
-	child := append(path, "")
-	for _, e := range entries {
-		if err == nil {
-			err = live(s.ctx)
-		}
-		if err != nil {
-			break
-		}
-		child[len(path)] = e.name
-		err = s.all(l, child, e.st)
-	}
-	return err
 }
 
 // UncarriedChange is a path of an [Uncarried] listing that differs from an
