@@ -28,20 +28,16 @@ const (
 	DirSynced
 )
 
-// Atomic is how a file is replaced whole: its content goes to a temporary
-// file beside it, opened without blocking (a FIFO in its place fails at
-// once) and refused unless it is a regular file, given Perm exactly
-// (whatever the umask), fsynced as Sync says, and renamed over the file,
-// which replaces a symbolic link or a file there rather than writing
-// through it. Through an [os.Root], nothing is written outside the root.
+// Atomic is how a file is replaced whole: its content goes to a regular
+// file beside it, opened without blocking (a FIFO there fails at once),
+// given Perm whatever the umask, fsynced as Sync says, and renamed over
+// the file, replacing a link or file there rather than writing through.
 type Atomic struct {
 	Perm fs.FileMode // the file's mode bits: permissions, setuid, setgid, sticky
 	Sync Durable
-	// Temp is the temporary file's name beside the file. Empty, a fresh
-	// one is made (exclusively: concurrent writers never share one); a
-	// fixed one is truncated and reused, so one a killed writer left is
-	// taken by the next instead of piling up — for writers that are
-	// serialised.
+	// Temp is the temporary file's name. Empty, a fresh one is made
+	// exclusively; a fixed one (for serialised writers) is truncated and
+	// reused, so one a killed writer left does not pile up.
 	Temp string
 }
 
@@ -61,8 +57,8 @@ func (a Atomic) Write(r *os.Root, name string, data []byte) error {
 	return SyncDir(r, filepath.Dir(name))
 }
 
-// WriteFile replaces the file at path with data, through an [os.Root]
-// opened on its directory.
+// WriteFile replaces the file at path, through an [os.Root] on its
+// directory.
 func (a Atomic) WriteFile(path string, data []byte) error {
 	r, err := OpenRoot(filepath.Dir(path))
 	if err != nil {
@@ -72,8 +68,7 @@ func (a Atomic) WriteFile(path string, data []byte) error {
 	return a.Write(r, filepath.Base(path), data)
 }
 
-// Stage writes what src reads to the temporary file of name in r, with
-// a.Perm and fsynced when a.Sync asks, and returns the temporary file's
+// Stage writes src to the temporary file of name in r and returns its
 // name, for the caller to rename over name (or remove). On an error
 // nothing is left behind.
 func (a Atomic) Stage(r *os.Root, name string, src io.Reader) (string, error) {
@@ -108,11 +103,9 @@ func TempName(name string) string {
 	return dir + "." + base + ".loop-write-" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
-// OpenWrite opens the file name in r for writing with flag and perm. It
-// never blocks in open(2) (O_NONBLOCK changes nothing for a regular file,
-// and a FIFO put in the file's place would wait for a reader), and
-// refuses anything but a regular file with an error wrapping
-// [ErrNotRegular].
+// OpenWrite opens the file name in r for writing with flag and perm,
+// never blocking in open(2) on a FIFO put there, and refuses anything but
+// a regular file ([ErrNotRegular]).
 func OpenWrite(r *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	f, err := r.OpenFile(name, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
 	if errors.Is(err, syscall.ENXIO) { // a FIFO with no reader, or a socket
@@ -128,10 +121,9 @@ func OpenWrite(r *os.Root, name string, flag int, perm fs.FileMode) (*os.File, e
 	return f, nil
 }
 
-// SyncDir fsyncs the directory dir of r ("." for r itself), which makes
-// the names created and renamed in it durable. The directory is opened
-// without blocking, as a directory: a FIFO in its place fails at once.
-// On Windows, where directories cannot be fsynced, it does nothing.
+// SyncDir fsyncs the directory dir of r ("." for r), making the names
+// created and renamed in it durable; a FIFO there fails at once. On
+// Windows, where directories cannot be fsynced, it does nothing.
 func SyncDir(r *os.Root, dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
@@ -147,8 +139,7 @@ func SyncDir(r *os.Root, dir string) error {
 	return err
 }
 
-// ReadDir lists the directory name in r, failing at once, without
-// blocking, when a FIFO or anything else but a directory is there.
+// ReadDir lists the directory name in r, failing at once on a FIFO.
 func ReadDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	f, err := r.OpenFile(name+string(os.PathSeparator)+".", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -158,9 +149,8 @@ func ReadDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// Escapes reports whether err is an [os.Root]'s refusal of a path that
-// leads out of it: through "..", or a symbolic link that is absolute or
-// climbs out. Nothing outside was read.
+// Escapes reports whether err is an [os.Root]'s refusal of a path leading
+// out of it (through ".." or a link): nothing outside was read.
 func Escapes(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" // os.Root's own words (TestEscapes)

@@ -6,35 +6,24 @@ import (
 	"strings"
 )
 
-// Git attributes (.gitattributes), read and matched as git 2.39 does
-// (attr.c, dir.c and wildmatch.c), for the attributes that decide what a
-// blob holds and what a checkout writes (convert.go).
+// Git attributes, read and matched as git 2.39 does (attr.c, dir.c,
+// wildmatch.c). go-git's gitattributes does not match git: earlier lines,
+// lower files and macros override what they should not, it has no
+// built-in "binary", accepts "!" patterns, lets "dir/" match below,
+// matches with filepath.Match, and neither unquotes C-style patterns nor
+// drops lines with invalid names; the certified bytes cannot be
+// approximate.
 //
-// go-git has plumbing/format/gitattributes, but it does not match git:
-// its Match lets earlier lines (and lower files) override later ones and
-// macros override what a line sets, it knows no built-in "binary" macro,
-// it accepts "!" patterns, lets "dir/" match the files below, matches with
-// filepath.Match (no "**" inside a component, no POSIX classes, no
-// escapes as wildmatch has them), and neither unquotes C-style patterns
-// nor drops a line with an invalid attribute name. What decides the bytes
-// the gate certifies cannot be approximate, so this follows git's code.
-//
-// What is read: the .gitattributes of every directory of the tree (deeper
-// files and later lines take precedence), with macros ("[attr]name ...")
-// from the top-level file only, and git's built-in macro
-// "[attr]binary -diff -merge -text". Not read: $GIT_DIR/info/attributes,
-// core.attributesFile ($XDG_CONFIG_HOME/git/attributes) and the system's
-// attributes file: none of them travels with a commit, and what is
-// certified is what a fresh clone's checkout writes. A symbolic link named
-// .gitattributes is read as its target text, which is what a checkout
-// parses: git reads the attributes a checkout applies from the index,
-// where a link's blob is its target, and `git add` falls back to the
-// index when the file is a link. Anything else that is not a regular file
-// (a directory, a FIFO) holds no attributes.
+// Read: every directory's .gitattributes (deeper files and later lines
+// win), macros from the top-level file only, and the built-in binary
+// macro. Not read: info/attributes, core.attributesFile, the system file:
+// no commit carries them. A link named .gitattributes is read as its
+// target text, as a checkout parses it (from the index, where a link's
+// blob is its target; `git add` falls back to the index for a link).
+// Anything else not a regular file holds no attributes.
 
 // Attribute values, as git's ATTR__TRUE, ATTR__FALSE and ATTR__UNSET:
-// set ("text"), unset ("-text"), unspecified ("!text"). Any other string is
-// a value ("eol=crlf").
+// "text", "-text", "!text". Any other string is a value ("eol=crlf").
 const (
 	attrSet         = "\x00set"
 	attrUnset       = "\x00unset"
@@ -52,7 +41,7 @@ type attrAssign struct {
 	name, value string
 }
 
-// attrLine is one line of an attributes file: a pattern, or a macro, and
+// attrLine is one line of an attributes file: a pattern or a macro, and
 // what it assigns.
 type attrLine struct {
 	macro       string // the macro it defines; "" for a pattern line
@@ -61,23 +50,18 @@ type attrLine struct {
 	lineno      int
 }
 
-// attrFile is the content of one attributes file: its directory (slash
-// separated, "" for the top) and its lines.
+// attrFile is one attributes file: its directory ("" for the top) and
+// its lines.
 type attrFile struct {
 	dir    string
 	lines  []attrLine
 	macros []macroDef // at the top: the macros in force (macrosOf)
 }
 
-// builtinAttrs is git's built-in macro.
-var builtinAttrs = &attrFile{lines: []attrLine{{macro: "binary", lineno: 0,
-	assigns: []attrAssign{{"diff", attrUnset}, {"merge", attrUnset}, {"text", attrUnset}}}}}
-
-// parseAttrs parses an attributes file of directory dir. fromFile says the
-// content was read from the working tree, where git strips a UTF-8 byte
-// order mark and a CR before each LF and reads every line; otherwise it
-// was read from a blob (what a checkout does), where it reads up to the
-// first NUL and splits at LF alone. Macros are kept only at the top.
+// parseAttrs parses the attributes file of directory dir. Read from the
+// working tree (fromFile), git strips a UTF-8 BOM and CRs before LF and
+// reads every line; from a blob (a checkout), it reads up to the first
+// NUL and splits at LF alone. Macros are kept only at the top.
 func parseAttrs(data []byte, dir string, fromFile bool) *attrFile {
 	f := &attrFile{dir: dir}
 	if dir == "" {

@@ -1,25 +1,23 @@
 package workspace
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // attrStack is the attributes files that apply below a directory, from
-// the top-level one down (nil holds none): what git's attribute stack
-// holds for a path, without the files that never travel with a commit.
+// the top down.
 type attrStack []*attrFile
 
-// push returns the stack with f on top, sharing nothing with s that a
-// later push could change.
+// push returns a copy of the stack with f on top.
 func (s attrStack) push(f *attrFile) attrStack {
 	out := make(attrStack, len(s), len(s)+1)
 	copy(out, s)
 	return append(out, f)
 }
 
-// attrValue is an attribute's value for a path and the line that gave it:
-// comparable, and made of the parsed files' own strings.
+// attrValue is an attribute's value for a path and the line that gave it.
 type attrValue struct {
 	value  string // attrSet, attrUnset, attrUnspecified or a value
 	dir    string // the directory of the attributes file that set it
@@ -27,8 +25,7 @@ type attrValue struct {
 	from   bool // a line set it: the attribute is assigned
 }
 
-// origin names the line that set the value (or the macro that did):
-// ".gitattributes:3".
+// origin names the line that set the value: ".gitattributes:3".
 func (v attrValue) origin() string {
 	return join(v.dir, ".gitattributes") + ":" + strconv.Itoa(v.lineno)
 }
@@ -42,8 +39,8 @@ type namedValue struct {
 // attrList is the attributes assigned to a path, in no order.
 type attrList []namedValue
 
-// get returns the value of the attribute name; not from a line when it
-// is unassigned.
+// get returns the value of the attribute name (not from a line when
+// unassigned).
 func (l attrList) get(name string) attrValue {
 	for _, a := range l {
 		if a.name == name {
@@ -53,19 +50,8 @@ func (l attrList) get(name string) attrValue {
 	return attrValue{}
 }
 
-func (l attrList) has(name string) bool {
-	for _, a := range l {
-		if a.name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// attrs is what the stack assigns to the file at path (slash-separated,
-// relative to the top), appended to buf[:0]: attr.c's collect_some_attrs
-// for every attribute. Unassigned attributes are absent; attrUnspecified
-// ones are present.
+// attrs is what the stack assigns to the file at path, in buf[:0]:
+// attr.c's collect_some_attrs for every attribute.
 func (s attrStack) attrs(path string, buf attrList) attrList {
 	out := buf[:0]
 	if len(s) == 0 {
@@ -88,12 +74,11 @@ func (s attrStack) attrs(path string, buf attrList) attrList {
 	return out
 }
 
-// builtinMacros is git's built-in macro, in force everywhere.
-var builtinMacros = []macroDef{{"binary", builtinAttrs.lines[0].assigns}}
+// builtinMacros is git's built-in macro, "[attr]binary -diff -merge -text".
+var builtinMacros = []macroDef{{"binary", []attrAssign{{"diff", attrUnset}, {"merge", attrUnset}, {"text", attrUnset}}}}
 
-// macrosOf returns the macros in force below the top-level attributes
-// file f, those that take precedence first: its own (its last definition
-// of a name first), then git's built-in one.
+// macrosOf returns the macros in force below the top-level file f, the
+// winning first: its own, last first, then the built-in one.
 func macrosOf(f *attrFile) []macroDef {
 	var m []macroDef
 	for j := len(f.lines) - 1; j >= 0; j-- {
@@ -110,30 +95,20 @@ type macroDef struct {
 	assigns []attrAssign
 }
 
-// macro returns what the macro name assigns, and whether it is one.
-func macro(macros []macroDef, name string) ([]attrAssign, bool) {
-	for _, m := range macros {
-		if m.name == name {
-			return m.assigns, true
-		}
-	}
-	return nil, false
-}
-
-// fill is attr.c's fill_one: the assignments, the last first, to the
-// attributes not assigned yet, as set by the line at; a macro that is
-// set is expanded the same way.
+// fill is attr.c's fill_one: the assignments, last first, to attributes
+// not assigned yet, by the line at; a set macro expands the same way.
 func fill(out attrList, macros []macroDef, at attrValue, assigns []attrAssign) attrList {
 	for k := len(assigns) - 1; k >= 0; k-- {
 		a := assigns[k]
-		if out.has(a.name) {
+		if out.get(a.name).from {
 			continue
 		}
 		v := at
 		v.value = a.value
 		out = append(out, namedValue{a.name, v})
-		if m, ok := macro(macros, a.name); ok && a.value == attrSet {
-			out = fill(out, macros, at, m)
+		i := slices.IndexFunc(macros, func(m macroDef) bool { return m.name == a.name })
+		if i >= 0 && a.value == attrSet {
+			out = fill(out, macros, at, macros[i].assigns)
 		}
 	}
 	return out

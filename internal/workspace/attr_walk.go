@@ -10,18 +10,15 @@ import (
 )
 
 // IsLoop reports whether a top-level entry named name is loop-action's
-// own .loop directory to a file system that folds case (macOS's default,
-// Windows') or ignores trailing dots and spaces (Windows'), as [never]
-// in package delivery judges .git: such a name is never part of a
-// snapshot, never restored, never written by a [Writer], never delivered.
+// .loop to a file system that folds case or ignores trailing dots and
+// spaces: it is never snapshotted, restored, written or delivered.
 func IsLoop(name string) bool {
 	return strings.EqualFold(strings.TrimRight(name, ". "), ".loop") || strings.EqualFold(name, "loop~1")
 }
 
-// convs is how one file converts: as `git add` reads its attributes
-// (in: clean) and as a checkout does (out: smudge). The two differ only
-// when an attributes file holds what git reads differently from the
-// working tree and from a blob (a byte order mark, a NUL, a CR).
+// convs is how one file converts as `git add` reads its attributes (in)
+// and as a checkout does (out), which differ when an attributes file has
+// a BOM, a NUL or a CR, or is ignored.
 type convs struct{ in, out conv }
 
 func (c convs) converts() bool { return c.in.converts() || c.out.converts() }
@@ -41,28 +38,9 @@ func sameStacks(a, b attrStack) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
-// convertFile is Checkout.convertFile for a file whose clean and smudge
-// attributes may differ.
-func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) ([]byte, string, error) {
-	blob, why, err := k.convertOne(rel, b, cv.in, base)
-	if err != nil || why != "" || cv.in == cv.out {
-		return blob, why, err
-	}
-	if written := k.smudge(blob, cv.out); !bytes.Equal(written, b) {
-		out := cv.out
-		if out.eolFrom == (setBy{}) && cv.in.eolFrom != (setBy{}) {
-			out.eolFrom = cv.in.eolFrom
-			out.eolFrom.ckin = true
-		}
-		return blob, checkoutDiffers(b, written, out), nil
-	}
-	return blob, "", nil
-}
-
-// attributes reads the .gitattributes of directory l, at path, if its
-// listing has one, on top of the walk's stacks: git add's, and, unless the
-// ignore rules leave it out of the snapshot (then no commit of it carries
-// the file), the checkout's.
+// attributes pushes the .gitattributes of directory l, at path, on the
+// walk's stacks: git add's, and the checkout's unless it is ignored (no
+// commit carries it).
 func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules []rule) error {
 	if w.mode == listing {
 		return nil
@@ -80,15 +58,14 @@ func (w *walker) attributes(l *dirList, path []string, entries []dirEntry, rules
 		return nil
 	}
 	w.in = w.in.push(in)
-	if !ignored(rules, append(path, ".gitattributes"), false) { // in place: see eachChild
+	if !ignored(rules, append(path, ".gitattributes"), false) { // in place: see eachEntry
 		w.out = w.out.push(out)
 	}
 	return nil
 }
 
-// readAttrs reads the .gitattributes of directory r, at dir: as `git add`
-// reads it (the file, or a link's target) and as a checkout does (its
-// blob). None is there when it is neither a file nor a link.
+// readAttrs reads the .gitattributes of directory r, at dir, as `git add`
+// reads it (a file, or a link's target) and as a checkout does (its blob).
 func (w *walker) readAttrs(r *os.Root, dir string) (in, out *attrFile, err error) {
 	fi, err := r.Lstat(".gitattributes")
 	if errors.Is(err, fs.ErrNotExist) {

@@ -14,39 +14,32 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// Base is the tree a loop root was checked out from, as the index of a
-// fresh checkout of it holds it. Two conversions ask it about a file
-// (convert.go): git's "safer autocrlf" rule (a text=auto file whose blob
-// there has CRLF line endings keeps them), and a file under a filter
-// driver or a working-tree-encoding, which is accepted only as this tree
-// holds it. It is asked nothing for a root without attributes. A Base is
-// safe for concurrent use.
+// Base is the tree a loop root was checked out from, as a fresh
+// checkout's index holds it: asked by the safer-autocrlf rule and about
+// files under a filter or working-tree-encoding (convert.go), never for
+// a root without attributes. A Base is safe for concurrent use.
 type Base interface {
-	// Blob returns the content of the regular file at rel (slash
-	// separated) in the tree, and false when the tree holds none there.
+	// Blob returns the content of the regular file at rel, false when
+	// there is none.
 	Blob(rel string) ([]byte, bool, error)
 }
 
-// NoBase is the Base of a loop root checked out from nothing: an empty
-// index, as `git add -A` into a new repository has.
+// NoBase is the empty Base of a new repository.
 var NoBase Base = noBase{}
 
 type noBase struct{}
 
 func (noBase) Blob(string) ([]byte, bool, error) { return nil, false, nil }
 
-// TreeBase is the Base of tree, whose objects s holds. Every object it
-// reads is checked to be the one its id names.
+// TreeBase is the Base of tree, whose objects s holds.
 func TreeBase(s storer.EncodedObjectStorer, tree plumbing.Hash) Base {
 	return &treeBase{tree: treeDirs{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}}
 }
 
-// CommitBase is the Base of the commit sha in the repository of the loop
-// root root: opened, and the commit read, when first asked. A root that
-// is no repository, or whose HEAD (sha "HEAD") names no commit yet, has
-// an empty base.
+// CommitBase is the Base of the commit sha in the repository of root,
+// read when first asked: empty for no repository or no commit yet.
 func CommitBase(root, sha string) Base {
-	return &lazyBase{root: root, sha: sha}
+	return lazyBase(sync.OnceValues(func() (Base, error) { return openBase(root, sha) }))
 }
 
 type treeBase struct {
@@ -63,7 +56,7 @@ func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	for _, e := range es {
-		if e.Name == name && (e.Mode == filemode.Regular || e.Mode == filemode.Executable || e.Mode == filemode.Deprecated) {
+		if e.Name == name && (e.Mode.IsRegular() || e.Mode == filemode.Executable) {
 			data, err := readObject(b.tree.s, plumbing.BlobObject, e.Hash)
 			return data, err == nil, err
 		}
@@ -71,8 +64,7 @@ func (b *treeBase) Blob(rel string) ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// splitPath splits a slash-separated path into its directory ("" for the
-// top) and its base name.
+// splitPath splits rel into its directory ("" for the top) and name.
 func splitPath(rel string) (dir, name string) {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		return rel[:i], rel[i+1:]
@@ -80,17 +72,15 @@ func splitPath(rel string) (dir, name string) {
 	return "", rel
 }
 
-// treeDirs reads the directories of a git tree as they are asked for,
-// each once, every tree checked against its id. It is used by one
-// goroutine at a time.
+// treeDirs reads the directories of a git tree once each, as asked. It is
+// used by one goroutine at a time.
 type treeDirs struct {
 	s    storer.EncodedObjectStorer
 	root plumbing.Hash
 	dirs map[string][]object.TreeEntry // by directory ("" for the top); nil: the tree has none there
 }
 
-// entries returns the entries of the directory dir of the tree, nil when
-// the tree has no directory there.
+// entries returns the entries of the directory dir, nil for none.
 func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
 	if es, ok := t.dirs[dir]; ok {
 		return es, nil
@@ -111,26 +101,33 @@ func (t *treeDirs) entries(dir string) ([]object.TreeEntry, error) {
 	}
 	var es []object.TreeEntry
 	if !id.IsZero() {
-		data, err := readObject(t.s, plumbing.TreeObject, id)
-		if err != nil {
-			return nil, fmt.Errorf("tree of %q: %w", dir, err)
+		var err error
+		if es, err = readTree(t.s, id, dir); err != nil {
+			return nil, err
 		}
-		obj := &plumbing.MemoryObject{}
-		obj.SetType(plumbing.TreeObject)
-		obj.Write(data)
-		var tr object.Tree
-		if err := tr.Decode(obj); err != nil {
-			return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
-		}
-		es = tr.Entries
 	}
 	t.dirs[dir] = es
 	return es, nil
 }
 
-// readObject reads the object id of kind from s and checks that its
-// content hashes to id: the loop root's object store is writable by the
-// agents, and the tree a checkout started from must be that tree.
+// readTree returns the entries of the tree id, at dir, checked as
+// readObject checks.
+func readTree(s storer.EncodedObjectStorer, id plumbing.Hash, dir string) ([]object.TreeEntry, error) {
+	data, err := readObject(s, plumbing.TreeObject, id)
+	if err == nil {
+		obj := &plumbing.MemoryObject{}
+		obj.SetType(plumbing.TreeObject)
+		obj.Write(data)
+		var tr object.Tree
+		if err = tr.Decode(obj); err == nil {
+			return tr.Entries, nil
+		}
+	}
+	return nil, fmt.Errorf("tree %s of %q: %w", id, dir, err)
+}
+
+// readObject reads the object id from s, checked to hash to id: agents
+// can write the loop root's object store.
 func readObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	obj, err := s.EncodedObject(kind, id)
 	if err != nil {
@@ -151,45 +148,35 @@ func readObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id plumb
 	return data, nil
 }
 
-type lazyBase struct {
-	root, sha string
-	once      sync.Once
-	base      Base
-	err       error
+// lazyBase is the Base it returns when first called.
+type lazyBase func() (Base, error)
+
+func (f lazyBase) Blob(rel string) ([]byte, bool, error) {
+	b, err := f()
+	if err != nil {
+		return nil, false, err
+	}
+	return b.Blob(rel)
 }
 
-func (b *lazyBase) Blob(rel string) ([]byte, bool, error) {
-	b.once.Do(b.open)
-	if b.err != nil {
-		return nil, false, b.err
-	}
-	if b.base == nil {
-		return nil, false, nil
-	}
-	return b.base.Blob(rel)
-}
-
-func (b *lazyBase) open() {
-	repo, err := OpenRepo(b.root)
+func openBase(root, sha string) (Base, error) {
+	repo, err := OpenRepo(root)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return
+		return NoBase, nil
 	}
 	if err != nil {
-		b.err = fmt.Errorf("open the repository of %q: %w", b.root, err)
-		return
+		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
-	h, err := repo.ResolveRevision(plumbing.Revision(b.sha))
+	h, err := repo.ResolveRevision(plumbing.Revision(sha))
+	if sha == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return NoBase, nil // no commit yet
+	}
+	var c *object.Commit
+	if err == nil {
+		c, err = object.GetCommit(repo.Storer, *h)
+	}
 	if err != nil {
-		if b.sha == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return // no commit yet
-		}
-		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
-		return
+		return nil, fmt.Errorf("the commit %q the loop root was checked out from: %w", sha, err)
 	}
-	c, err := object.GetCommit(repo.Storer, *h)
-	if err != nil {
-		b.err = fmt.Errorf("the commit %q the loop root was checked out from: %w", b.sha, err)
-		return
-	}
-	b.base = TreeBase(repo.Storer, c.TreeHash)
+	return TreeBase(repo.Storer, c.TreeHash), nil
 }

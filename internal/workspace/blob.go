@@ -12,44 +12,33 @@ import (
 	"sync"
 )
 
-// File identity: what a file or symbolic link is, for a snapshot and for
-// package isolate alike, is its git blob id. Links are hashed from their
-// target text, never followed; files are read through [OpenFile], checked
-// to be the file an lstat found, and read again when they change meanwhile.
-
 // errChanged reports a file that changed while it was being read.
 var errChanged = errors.New("changed while being read")
 
-// maxAttempts bounds how often a file that changes while it is read is
-// read again.
+// maxAttempts bounds the reads of a file that changes while read.
 const maxAttempts = 3
 
-// blobHash returns a hash primed with the git blob header for size bytes
-// of content: once they are written, its Sum is their blob id.
+// blobHash returns a hash primed with the blob header for size bytes.
 func blobHash(size int64) hash.Hash {
 	h := sha1.New()
 	h.Write(objectHeader("blob", size))
 	return h
 }
 
-// LinkID returns the blob id of a symbolic link to target, which git
-// stores as the target text.
+// LinkID returns the blob id of a symbolic link to target.
 func LinkID(target string) ObjectID {
 	return hashObject("blob", []byte(target))
 }
 
-// HashFile returns the blob id of the regular file name in r, whose lstat
-// result is fi, with the status of the file it read. It never blocks on a
-// named pipe, reads only the file lstat found, and reads again (a few
-// times) a file that changes while it is read. A path that is no longer
-// a regular file is an error wrapping [ErrNotRegular]. It stops reading
-// when ctx is done, with an error wrapping its cause.
+// HashFile returns the blob id of the regular file name in r (lstat: fi),
+// with the status of the file it read. It never blocks on a named pipe,
+// reads only the file lstat found, again if it changes meanwhile, and
+// stops when ctx is done. One no longer regular wraps [ErrNotRegular].
 func HashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) (ObjectID, fs.FileInfo, error) {
 	return hashFile(ctx, r, name, fi, math.MaxInt64)
 }
 
-// hashFile is HashFile of a file of at most limit bytes
-// (see readStable).
+// hashFile is HashFile of at most limit bytes (see readStable).
 func hashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64) (ObjectID, fs.FileInfo, error) {
 	var id ObjectID
 	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
@@ -63,31 +52,7 @@ func hashFile(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limi
 	return id, now, err
 }
 
-// readBlob reads the regular file name of r, whose lstat result is fi,
-// as readStable does (at most limit bytes), and returns the id of the
-// blob convert (nil: none) makes of its bytes, with why a checkout would
-// not reproduce them; keep, unless nil, is given the blob and its id.
-func readBlob(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, limit int64, convert func(b []byte) ([]byte, string, error), keep func(id ObjectID, blob []byte) error) (ObjectID, fs.FileInfo, string, error) {
-	var id ObjectID
-	var why string
-	now, err := readStable(r, name, fi, limit, func(f *os.File, now fs.FileInfo) error {
-		blob, err := readAll(ctx, f, now.Size())
-		if err == nil && convert != nil {
-			blob, why, err = convert(blob)
-		}
-		if err != nil {
-			return err
-		}
-		if id = hashObject("blob", blob); keep != nil {
-			return keep(id, blob)
-		}
-		return nil
-	})
-	return id, now, why, err
-}
-
-// readAll reads exactly size bytes from f, failing with errChanged if it
-// holds another number, and stopping when ctx is done.
+// readAll reads exactly size bytes from f, else fails with errChanged.
 func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, size+1))
 	if err != nil {
@@ -99,12 +64,10 @@ func readAll(ctx context.Context, f io.Reader, size int64) ([]byte, error) {
 	return data, nil
 }
 
-// readStable opens the regular file name in r, whose lstat result is fi,
-// and calls read with it and its status; read fails with errChanged when
-// the file does not hold what the status says. On errChanged it starts
-// again from a fresh lstat, at most maxAttempts times in all. A file that
-// has grown beyond limit bytes since fi was taken is not read: the error
-// wraps errOverLimit, with the status that says so.
+// readStable opens the regular file name in r (lstat: fi) and calls read
+// with it and its status, again from a fresh lstat while that fails with
+// errChanged (maxAttempts in all). A file grown beyond limit since is not
+// read: errOverLimit, with the status that says so.
 func readStable(r *os.Root, name string, fi fs.FileInfo, limit int64, read func(f *os.File, now fs.FileInfo) error) (fs.FileInfo, error) {
 	return retry(r, name, fi, func(fi fs.FileInfo) (fs.FileInfo, error) {
 		if !fi.Mode().IsRegular() {
@@ -122,13 +85,11 @@ func readStable(r *os.Root, name string, fi fs.FileInfo, limit int64, read func(
 	})
 }
 
-// errOverLimit reports a file that grew beyond a read's limit since its
-// lstat, which the caller checked.
+// errOverLimit reports a file grown beyond a read's limit since lstat.
 var errOverLimit = errors.New("grew beyond the limit")
 
-// retry calls try with the lstat result of name in r until it fails
-// otherwise than with errChanged, at most maxAttempts times, taking a
-// fresh lstat result before each new attempt.
+// retry calls try, with a fresh lstat of name before each new attempt,
+// while it fails with errChanged, at most maxAttempts times.
 func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileInfo) (T, error)) (T, error) {
 	var v T
 	var err error
@@ -145,9 +106,8 @@ func retry[T any](r *os.Root, name string, fi fs.FileInfo, try func(fi fs.FileIn
 	return v, err
 }
 
-// openRegular opens the regular file name in r for reading, checking that
-// it is the file whose lstat result is fi: one replaced since (by a named
-// pipe, a link or another file) fails with errChanged.
+// openRegular opens the regular file name in r, checked to be the one
+// lstat found (fi): one replaced since fails with errChanged.
 func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	f, now, err := OpenFile(r, name)
 	if errors.Is(err, ErrNotRegular) {
@@ -165,9 +125,8 @@ func openRegular(r *os.Root, name string, fi fs.FileInfo) (*os.File, fs.FileInfo
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// pump copies size bytes from r to h and to w (if not nil), and fails
-// with errChanged if r does not hold exactly size bytes. It checks ctx
-// before each read of a buffer (64 KiB), and stops when it is done.
+// pump copies size bytes from r to h and w (if not nil), failing with
+// errChanged on another size. It checks ctx before each 64 KiB read.
 func pump(ctx context.Context, w io.Writer, r io.Reader, h hash.Hash, size int64) error {
 	bp := buffers.Get().(*[]byte)
 	defer buffers.Put(bp)

@@ -6,23 +6,13 @@ import (
 	"time"
 )
 
-// The stat cache. Reading every file of a loop root on every snapshot
-// costs too much, so a blob id read once is reused while the file's stat
-// is unchanged: the [Hasher] does so for the root, and package isolate for
-// its worktrees and for what it publishes. [StatKey] is what must be
-// unchanged, and [Stamp.Vouches] applies git's racy-clean rule to it.
-
 // racyWindow is how much older than the start of the read that found it a
-// file's mtime must be before a cached blob id is trusted.
-//
-// This is git's racy-clean rule with a safety margin. A file rewritten after
-// we read it keeps the same mtime if the rewrite falls in the same timestamp
-// tick as the previous write: one second on some file systems, two on FAT,
-// and a few milliseconds on Linux, whose file timestamps come from a coarse
-// clock that may lag time.Now. Git compares mtimes with the mtime of its
-// index file; we write nothing, so we compare with our own clock instead and
-// leave room for both granularity and lag. Files modified within the window
-// are simply read again next time.
+// file's mtime must be before a cached blob id is trusted: git's
+// racy-clean rule with a margin. A rewrite in the same timestamp tick as
+// the write before keeps the mtime, and a tick is a second on some file
+// systems, two on FAT, and on Linux a few milliseconds of a coarse clock
+// that may lag time.Now. Git compares with its index file's mtime; we
+// write nothing, so we compare with our own clock and leave room for both.
 const racyWindow = 2 * time.Second
 
 // StatKey is what must be unchanged for a cached blob id to be reused: a
@@ -51,23 +41,19 @@ type Stamp struct {
 }
 
 // Vouches reports whether a file whose stat is now k still holds what was
-// read when s was taken: the stat must be unchanged, and the file must not
-// have been racily clean then (modified less than racyWindow before the
-// read started), since a later same-size rewrite could keep the same
-// mtime. A zero Stamp vouches for nothing.
+// read when s was taken: the stat is unchanged and the file was not
+// racily clean then (see racyWindow). A zero Stamp vouches for nothing.
 func (s Stamp) Vouches(k StatKey) bool {
 	return s.Key == k && !s.At.IsZero() && s.Key.mtime < s.At.Add(-racyWindow).UnixNano()
 }
 
-// statCache keeps what a pass over a set of paths found of each file, by
-// path, so that the next pass takes what a file's stat still vouches for
-// ([Stamp.Vouches]) instead of reading the file again: the [Hasher]'s
-// blob ids and the [ScanCache]'s records. It holds what the last pass
-// that completed found, nothing more. When a pass started is kept once
-// per cache, not per entry: an entry carried into a later pass was
-// vouched for already, by the start of the pass that read it or a later
-// one, and a later start vouches for it too. It is safe for concurrent
-// use; a pass is used by one goroutine.
+// statCache keeps what the last completed pass over a set of paths found
+// of each file, so that the next pass takes what a file's stat still
+// vouches for instead of reading it again: the [Hasher]'s blob ids, the
+// [ScanCache]'s records. A pass's start is kept once, not per entry: an
+// entry carried into a later pass was vouched for by an earlier start,
+// and a later one vouches for it too. It is safe for concurrent use; a
+// pass is used by one goroutine.
 type statCache[V any] struct {
 	mu   sync.Mutex
 	last map[string]stamped[V] // never modified once published
@@ -80,8 +66,7 @@ type stamped[V any] struct {
 	v   V
 }
 
-// statPass is one pass: it reads the cache's last entries and makes the
-// next ones.
+// statPass is one pass: it reads the last entries and makes the next.
 type statPass[V any] struct {
 	last, next map[string]stamped[V]
 	lastAt, at time.Time
@@ -122,17 +107,14 @@ type cacheEntry struct {
 	conv *converted // how the file converted, nil when nothing converts it
 }
 
-// converted is how a cached file converted: its id holds while that is
-// the same. It is kept out of line, so that a cacheEntry stays small
-// enough for a map to hold it inline (a root without attributes pays
-// nothing for it).
+// converted is how a cached file converted: its id holds while that does.
+// Out of line, so that a map holds a cacheEntry inline.
 type converted struct {
 	cv  convs
 	why string // why no checkout reproduces the file, if none does
 }
 
-// convertedAs returns what a cache entry records of a file converted
-// by cv, with why no checkout reproduces it.
+// convertedAs is what a cache entry records of a file converted by cv.
 func convertedAs(cv *convs, why string) *converted {
 	if cv == nil {
 		return nil
@@ -140,8 +122,7 @@ func convertedAs(cv *convs, why string) *converted {
 	return &converted{cv: *cv, why: why}
 }
 
-// same reports whether the entry was read converting as cv does (nil:
-// nothing converts it).
+// same reports whether the entry was read converting as cv does.
 func (c cacheEntry) same(cv *convs) bool {
 	if c.conv == nil || cv == nil {
 		return c.conv == nil && cv == nil
@@ -157,9 +138,8 @@ func (c cacheEntry) why() string {
 	return c.conv.why
 }
 
-// IndexStat returns what a git index entry records of the file k was taken
-// of: its size, modification and status change times (UnixNano), device
-// and inode.
+// IndexStat returns what a git index entry records of the file: size,
+// mtime and ctime (UnixNano), device and inode.
 func (k StatKey) IndexStat() (size, mtime, ctime int64, dev, ino uint64) {
 	return k.size, k.mtime, k.ctime, k.dev, k.ino
 }

@@ -8,43 +8,33 @@ import (
 )
 
 // Conversions between a file's bytes and its blob, as git 2.39's
-// convert.c makes them: "clean" is what `git add` stores (the blob a
-// snapshot hashes, the state branch stores and a delivery pushes), and
-// "smudge" what a checkout writes. Supported exactly: text (set, unset,
-// auto, and the values input and eol's), eol=lf|crlf, the legacy crlf
-// attribute, binary (a macro for -text among others), ident, and the
-// core.autocrlf and core.eol settings ([Checkout]), with git's "safer
-// autocrlf" rule (a text=auto file whose blob in the index holds CRLF
-// keeps its CRs: the index is the tree the loop root was checked out
-// from, [Base]). Not run: filter drivers (filter=lfs among them) and
-// working-tree-encoding, which need programs and character sets: a file
-// under either is accepted only as the tree it was checked out from holds
-// it (an LFS pointer checked out without smudging), and is otherwise a
-// [Problem]. export-subst only changes what `git archive` writes, never
-// a checkout, so it is no conversion at all.
+// convert.c makes them: "clean" is what `git add` stores, "smudge" what a
+// checkout writes. Supported exactly: text (set, unset, auto, input, and
+// eol's values), eol, the legacy crlf, binary, ident, core.autocrlf and
+// core.eol, with git's "safer autocrlf" rule (a text=auto file whose index
+// blob holds CRLF keeps its CRs; the index is the [Base]). Not run: filter
+// drivers and working-tree-encoding, which need programs and character
+// sets: a file under either is accepted only as the Base holds it (an LFS
+// pointer checked out without smudging), and is otherwise a [Problem].
+// export-subst changes only what `git archive` writes.
 
 // Checkout is how a snapshot reads a loop root: the git settings a
-// checkout converts files with — what a checkout on a Linux runner has
-// unless the repository says otherwise (core.autocrlf false, core.eol
-// native, which is LF on Linux) is the zero value; the composition root
-// reads the loop root's once with `git config` — and the largest file a
+// checkout converts with (the zero value is a Linux runner's defaults:
+// core.autocrlf false, core.eol native, i.e. LF) and the largest file a
 // snapshot holds.
 type Checkout struct {
 	AutoCRLF string // core.autocrlf: "" or "false", "true", "input"
 	EOL      string // core.eol: "" or "native" (LF here), "lf", "crlf"
 	// MaxFileSize is the largest regular file a snapshot holds, in bytes;
-	// 0 is DefaultMaxFileSize. A larger one fails the walk with an error
-	// wrapping ErrFileTooLarge that names it, by its lstat alone: it is
-	// never read.
+	// 0 is DefaultMaxFileSize. A larger one fails the walk by its lstat
+	// alone (ErrFileTooLarge): it is never read.
 	MaxFileSize int64
-	// Base is the tree the loop root was checked out from, as a fresh
-	// checkout's index holds it (see [Base]); nil is the HEAD commit of the
-	// loop root's repository, read when first needed.
+	// Base is the tree the loop root was checked out from; nil is the
+	// HEAD commit of its repository, read when first needed.
 	Base Base
 }
 
-// crlfAction is convert.c's enum convert_crlf_action; the zero value
-// converts nothing.
+// crlfAction is convert.c's enum convert_crlf_action.
 type crlfAction uint8
 
 const (
@@ -61,9 +51,8 @@ const (
 func (a crlfAction) auto() bool { return a == crlfAuto || a == crlfAutoCRLF || a == crlfAutoInput }
 
 // conv is what converts one file (convert.c's struct conv_attrs), with
-// the lines that decided it, for messages. It is comparable, and working
-// it out allocates nothing: the stat cache keeps a blob id only while a
-// file's conv is the same.
+// the lines that decided it, for messages. It is comparable and costs no
+// allocation: the stat cache keeps a blob id only while it is the same.
 type conv struct {
 	crlf     crlfAction
 	ident    bool
@@ -75,8 +64,7 @@ type conv struct {
 	filterAt setBy  // the line that set filter or working-tree-encoding
 }
 
-// setBy is what set an attribute: a line of an attributes file, or a
-// setting, for messages. It keeps the parsed file's own strings.
+// setBy is the line or setting that set an attribute, for messages.
 type setBy struct {
 	line    attrValue
 	name    string // the attribute
@@ -123,8 +111,7 @@ func (c conv) converts() bool {
 	return c.crlf != crlfBinary || c.ident || c.filter != "" || c.encoding != "" || c.bad != ""
 }
 
-// convOf is convert.c's convert_attrs for a file with the attributes
-// attrs, under the settings of k.
+// convOf is convert.c's convert_attrs, under the settings of k.
 func convOf(attrs attrList, k Checkout) conv {
 	var c conv
 	text, crlf, eol := attrs.get("text"), attrs.get("crlf"), attrs.get("eol")
@@ -202,8 +189,8 @@ func eolOf(v string) string {
 	return ""
 }
 
-// encodingOf is git_path_check_encoding: the encoding, none for UTF-8,
-// or why git refuses the value.
+// encodingOf is git_path_check_encoding ("" for UTF-8), or why git
+// refuses the value.
 func encodingOf(v attrValue) (enc, bad string) {
 	switch {
 	case v.value == attrSet || v.value == attrUnset:
@@ -234,8 +221,7 @@ func (k Checkout) eolIsCRLF() bool {
 	return k.EOL == "crlf"
 }
 
-// clean is convert_to_git for the conversions that are run: line endings,
-// then ident.
+// clean is convert_to_git: line endings, then ident.
 func (k Checkout) clean(b []byte, c conv, indexCRLF func() (bool, error)) ([]byte, error) {
 	b, err := crlfToGit(b, c.crlf, indexCRLF)
 	if err != nil {
@@ -247,8 +233,7 @@ func (k Checkout) clean(b []byte, c conv, indexCRLF func() (bool, error)) ([]byt
 	return b, nil
 }
 
-// smudge is convert_to_working_tree for the conversions that are run:
-// ident, then line endings.
+// smudge is convert_to_working_tree: ident, then line endings.
 func (k Checkout) smudge(blob []byte, c conv) []byte {
 	if c.ident {
 		blob = identToWorktree(blob)
@@ -256,10 +241,8 @@ func (k Checkout) smudge(blob []byte, c conv) []byte {
 	return k.crlfToWorktree(blob, c.crlf)
 }
 
-// Problem is a file whose bytes in the loop root no checkout of the
-// snapshot reproduces, or that loop-action cannot tell a checkout would:
-// checks that measured it measured something else than the certified
-// snapshot holds.
+// Problem is a file whose bytes no checkout of the snapshot reproduces,
+// or may not: checks measured other bytes than the snapshot holds.
 type Problem struct {
 	Path string // slash-separated
 	Why  string // which attribute, set where, and what a checkout writes instead
@@ -267,10 +250,10 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Path + ": " + p.Why }
 
-// convertOne returns the blob of the bytes b of the file at rel, which
-// c converts, and why a checkout of that blob would not write b ("" when
-// it would). base is asked about the file when a conversion depends on it.
-func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []byte, why string, err error) {
+// convertFile returns the blob cv makes of the bytes b of the file at rel,
+// and why a checkout of it would not write b ("" when it would).
+func (k Checkout) convertFile(rel string, b []byte, cv convs, base Base) (blob []byte, why string, err error) {
+	c := cv.in
 	if c.bad != "" {
 		return b, c.filterAt.String() + ", which git refuses to check out: " + c.bad, nil
 	}
@@ -297,11 +280,20 @@ func (k Checkout) convertOne(rel string, b []byte, c conv, base Base) (blob []by
 	if written := k.smudge(blob, c); !bytes.Equal(written, b) {
 		return blob, checkoutDiffers(b, written, c), nil
 	}
+	if out := cv.out; out != c {
+		if written := k.smudge(blob, out); !bytes.Equal(written, b) {
+			if out.eolFrom == (setBy{}) && c.eolFrom != (setBy{}) {
+				out.eolFrom = c.eolFrom
+				out.eolFrom.ckin = true
+			}
+			return blob, checkoutDiffers(b, written, out), nil
+		}
+	}
 	return blob, "", nil
 }
 
-// checkoutDiffers says how written (what a checkout writes) differs from the
-// file's bytes b, naming the attributes and the lines that set them.
+// checkoutDiffers says how written (what a checkout writes) differs from
+// b, naming the attributes and the lines that set them.
 func checkoutDiffers(b, written []byte, c conv) string {
 	var parts []string
 	if c.ident && !slices.Equal(idents(b), idents(written)) {

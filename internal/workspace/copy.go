@@ -16,31 +16,22 @@ type Copied struct {
 	Dst  StatKey     // the copy as written
 }
 
-// CopyNew copies name, a regular file or symbolic link of src whose lstat
-// result is fi, to the same name in dst, whose parent directories must
-// exist and which must hold nothing at name: the copy is created
-// exclusively, so nothing already there is written through. It keeps the
-// source's modification time: a new tree (a worktree being seeded) has no
-// build outputs yet that an old time could make look up to date, and a
-// stat cache can trust at once only files not modified just now (see
-// [Stamp.Vouches]).
+// CopyNew copies name, a regular file or symbolic link of src (lstat:
+// fi), to name in dst, whose parents must exist: created exclusively, so
+// nothing there is written through. It keeps the source's mtime: a new
+// tree has no build outputs an old time could make look up to date, and
+// a stat cache trusts at once only files not modified just now.
 func CopyNew(ctx context.Context, src, dst *os.Root, name string, fi fs.FileInfo) (Copied, error) {
 	return copyEntry(ctx, src, name, fi, dst, name, true)
 }
 
-// Copy makes rel a copy of the regular file or symbolic link at rel in
-// src, whose lstat result is fi, and returns what it copied, reading only
-// the file lstat found and never blocking on a named pipe. rel is
-// resolved as by every write of the Writer: missing parents are created,
-// and a parent that is a symbolic link or a file is an error wrapping
-// [ErrParent].
-//
-// A regular file at rel with no other hard link is rewritten in place, as
-// git's checkout does: creating a file is the costly part of a copy.
-// Anything else there (a link, a file with other hard links, an empty
-// directory) is replaced by a copy written beside and renamed into place.
-// The copy gets the current time, as any edit would. Both stop copying
-// when ctx is done, with an error wrapping its cause.
+// Copy makes rel a copy of the regular file or symbolic link rel of src
+// (lstat: fi), reading only the file lstat found, never blocking on a
+// named pipe, and stopping when ctx is done. rel is resolved as every
+// Writer path is. A file at rel with no other hard link is rewritten in
+// place, as git's checkout does (creating a file is the costly part);
+// anything else there is replaced by a copy renamed into place. The copy
+// gets the current time, as any edit would.
 func (w *Writer) Copy(ctx context.Context, rel string, src *os.Root, fi fs.FileInfo) (Copied, error) {
 	if err := checkWrite(rel); err != nil {
 		return Copied{}, err
@@ -54,9 +45,8 @@ func (w *Writer) Copy(ctx context.Context, rel string, src *os.Root, fi fs.FileI
 	return c, wrapOp("copy", rel, err)
 }
 
-// copyEntry copies srcName, a regular file or symbolic link of src whose
-// lstat result is fi, to name in dst; fresh says dst has nothing there.
-// It starts again when the source changes while it is copied.
+// copyEntry copies srcName of src (lstat: fi) to name in dst, again if
+// the source changes meanwhile; fresh says dst has nothing there.
 func copyEntry(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
 	first := true
 	return retry(src, srcName, fi, func(fi fs.FileInfo) (Copied, error) {
@@ -79,10 +69,7 @@ func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 	if _, lerr := dst.Lstat(name); fresh || missing(lerr) {
 		err = dst.Symlink(target, name)
 	} else {
-		tmp := TempName(name)
-		if err = dst.Symlink(target, tmp); err == nil {
-			err = replace(dst, tmp, name, create)
-		}
+		err = putLink(dst, name, target, create)
 	}
 	if err != nil {
 		return Copied{}, err
@@ -92,8 +79,7 @@ func copyLink(src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name s
 	return c, err
 }
 
-// copyFile copies the regular file srcName, whose lstat result is fi,
-// hashing it as it goes.
+// copyFile copies the regular file srcName, hashing it as it goes.
 func copyFile(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo, dst *os.Root, name string, fresh bool) (Copied, error) {
 	in, now, err := openRegular(src, srcName, fi)
 	if err != nil {
@@ -114,33 +100,28 @@ func copyFile(ctx context.Context, src *os.Root, srcName string, fi fs.FileInfo,
 	return finish(dst, out, target, name, c, now.Size(), err)
 }
 
-// openTarget opens the file the copy of name is written to, and returns
-// its name: name itself, or a temporary name beside it.
+// openTarget opens the file the copy is written to: name, or a temporary
+// name beside it, which it returns.
 func openTarget(dst *os.Root, name string, perm fs.FileMode, fresh bool) (*os.File, string, error) {
-	const excl = os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if fresh {
-		f, err := dst.OpenFile(name, excl, perm)
-		return f, name, err
-	}
-	fi, err := dst.Lstat(name)
-	if missing(err) {
-		f, err := dst.OpenFile(name, excl, perm)
-		return f, name, err
-	}
-	if err == nil && fi.Mode().IsRegular() && links(fi) == 1 {
-		if f := rewrite(dst, name, fi, perm); f != nil {
-			return f, name, nil
+	target := name
+	if !fresh {
+		fi, err := dst.Lstat(name)
+		if err == nil && fi.Mode().IsRegular() && links(fi) == 1 {
+			if f := rewrite(dst, name, fi, perm); f != nil {
+				return f, name, nil
+			}
+		}
+		if !missing(err) {
+			target = TempName(name)
 		}
 	}
-	tmp := TempName(name)
-	f, err := dst.OpenFile(tmp, excl, perm)
-	return f, tmp, err
+	f, err := dst.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	return f, target, err
 }
 
 // rewrite opens the regular file name (lstat: fi) to be rewritten with
-// permissions perm, or returns nil if it cannot: busy, or replaced since
-// the lstat (by a link or a named pipe, which is never waited on, nor
-// written: what was opened is closed untouched).
+// perm, or returns nil: busy, or replaced since (a link or a named pipe
+// is never waited on nor written).
 func rewrite(dst *os.Root, name string, fi fs.FileInfo, perm fs.FileMode) *os.File {
 	f, err := dst.OpenFile(name, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -159,11 +140,10 @@ func rewrite(dst *os.Root, name string, fi fs.FileInfo, perm fs.FileMode) *os.Fi
 	return nil
 }
 
-// finish closes out, the copy written at target, and moves it to name.
-// A copy written in place is cut to the size written: it is not truncated
-// first, since on ext4 truncating a file to zero and writing it again makes
-// close wait for the data to be allocated (auto_da_alloc). A failed copy
-// written beside is removed; one written in place is left.
+// finish closes out, the copy at target, and moves it to name. One written
+// in place is cut to size, not truncated first: on ext4, truncating to
+// zero and writing again makes close wait (auto_da_alloc). A failed copy
+// beside is removed; one in place is left.
 func finish(dst *os.Root, out *os.File, target, name string, c Copied, size int64, err error) (Copied, error) {
 	if err == nil && target == name {
 		c.Dst, err = cut(out, size)
@@ -207,8 +187,7 @@ func lstatKey(r *os.Root, name string) (StatKey, error) {
 	return KeyOf(fi), nil
 }
 
-// missing reports whether err says a path does not exist, or that one of
-// its parents is not a directory.
+// missing reports whether err says a path or a parent is not there.
 func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }

@@ -6,22 +6,18 @@ import (
 	"os"
 )
 
-// dirList is one directory of a walk, reached through an os.Root of its
-// own: the walk lists it, lstats, reads and readlinks its entries by one
-// component and opens its subdirectories through it, so nothing resolves
-// outside it. A subdirectory is entered only if it is the directory the
-// listing lstat'ed (openSame), never through a link swapped in since.
-// Each os.Root names its path, at most MaxPathBytes (twice, with the "/."
-// that OpenDir appends): what a walk holds per directory stays a few KiB.
-// A dirList is used by one goroutine; close it when done.
+// dirList is one directory of a walk, through an os.Root of its own: its
+// entries are reached by one component, so nothing resolves outside it,
+// and a subdirectory is entered only if it is the one lstat'ed. An
+// os.Root names its path (at most MaxPathBytes, twice): a walk holds a few
+// KiB per directory. A dirList is used by one goroutine; close it.
 type dirList struct {
 	r     *os.Root
 	own   bool // r was opened by subSame, and must be closed
 	count int  // the number of entries the listing found
 }
 
-// fileStat is what an lstat of an entry found: its stat key, and the
-// fs.FileInfo it was taken from.
+// fileStat is what an lstat of an entry found.
 type fileStat struct {
 	key StatKey
 	fi  fs.FileInfo
@@ -33,8 +29,8 @@ func statOf(fi fs.FileInfo) fileStat { return fileStat{key: KeyOf(fi), fi: fi} }
 // openListing is directory r for listing; r stays the caller's to close.
 func openListing(r *os.Root) *dirList { return &dirList{r: r} }
 
-// subSame opens the subdirectory name whose lstat found s, refused unless
-// the directory opened is that one; it never blocks on a FIFO.
+// subSame opens the subdirectory name, refused unless it is the one whose
+// lstat found s.
 func (l *dirList) subSame(name string, s fileStat) (*dirList, error) {
 	r, err := openSame(l.r, name, s.fi)
 	if err != nil {
@@ -50,29 +46,17 @@ func (l *dirList) close() {
 	}
 }
 
-// lstat returns the status of the entry name, never following a link.
-func (l *dirList) lstat(name string) (fileStat, error) {
-	fi, err := l.r.Lstat(name)
-	if err != nil {
-		return fileStat{}, err
-	}
-	return statOf(fi), nil
-}
-
-// dirEntry is an entry of a directory listing: its name, its type
-// (fs.FileMode.Type bits) and its lstat.
+// dirEntry is an entry of a listing: its name, type bits and lstat.
 type dirEntry struct {
 	name string
 	typ  fs.FileMode
 	st   fileStat
 }
 
-// entries lists the directory, in the listing's order, with each entry's
-// lstat: os.File.ReadDir of a directory opened in an os.Root takes it
-// relative to the directory's descriptor, and leaves out an entry removed
-// since the listing. The directory is the root's own, "." (no FIFO can be
-// there): it is opened as a directory, not through ReadDir's non-blocking
-// open, which the runtime's poller would then try to register.
+// entries lists the directory with each entry's lstat (relative to its
+// descriptor), leaving out entries removed since. "." is opened plainly,
+// not through ReadDir's non-blocking open, which the runtime's poller
+// would try to register.
 func (l *dirList) entries() ([]dirEntry, error) {
 	f, err := l.r.Open(".")
 	if err != nil {

@@ -4,8 +4,7 @@ import "bytes"
 
 // Line endings, as git 2.39's convert.c converts them.
 
-// outputCRLF reports whether a checkout writes CRLF line endings for a
-// file with action a (convert.c's output_eol).
+// outputCRLF is convert.c's output_eol == EOL_CRLF.
 func (k Checkout) outputCRLF(a crlfAction) bool {
 	switch a {
 	case crlfTextCRLF, crlfUndefined, crlfAutoCRLF:
@@ -71,8 +70,7 @@ func (k Checkout) willCRLF(s textStat, a crlfAction) bool {
 	return !a.auto() || (s.lonecr == 0 && s.crlf == 0 && !s.binary())
 }
 
-// crlfToGit is convert.c's crlf_to_git; indexCRLF reports whether the
-// file's blob in the index has CRLF line endings (has_crlf_in_index),
+// crlfToGit is convert.c's crlf_to_git; indexCRLF is has_crlf_in_index,
 // asked only when it matters.
 func crlfToGit(b []byte, a crlfAction, indexCRLF func() (bool, error)) ([]byte, error) {
 	if a == crlfBinary || len(b) == 0 || bytes.IndexByte(b, '\r') < 0 {

@@ -116,3 +116,12 @@ func runGit(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// lstat returns the status of the entry name of l, never following a link.
+func (l *dirList) lstat(name string) (fileStat, error) {
+	fi, err := l.r.Lstat(name)
+	if err != nil {
+		return fileStat{}, err
+	}
+	return statOf(fi), nil
+}

@@ -8,27 +8,24 @@ import (
 
 // The ident attribute, as git 2.39's convert.c applies it.
 
-// identRE finds what ident expands or collapses: the keywords
-// convert.c's count_ident counts.
+// identRE finds the keywords convert.c's count_ident counts.
 var identRE = regexp.MustCompile(`\$Id(\$|:[^$\n]*\$)`)
 
 // expandedRE finds an expanded keyword, which ident_to_git collapses.
 var expandedRE = regexp.MustCompile(`\$Id:[^$\n]*\$`)
 
-// countIdent is convert.c's count_ident.
-func countIdent(b []byte) int { return len(identRE.FindAllIndex(b, -1)) }
-
 // identToGit is convert.c's ident_to_git: "$Id: ... $" collapses to "$Id$".
 func identToGit(b []byte) []byte { return expandedRE.ReplaceAllLiteral(b, []byte("$Id$")) }
 
-// identToWorktree is convert.c's ident_to_worktree: "$Id$" (and an
-// expanded id that crept into the blob) becomes "$Id: <blob id> $".
+// identToWorktree is convert.c's ident_to_worktree: "$Id$" (or an
+// expanded one in the blob) becomes "$Id: <blob id> $".
 func identToWorktree(b []byte) []byte {
-	if countIdent(b) == 0 {
+	n := len(identRE.FindAllIndex(b, -1)) // convert.c's count_ident
+	if n == 0 {
 		return b
 	}
 	id := hashObject("blob", b).String()
-	out := make([]byte, 0, len(b)+countIdent(b)*(len(id)+3))
+	out := make([]byte, 0, len(b)+n*(len(id)+3))
 	for {
 		d := bytes.IndexByte(b, '$')
 		if d < 0 {

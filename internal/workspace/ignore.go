@@ -9,8 +9,7 @@ import (
 	"strings"
 )
 
-// rule is one pattern of an ignore file in directory domain, as dir.c's
-// add_pattern keeps it.
+// rule is one pattern of an ignore file in directory domain.
 type rule struct {
 	pathPattern
 	domain []string // the directory holding the ignore file, as components
@@ -20,8 +19,7 @@ type rule struct {
 
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-// parseRules parses the content of an ignore file found in directory
-// domain, as dir.c's add_patterns_from_buffer does.
+// parseRules is dir.c's add_patterns_from_buffer.
 func parseRules(data []byte, domain []string) []rule {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	domain = slices.Clone(domain)
@@ -38,8 +36,7 @@ func parseRules(data []byte, domain []string) []rule {
 	return rules
 }
 
-// trimTrailingSpaces is dir.c's trim_trailing_spaces: the spaces that end
-// line go, but one a backslash escapes (and those before it).
+// trimTrailingSpaces is dir.c's trim_trailing_spaces.
 func trimTrailingSpaces(line string) string {
 	last := -1 // where the trailing spaces start
 	for i := 0; i < len(line); i++ {
@@ -62,10 +59,8 @@ func trimTrailingSpaces(line string) string {
 	return line
 }
 
-// ignored reports whether path (as components relative to the root) is
-// excluded by rules, which are in increasing order of precedence: the
-// last rule that matches decides, as in dir.c's
-// last_matching_pattern_from_list.
+// ignored reports whether rules exclude path (components from the root):
+// the last that matches decides (last_matching_pattern_from_list).
 func ignored(rules []rule, path []string, isDir bool) bool {
 	var full string // path, slash-separated, once a rule needs it
 	for i := len(rules) - 1; i >= 0; i-- {
@@ -86,9 +81,9 @@ func ignored(rules []rule, path []string, isDir bool) bool {
 // maxIgnoreFile is the largest ignore file read; a larger one is an error.
 const maxIgnoreFile = 16 << 20
 
-// readRules appends the rules of the ignore file name in directory r (at
-// domain) to rules. A missing file, or one that is not a regular file, adds
-// nothing: git does not follow a symbolic link named .gitignore either.
+// readRules appends the rules of the ignore file name of r (at domain).
+// One that is not a regular file adds nothing: git follows no link
+// named .gitignore either.
 func readRules(r *os.Root, name string, domain []string, rules []rule) ([]rule, error) {
 	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {

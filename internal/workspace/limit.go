@@ -10,31 +10,18 @@ import (
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
-// Bounds. What is in a loop root is the agents' doing, and nothing they
-// put there may make a walk of it cost what the run's budgets do not
-// allow: every walk and every read of a file takes a context, checked
-// between entries and within a large file's read, and ends with an error
-// wrapping its cause when it is done; a snapshot refuses, by its lstat
-// alone, a file larger than its limit ([Checkout.MaxFileSize]); and no
-// walk enters a directory deeper than [MaxDepth] or takes on a path
-// longer than [MaxPathBytes].
-
 // DefaultMaxFileSize is the largest regular file a snapshot holds unless
 // [Checkout.MaxFileSize] says otherwise: 100 MiB, the largest file GitHub
 // accepts in a push, so that whatever a snapshot holds can be delivered.
 const DefaultMaxFileSize = 100 << 20
 
-// MaxDepth is how many directories deep below the loop root a walk goes,
-// and MaxPathBytes the longest path (slash-separated, relative to the
-// root, as git records it) it takes on. Git checks a tree out by paths
-// relative to the top of the checkout, and Linux refuses a path of
-// PATH_MAX (4,096) bytes or more, its final NUL included: no checkout
-// there writes a longer path, and since each directory adds at least two
-// bytes ("d/"), none writes anything deeper than 2,048 directories. (Git
-// 2.45 and later also refuse trees deeper than core.maxTreeDepth, 4,096
-// by default.) So nothing beyond these limits can be delivered, and a walk
-// that stops at them keeps the memory it holds for the directories it is
-// in, and for every path it records, within a few KiB each.
+// MaxDepth is how many directories deep a walk goes, and MaxPathBytes the
+// longest path (relative to the root, as git records it) it takes on.
+// Linux refuses paths of PATH_MAX (4,096) bytes or more, NUL included, and
+// git checks out by paths relative to the checkout's top: no checkout
+// writes a longer path, nor, at two bytes a directory ("d/"), one deeper
+// than 2,048. Nothing beyond can be delivered, and a walk stopping there
+// holds a few KiB per directory and per path.
 const (
 	MaxDepth     = 2048
 	MaxPathBytes = 4095
@@ -62,9 +49,8 @@ func tooLargeFile(rel string, size, limit int64) error {
 	return fmt.Errorf("%q is %s (%d bytes): %w (%s)", rel, phrase.Bytes(size), size, ErrFileTooLarge, phrase.Bytes(limit))
 }
 
-// CheckFileSize refuses a regular file of size bytes, at rel, larger than
-// limit, with an error wrapping ErrFileTooLarge that names it: a walk's,
-// and package isolate's for what it copies.
+// CheckFileSize refuses a file at rel of size bytes larger than limit,
+// with an error wrapping ErrFileTooLarge that names it.
 func CheckFileSize(rel string, size, limit int64) error {
 	if size > limit {
 		return tooLargeFile(rel, size, limit)
@@ -72,9 +58,7 @@ func CheckFileSize(rel string, size, limit int64) error {
 	return nil
 }
 
-// checkDepth refuses the path of a directory a walk is about to enter, or
-// of an entry it records, that is beyond MaxDepth or MaxPathBytes. It
-// costs a pass over the path's components, which is bounded by the limit.
+// checkDepth refuses a path beyond MaxDepth or MaxPathBytes.
 func checkDepth(path []string) error {
 	n := len(path) - 1 // the slashes
 	for _, c := range path {
@@ -86,8 +70,8 @@ func checkDepth(path []string) error {
 	return tooDeep(path, n)
 }
 
-// tooDeep is the error of checkDepth for path, of n bytes: it names the
-// path by its first and last components.
+// tooDeep is checkDepth's error for path, of n bytes, named by its first
+// and last components.
 func tooDeep(path []string, n int) error {
 	shown := strings.Join(path, "/")
 	if len(path) > 8 {
@@ -96,8 +80,7 @@ func tooDeep(path []string, n int) error {
 	return fmt.Errorf("%q (%d directories, %d bytes): %w", shown, len(path), n, ErrTooDeep)
 }
 
-// placedError is an error of a walk in the directory at Path (a
-// subdirectory's, named relative to the root).
+// placedError is an error of a walk in the directory at Path.
 type placedError struct {
 	Path string
 	Err  error
@@ -106,10 +89,9 @@ type placedError struct {
 func (e *placedError) Error() string { return fmt.Sprintf("scan %q: %s", e.Path, e.Err) }
 func (e *placedError) Unwrap() error { return e.Err }
 
-// placed is err, if not nil, placed in the directory rel: once, by the
-// deepest directory it came from. (Wrapped again at every level on the
-// way up, an error from 2,000 directories down would be 2,000 copies of
-// ever longer paths, costing the cube of the depth to make.)
+// placed is err placed in the directory rel, once, by the deepest: wrapped
+// at every level, an error 2,000 directories down would cost the cube of
+// the depth to make.
 func placed(rel string, err error) error {
 	var pe *placedError
 	if err == nil || errors.As(err, &pe) {
@@ -118,8 +100,8 @@ func placed(rel string, err error) error {
 	return &placedError{Path: rel, Err: err}
 }
 
-// stopped is the error of a walk or a read whose context ctx is done: it
-// wraps ctx's cause, and ctx's error where that is another.
+// stopped is the error of a walk or read whose ctx is done: it wraps the
+// cause, and ctx's error where that is another.
 func stopped(ctx context.Context) error {
 	err, cause := ctx.Err(), context.Cause(ctx)
 	if cause == nil || errors.Is(cause, err) {
@@ -136,7 +118,7 @@ func live(ctx context.Context) error {
 	return nil
 }
 
-// ctxReader reads from r until ctx is done: each read first checks it.
+// ctxReader reads from r until ctx is done.
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

@@ -236,7 +236,7 @@ func TestFileGrownPastLimit(t *testing.T) {
 		t.Skip(err)
 	}
 	w := &walker{ctx: t.Context(), mode: hashing, cache: new(statCache[cacheEntry]).begin(time.Now()), reads: new(atomic.Int64), k: Checkout{MaxFileSize: 1 << 20}}
-	_, err = w.read(l, "f", "f", s, nil)
+	_, err = w.read(l.r, "f", "f", s, nil)
 	if !errors.Is(err, ErrFileTooLarge) || !strings.Contains(err.Error(), `"f" is 1 TiB`) {
 		t.Errorf("err = %v, want the grown file refused", err)
 	}

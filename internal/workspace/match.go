@@ -1,19 +1,15 @@
 package workspace
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"strings"
 )
 
-// Matcher tells which paths of a tree a snapshot includes, as far as the
-// entries it never holds (.git at any depth, .loop at the top) and the
-// ignore rules go: the .gitignore files of the tree, read as they are
-// needed, and a .git/info/exclude. It answers for paths whether or not
-// they exist, looking at nothing on disk but those files, and never reads
-// one through a symbolic link or a named pipe. A Matcher caches what it
-// reads: make a new one when ignore files may have changed.
+// Matcher tells which paths of a tree a snapshot includes: never .git nor
+// the top .loop, and not what the tree's .gitignore files (read as
+// needed, never through a link or a named pipe) or a .git/info/exclude
+// ignore. Paths need not exist. It caches what it reads: make a new one
+// when ignore files may have changed.
 type Matcher struct {
 	r       *os.Root
 	exclude []rule
@@ -27,8 +23,7 @@ type dirRules struct {
 	real    bool   // a real directory: its ignore file may be read
 }
 
-// NewMatcher returns a Matcher for the tree r, with r's .git/info/exclude
-// when r has a .git directory.
+// NewMatcher returns a Matcher for the tree r.
 func NewMatcher(r *os.Root) (*Matcher, error) {
 	exclude, err := readInfoExclude(r)
 	if err != nil {
@@ -37,17 +32,14 @@ func NewMatcher(r *os.Root) (*Matcher, error) {
 	return &Matcher{r: r, exclude: exclude, dirs: map[string]dirRules{}}, nil
 }
 
-// Over returns a Matcher for the tree r with m's .git/info/exclude: a
-// copy of a loop root (an isolated node's worktree) under the root's
-// rules.
+// Over returns a Matcher for the tree r (a copy of the loop root) with
+// m's .git/info/exclude.
 func (m *Matcher) Over(r *os.Root) *Matcher {
 	return &Matcher{r: r, exclude: m.exclude, dirs: map[string]dirRules{}}
 }
 
-// Included reports whether a snapshot would include a file or symbolic
-// link at rel (slash-separated, relative to the tree): no component is
-// .git, the first is not .loop, and neither rel nor a directory above it
-// is ignored.
+// Included reports whether a snapshot would include a file or link at
+// rel.
 func (m *Matcher) Included(rel string) (bool, error) {
 	parts := strings.Split(rel, "/")
 	for i, c := range parts {
@@ -74,10 +66,14 @@ func (m *Matcher) dir(parts []string) (dirRules, error) {
 		if err != nil {
 			return dirRules{}, err
 		}
-		d.rules = up.rules
+		d.rules, d.real = up.rules, false
 		d.ignored = up.ignored || ignored(up.rules, parts, true)
-		if d.real, err = m.isDir(up, key); err != nil {
-			return dirRules{}, err
+		if up.real { // a real directory of the tree?
+			fi, err := m.r.Lstat(key)
+			if err != nil && !missing(err) {
+				return dirRules{}, err
+			}
+			d.real = err == nil && fi.IsDir()
 		}
 	}
 	if d.real && !d.ignored {
@@ -88,19 +84,6 @@ func (m *Matcher) dir(parts []string) (dirRules, error) {
 	}
 	m.dirs[key] = d
 	return d, nil
-}
-
-// isDir reports whether key, a child of the directory up, is a real
-// directory of the tree.
-func (m *Matcher) isDir(up dirRules, key string) (bool, error) {
-	if !up.real {
-		return false, nil
-	}
-	fi, err := m.r.Lstat(key)
-	if errors.Is(err, fs.ErrNotExist) || missing(err) {
-		return false, nil
-	}
-	return err == nil && fi.IsDir(), err
 }
 
 // join joins a directory ("" for the top) and a name.

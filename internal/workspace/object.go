@@ -8,14 +8,13 @@ import (
 	"strings"
 )
 
-// ObjectID is a binary git object id (SHA-1): a blob's is what a file or
-// symbolic link is, as far as a snapshot is concerned.
+// ObjectID is a binary git object id (SHA-1).
 type ObjectID [sha1.Size]byte
 
 // String returns id in hex, as git prints it.
 func (id ObjectID) String() string { return hex.EncodeToString(id[:]) }
 
-// Git tree entry modes, spelled as git writes them in tree objects.
+// Git tree entry modes, as tree objects spell them.
 const (
 	modeFile    = "100644"
 	modeExec    = "100755"
@@ -31,7 +30,7 @@ type entry struct {
 	obj  *toStore // when storing ([Hasher.WriteObjects]): what storing the object takes
 }
 
-// toStore is what storing the object of an entry takes, beyond its id.
+// toStore is what storing an entry's object takes beyond its id.
 type toStore struct {
 	unverified bool       // a file hashed from the cache, or a symbolic link: its blob may be missing from the store
 	rel        string     // an unverified file's path, slash-separated
@@ -40,8 +39,7 @@ type toStore struct {
 	conv       *converted // how an unverified file converts (nil: nothing converts it)
 }
 
-// sortKey is the name git compares entries by: directories sort as if
-// their name had a trailing slash.
+// sortKey is what git sorts entries by: a directory's name with a slash.
 func (e entry) sortKey() string {
 	if e.mode == modeTree {
 		return e.name + "/"
@@ -56,7 +54,7 @@ func sortEntries(es []entry) {
 	})
 }
 
-// treeBody is the content of the tree object holding the sorted entries es.
+// treeBody is the content of the tree holding the sorted entries es.
 func treeBody(es []entry) []byte {
 	size := 0
 	for _, e := range es {
@@ -73,12 +71,12 @@ func treeBody(es []entry) []byte {
 	return body
 }
 
-// treeID returns the id of the tree object holding the sorted entries es.
+// treeID is the id of the tree holding the sorted entries es.
 func treeID(es []entry) ObjectID {
 	return hashObject("tree", treeBody(es))
 }
 
-// hashObject returns the git id of an object of the given kind and content.
+// hashObject returns the id of an object of kind and content.
 func hashObject(kind string, content []byte) ObjectID {
 	h := sha1.New()
 	h.Write(objectHeader(kind, int64(len(content))))
@@ -86,7 +84,7 @@ func hashObject(kind string, content []byte) ObjectID {
 	return ObjectID(h.Sum(nil))
 }
 
-// objectHeader is the "<kind> <size>\x00" prefix hashed before an object's content.
+// objectHeader is the "<kind> <size>\x00" an object's id hashes first.
 func objectHeader(kind string, size int64) []byte {
 	b := append([]byte(kind), ' ')
 	b = strconv.AppendInt(b, size, 10)

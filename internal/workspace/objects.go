@@ -2,70 +2,57 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// WriteObjects stores the loop root's current content in s as git objects
-// (its blobs and trees, the same tree [Hasher.Snapshot] names) and returns
-// its snapshot, the id of the top tree. Only missing objects are written.
-//
-// The walk is that of Snapshot and refreshes the same blob cache, so files
-// whose stat is unchanged are not read. The store is then filled from the
-// top tree down, and a tree already in s is taken to be complete, as in
-// any git object store (objects are written before the trees that name
-// them, here and by git): for an unchanged root WriteObjects asks s about
-// one object; for a changed file, about the entries of the directories on
-// its path. WriteObjects writes nothing but the objects of s.
-//
-// A file that changes while it is stored is stored as read: the returned
-// tree describes the content that s holds. WriteObjects stops when ctx is
-// done (see Snapshot); the objects it stored until then stay in s.
+// WriteObjects stores the loop root's blobs and trees in s and returns its
+// snapshot. The walk is Snapshot's, with the same cache; s is filled from
+// the top down, a tree already there taken to be complete (objects are
+// written before the trees naming them, here and by git), so an unchanged
+// root costs one question to s. A file changing meanwhile is stored as
+// read: the tree describes what s holds. It stops when ctx is done.
 func (h *Hasher) WriteObjects(ctx context.Context, s storer.EncodedObjectStorer) (Snapshot, error) {
-	id, _, err := h.walk(ctx, &objectStore{s: s})
+	id, _, err := h.walk(ctx, s)
 	if err != nil {
 		return "", fmt.Errorf("store snapshot of %q: %w", h.root, err)
 	}
 	return Snapshot(id.String()), nil
 }
 
-// objectStore is where a walk of the loop root stores what it finds.
-type objectStore struct {
-	ctx   context.Context // the walk's
-	s     storer.EncodedObjectStorer
-	root  *os.Root // the loop root
-	reads *atomic.Int64
-	k     Checkout // how files convert
-	base  Base
-}
-
-// file reads the regular file name in r (at rel), whose lstat result is
-// fi and which converts as cv says, stores its blob unless the store has
-// it, and returns its id with the status of the file read and why no
-// checkout reproduces it ("" when one does).
-func (o *objectStore) file(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
-	var convert func(b []byte) ([]byte, string, error)
-	if cv != nil {
-		convert = func(b []byte) ([]byte, string, error) { return o.k.convertFile(rel, b, *cv, o.base) }
-	}
-	return readBlob(o.ctx, r, name, fi, o.k.maxFileSize(), convert, func(id ObjectID, blob []byte) error {
-		return o.ensure(plumbing.BlobObject, id, blob)
+// readBlob reads the file name in r (at rel, lstat: fi) as readStable
+// does, and returns the id of the blob cv (nil: none) makes of it, the
+// status read and why no checkout reproduces it; it stores it if storing.
+func (w *walker) readBlob(r *os.Root, name string, fi fs.FileInfo, rel string, cv *convs) (ObjectID, fs.FileInfo, string, error) {
+	var id ObjectID
+	var why string
+	now, err := readStable(r, name, fi, w.k.maxFileSize(), func(f *os.File, now fs.FileInfo) error {
+		blob, err := readAll(w.ctx, f, now.Size())
+		if err == nil && cv != nil {
+			blob, why, err = w.k.convertFile(rel, blob, *cv, w.base)
+		}
+		if err != nil {
+			return err
+		}
+		if id = hashObject("blob", blob); w.mode == storing {
+			return w.ensure(plumbing.BlobObject, id, blob)
+		}
+		return nil
 	})
+	return id, now, why, err
 }
 
-// tree makes sure the tree holding es, and everything in it, is in the
-// store, and returns its id. It descends only into what is missing.
-func (o *objectStore) tree(es []entry) (ObjectID, error) {
+// tree stores the tree holding es and all in it, descending only into
+// what is missing, and returns its id.
+func (w *walker) tree(es []entry) (ObjectID, error) {
 	body := treeBody(es)
 	id := hashObject("tree", body)
-	if o.has(id) {
+	if w.has(id) {
 		return id, nil
 	}
 	changed := false
@@ -75,13 +62,13 @@ func (o *objectStore) tree(es []entry) (ObjectID, error) {
 		var err error
 		switch {
 		case e.mode == modeTree:
-			got, err = o.tree(e.obj.sub)
+			got, err = w.tree(e.obj.sub)
 		case e.obj == nil || !e.obj.unverified:
 			continue // read and stored by the walk
 		case e.mode == modeSymlink:
-			got, err = e.id, o.ensure(plumbing.BlobObject, e.id, []byte(e.obj.link))
+			got, err = e.id, w.ensure(plumbing.BlobObject, e.id, []byte(e.obj.link))
 		default:
-			got, err = o.cached(e)
+			got, err = w.cached(e)
 		}
 		if err != nil {
 			return ObjectID{}, err
@@ -93,78 +80,56 @@ func (o *objectStore) tree(es []entry) (ObjectID, error) {
 		body = treeBody(es)
 		id = hashObject("tree", body)
 	}
-	return id, o.write(plumbing.TreeObject, id, body)
+	return id, writeObject(w.s, plumbing.TreeObject, id, body)
 }
 
-// cached stores the blob of a file hashed from the cache, unless the
-// store has it, and returns its id: that of what was read if the file
-// changed since.
-func (o *objectStore) cached(e *entry) (ObjectID, error) {
-	if o.has(e.id) {
+// cached stores the blob of a file hashed from the cache, if missing, and
+// returns its id: of what was read, if the file changed since.
+func (w *walker) cached(e *entry) (ObjectID, error) {
+	if w.has(e.id) {
 		return e.id, nil
 	}
-	if err := live(o.ctx); err != nil {
+	if err := live(w.ctx); err != nil {
 		return ObjectID{}, err
 	}
-	name := filepath.FromSlash(e.obj.rel)
-	fi, err := o.root.Lstat(name)
+	rel, name := e.obj.rel, filepath.FromSlash(e.obj.rel)
+	fi, err := w.root.Lstat(name)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errChanged
 	}
-	if err == nil {
-		err = CheckFileSize(e.obj.rel, fi.Size(), o.k.maxFileSize())
+	if err != nil {
+		return ObjectID{}, fmt.Errorf("store %q: %w", rel, err)
 	}
-	var id ObjectID
-	var now fs.FileInfo
-	if err == nil {
-		o.reads.Add(1)
-		var cv *convs
-		if e.obj.conv != nil {
-			cv = &e.obj.conv.cv
-		}
-		id, now, _, err = o.file(o.root, name, fi, e.obj.rel, cv)
-	}
-	switch {
-	case errors.Is(err, errOverLimit):
-		return ObjectID{}, tooLargeFile(e.obj.rel, now.Size(), o.k.maxFileSize())
-	case errors.Is(err, ErrFileTooLarge):
+	if err := CheckFileSize(rel, fi.Size(), w.k.maxFileSize()); err != nil {
 		return ObjectID{}, err
-	case err != nil:
-		return ObjectID{}, fmt.Errorf("store %q: %w", e.obj.rel, err)
 	}
-	return id, nil
+	var cv *convs
+	if e.obj.conv != nil {
+		cv = &e.obj.conv.cv
+	}
+	return w.read(w.root, name, rel, statOf(fi), cv)
 }
 
 // has reports whether the store holds the object id.
-func (o *objectStore) has(id ObjectID) bool {
-	return o.s.HasEncodedObject(plumbing.Hash(id)) == nil
+func (w *walker) has(id ObjectID) bool {
+	return w.s.HasEncodedObject(plumbing.Hash(id)) == nil
 }
 
 // ensure stores an object unless the store has it.
-func (o *objectStore) ensure(kind plumbing.ObjectType, id ObjectID, content []byte) error {
-	if o.has(id) {
+func (w *walker) ensure(kind plumbing.ObjectType, id ObjectID, content []byte) error {
+	if w.has(id) {
 		return nil
 	}
-	return o.write(kind, id, content)
+	return writeObject(w.s, kind, id, content)
 }
 
-// write stores an object whose id the caller computed, and checks that the
-// store agrees.
-func (o *objectStore) write(kind plumbing.ObjectType, id ObjectID, content []byte) error {
-	obj := o.s.NewEncodedObject()
+// writeObject stores an object whose id the caller computed, checking
+// that s agrees.
+func writeObject(s storer.EncodedObjectStorer, kind plumbing.ObjectType, id ObjectID, content []byte) error {
+	obj := &plumbing.MemoryObject{}
 	obj.SetType(kind)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(content); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	got, err := o.s.SetEncodedObject(obj)
+	obj.Write(content)
+	got, err := s.SetEncodedObject(obj)
 	if err != nil {
 		return fmt.Errorf("store %s %x: %w", kind, id, err)
 	}

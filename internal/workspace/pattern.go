@@ -2,12 +2,10 @@ package workspace
 
 import "strings"
 
-// pathPattern is a pattern of an ignore or an attributes file as dir.c's
-// parse_path_pattern leaves it, matched as its match_basename and
-// match_pathname match it, with git's wildmatch: git has one matcher for
-// both kinds of file, and so does this package. (go-git's gitignore
-// package matches a path when a pattern matches one of its ancestors, and
-// "**" greedily, where git does neither.)
+// pathPattern is a pattern of an ignore or attributes file as dir.c's
+// parse_path_pattern leaves it, matched as match_basename and
+// match_pathname do: one matcher for both, as in git. (go-git's gitignore
+// matches a path when a pattern matches an ancestor, and "**" greedily.)
 type pathPattern struct {
 	pattern string // no "!", no trailing "/"
 	noDir   bool   // the pattern has no slash: it matches a base name
@@ -24,9 +22,8 @@ func parsePathPattern(p string) pathPattern {
 	return pp
 }
 
-// matches reports whether the pattern, of a file in the directory dir
-// ("" for the top), matches path (slash-separated, from the top; needed
-// only when the pattern has a slash), whose base name is base.
+// matches reports whether the pattern, of a file in dir, matches path
+// (needed only for a pattern with a slash), whose base name is base.
 func (p *pathPattern) matches(path, base, dir string, isDir bool) bool {
 	if p.mustDir && !isDir {
 		return false
@@ -40,8 +37,7 @@ func (p *pathPattern) matches(path, base, dir string, isDir bool) bool {
 	return matchPathname(path, dir, p.pattern, p.prefix)
 }
 
-// matchPathname is dir.c's match_pathname: pattern (with its literal
-// prefix of length prefix) anchored at the directory base.
+// matchPathname is dir.c's match_pathname, anchored at the directory base.
 func matchPathname(path, base, pattern string, prefix int) bool {
 	if strings.HasPrefix(pattern, "/") {
 		pattern, prefix = pattern[1:], prefix-1

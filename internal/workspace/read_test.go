@@ -124,7 +124,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 	}
 	defer r.Close()
 	w := &walker{ctx: t.Context(), mode: hashing, cache: new(statCache[cacheEntry]).begin(time.Now()), reads: new(atomic.Int64)}
-	o := &objectStore{ctx: t.Context(), s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
+	o := &walker{ctx: t.Context(), mode: storing, cache: new(statCache[cacheEntry]).begin(time.Now()), s: memory.NewStorage(), root: r, reads: new(atomic.Int64)}
 	mem := memory.NewStorage()
 	x := &restorer{ctx: t.Context(), s: mem}
 	emptyBlob := storeObject(t, mem, plumbing.BlobObject, nil)
@@ -149,8 +149,8 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			_, _, err := w.subdir(openListing(r), []string{"fifo"}, statOf(dirInfo), nil)
 			return err
 		},
-		"objectStore.file": func() error { _, _, _, err := o.file(r, "fifo", fileInfo, "fifo", nil); return err },
-		"CopyNew":          func() error { _, err := CopyNew(t.Context(), r, dst, "fifo", fileInfo); return err },
+		"walker.readBlob": func() error { _, _, _, err := o.readBlob(r, "fifo", fileInfo, "fifo", nil); return err },
+		"CopyNew":         func() error { _, err := CopyNew(t.Context(), r, dst, "fifo", fileInfo); return err },
 		"Writer.Copy": func() error {
 			_, err := openWriter(t, t.TempDir()).Copy(t.Context(), "fifo", r, fileInfo)
 			return err
@@ -168,7 +168,7 @@ func TestReadersNeverBlockOnFIFO(t *testing.T) {
 			return err
 		},
 		"openSame": func() error { _, err := openSame(r, "fifo", dirInfo); return err },
-		"objectStore.cached": func() error {
+		"walker.cached": func() error {
 			_, err := o.cached(&entry{obj: &toStore{rel: "fifo", unverified: true}})
 			return err
 		},

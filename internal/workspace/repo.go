@@ -3,7 +3,6 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,18 +24,15 @@ type Repo struct {
 	Common string // where its objects, refs and config are: GitDir, or what its commondir file names
 }
 
-// OpenRepo opens the repository of the loop root root for reading. Its
-// repository is read after agents ran, and agents can put a named pipe
-// where git keeps an object or a ref, which go-git's plain open would
-// wait on forever: every file of the git directory, of the common
-// directory and of the alternates is opened non-blocking (a pipe then
-// reads as empty, an object in its place as corrupt). The root's .git is
-// a directory or a gitdir: file (a linked worktree, a submodule), whose
-// commondir is followed as git follows it, and so are alternates wherever
-// they are (go-git's plain open resolves them inside the git directory,
-// so the absolute one of the hook's isolated checkout was not found). A
-// root whose .git is absent, a link, or names no directory with a HEAD
-// file has none: [git.ErrRepositoryNotExists].
+// OpenRepo opens the repository of the loop root for reading. Agents can
+// put a named pipe where git keeps an object or a ref, which go-git's
+// plain open would wait on forever: every file of the git, common and
+// alternate directories is opened non-blocking (a pipe reads as empty).
+// .git may be a gitdir: file, whose commondir is followed as git does,
+// and alternates are followed wherever they are (go-git's plain open
+// looks inside the git directory only). A root whose .git is absent, a
+// link, or names no directory with a HEAD has none
+// ([git.ErrRepositoryNotExists]).
 func OpenRepo(root string) (*Repo, error) {
 	gitdir, common, err := gitDirs(root)
 	if err != nil {
@@ -55,9 +51,8 @@ func OpenRepo(root string) (*Repo, error) {
 	return &Repo{Repository: repo, GitDir: gitdir, Common: common}, nil
 }
 
-// gitDirs returns the absolute paths of the root's git directory (.git,
-// or the directory a gitdir: file names) and of its common directory
-// (the same, or what its commondir file names).
+// gitDirs returns the absolute paths of the root's git and common
+// directories.
 func gitDirs(root string) (gitdir, common string, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -92,8 +87,7 @@ func gitDirs(root string) (gitdir, common string, err error) {
 	return gitdir, common, nil
 }
 
-// resolveDir is p as a git file names it from the directory base: as it
-// is when absolute, else relative to base.
+// resolveDir is p as a git file in base names it.
 func resolveDir(base, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -101,15 +95,12 @@ func resolveDir(base, p string) string {
 	return filepath.Join(base, p)
 }
 
-// maxGitFile bounds what ReadGitFile reads: more than a shallow list or
-// an alternates file can sensibly hold.
+// maxGitFile bounds what ReadGitFile reads.
 const maxGitFile = 1 << 20
 
-// ReadGitFile reads the small file name of a git directory (an absolute
-// path: HEAD, commondir, shallow, objects/info/alternates), or returns
-// nil when there is none. It refuses a link and anything but a regular
-// file (wrapping [ErrNotRegular]) without blocking, and a file larger
-// than 1 MiB.
+// ReadGitFile reads the small file name (an absolute path) of a git
+// directory, nil when there is none. It refuses without blocking a link
+// and anything but a regular file ([ErrNotRegular]), and over 1 MiB.
 func ReadGitFile(name string) ([]byte, error) {
 	lfi, err := os.Lstat(name)
 	switch {
@@ -128,19 +119,10 @@ func ReadGitFile(name string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !os.SameFile(lfi, fi) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular} // swapped since the lstat
 	}
-	if lfi.Size() > maxGitFile {
-		return nil, tooLarge(name, maxGitFile)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxGitFile+1))
-	if err == nil && len(data) > maxGitFile {
-		return nil, tooLarge(name, maxGitFile)
-	}
-	return data, err
+	return readLimited(f, lfi.Size(), name, maxGitFile)
 }
 
-// nonBlocking is a file system whose files are opened with O_NONBLOCK
-// when they are opened for reading only: a named pipe in their place is
-// never waited on.
+// nonBlocking is a file system opening files for reading with O_NONBLOCK.
 type nonBlocking struct{ billy.Filesystem }
 
 func (n nonBlocking) Open(name string) (billy.File, error) {

@@ -20,35 +20,23 @@ import (
 )
 
 // Restore makes the content of the loop root equal to the tree snapshot,
-// whose objects s holds (as [Hasher.WriteObjects] stores them), and
-// returns how many paths it changed: files and symbolic links written,
-// modes changed, and paths deleted.
+// whose objects s holds ([Hasher.WriteObjects]), and returns how many
+// paths it changed (written, mode changed, deleted).
 //
-// It writes the files whose content or kind differs (0644, or 0755 for
-// executables; through a temporary file renamed into place), sets the
-// execute bit where only it differs (on the file it compared, never
-// through a link), recreates symbolic links, and deletes what the
-// snapshot would record but the tree lacks. It never touches .git (at any
-// depth), the root's .loop, or files the ignore rules exclude (each
-// directory's .gitignore is restored first, so its rules are the restored
-// ones), except where the tree needs their path. Unchanged files are left
-// alone. It writes through a [Writer] on the root, entering directories
-// as the Writer does: one at a time, never through a symbolic link or a
-// named pipe; a directory the tree needs where something else is gets
-// replaced.
+// Files are written as a checkout writes them, smudged by the tree's
+// .gitattributes ([Smudger]); a file already holding that is left alone,
+// and one whose execute bit alone differs is chmod'ed (through the file it
+// compared, never a link). It deletes what a snapshot would record but the
+// tree lacks, and never touches .git, the root's .loop or ignored files
+// (each directory's .gitignore is restored first, so the rules are the
+// restored ones) unless the tree needs their path. It writes as a
+// [Writer]: never through a symbolic link or a named pipe; a directory the
+// tree needs where something else is gets replaced. Afterwards a snapshot
+// of the root equals tree, unless .git/info/exclude ignores some of it.
 //
-// Afterwards a snapshot of the root equals tree unless the root's
-// .git/info/exclude ignores something the tree holds.
-//
-// Files are written as a checkout writes them: each blob smudged by the
-// tree's own .gitattributes (see [Smudger]), so a `*.bat text eol=crlf`
-// file comes back with CRLF line endings; a file on disk is left alone
-// when it already holds what the checkout would write.
-//
-// It stops when ctx is done, between entries and within a file's write,
-// with an error wrapping its cause: what it wrote until then stays
-// written. A tree deeper than MaxDepth, or holding a path longer than
-// MaxPathBytes, is refused where it goes beyond (ErrTooDeep).
+// It stops when ctx is done, between entries and within a write, with an
+// error wrapping its cause (what it wrote stays written), and refuses a
+// tree beyond MaxDepth or MaxPathBytes (ErrTooDeep).
 func Restore(ctx context.Context, root string, s storer.EncodedObjectStorer, tree Snapshot) (changed int, err error) {
 	return RestoreWith(ctx, root, s, tree, Checkout{})
 }
@@ -84,25 +72,24 @@ type restorer struct {
 	changed int
 }
 
-// dir makes directory r, found at path, hold what the tree id holds.
-// path's backing array beyond its length is the restore's to use (as a
-// walk's: see eachChild).
+// dir makes directory r, at path, hold what the tree id holds. path is
+// extended in place (see eachEntry).
 func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash) error {
-	t, err := object.GetTree(x.s, id)
+	es, err := readTree(x.s, id, strings.Join(path, "/"))
 	if err != nil {
-		return fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+		return err
 	}
-	x.sm.enter(strings.Join(path, "/"), t.Entries)
-	want := make(map[string]bool, len(t.Entries))
-	for _, e := range t.Entries {
+	x.sm.enter(strings.Join(path, "/"), es)
+	want := make(map[string]bool, len(es))
+	for _, e := range es {
 		if err := checkName(e.Name, len(path) == 0); err != nil {
 			return err
 		}
 		want[e.Name] = true
 	}
-	i := slices.IndexFunc(t.Entries, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
+	i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
 	if i >= 0 {
-		if err := x.put(r, path, rules, t.Entries[i]); err != nil {
+		if err := x.put(r, path, rules, es[i]); err != nil {
 			return err
 		}
 	}
@@ -112,7 +99,7 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	if err := x.clear(r, path, rules, want); err != nil {
 		return err
 	}
-	for _, e := range t.Entries {
+	for _, e := range es {
 		if e.Name == ".gitignore" {
 			continue
 		}
@@ -123,8 +110,8 @@ func (x *restorer) dir(r *os.Root, path []string, rules []rule, id plumbing.Hash
 	return nil
 }
 
-// checkName refuses a tree entry that would escape its directory or write
-// where Restore must not.
+// checkName refuses a tree entry that escapes its directory or names what
+// Restore must not write.
 func checkName(name string, top bool) error {
 	switch {
 	case name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00"),
@@ -163,8 +150,7 @@ func (x *restorer) put(r *os.Root, path []string, rules []rule, e object.TreeEnt
 	return fmt.Errorf("%q has mode %s, which cannot be restored", rel, e.Mode)
 }
 
-// subdir makes the child e.Name of r a real directory, replacing what
-// else is there, and restores it.
+// subdir makes the child e.Name of r a real directory and restores it.
 func (x *restorer) subdir(r *os.Root, path []string, rules []rule, e object.TreeEntry) error {
 	fi, replaced, err := realDir(r, e.Name, strings.Join(path, "/"), reclaim)
 	if replaced != nil {
@@ -243,10 +229,9 @@ func (x *restorer) write(r *os.Root, e object.TreeEntry, perm fs.FileMode) error
 	return putFile(r, e.Name, ctxReader{x.ctx, src}, perm, reclaim)
 }
 
-// keep reports whether the regular file name, whose lstat result is fi,
-// holds the blob want (of size bytes; -1: the store says), and then gives
-// it the execute bits of perm if it lacks them: through the file it read,
-// which is the one lstat found.
+// keep reports whether the regular file name (lstat: fi) holds the blob
+// want, of size bytes (-1: the store says), and then gives it perm's
+// execute bits through the file it read, the one lstat found.
 func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64, fi fs.FileInfo, perm fs.FileMode) (bool, error) {
 	var err error
 	if size < 0 {
@@ -265,7 +250,10 @@ func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64,
 	defer f.Close()
 	h := blobHash(size)
 	if err := pump(x.ctx, nil, f, h, size); err != nil {
-		return false, ignoreChanged(err)
+		if errors.Is(err, errChanged) {
+			err = nil // changed while read: written over
+		}
+		return false, err
 	}
 	if plumbing.Hash(h.Sum(nil)) != want {
 		return false, nil
@@ -277,17 +265,8 @@ func (x *restorer) keep(r *os.Root, name string, want plumbing.Hash, size int64,
 	return true, f.Chmod(now.Mode().Perm()&^0o111 | perm&0o111)
 }
 
-// ignoreChanged is err, or nil for a file that changed while it was read
-// (it is then written over).
-func ignoreChanged(err error) error {
-	if errors.Is(err, errChanged) {
-		return nil
-	}
-	return err
-}
-
-// clear deletes what directory r, found at path, holds that a snapshot
-// would record and that keep does not name.
+// clear deletes what directory r, at path, holds that a snapshot would
+// record and keep does not name.
 func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[string]bool) error {
 	entries, err := openListing(r).entries()
 	if err != nil {
@@ -311,9 +290,8 @@ func (x *restorer) clear(r *os.Root, path []string, rules []rule, keep map[strin
 	return nil
 }
 
-// remove deletes the child of r at path: a file or link, or what a
-// directory holds that a snapshot would record, then the directory itself
-// if nothing else is left in it.
+// remove deletes the child of r at path: a file or link, or what of a
+// directory a snapshot records, then the directory if left empty.
 func (x *restorer) remove(r *os.Root, path []string, rules []rule, fi fs.FileInfo) error {
 	name := path[len(path)-1]
 	if err := live(x.ctx); err != nil {

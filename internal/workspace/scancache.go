@@ -6,20 +6,16 @@ import (
 )
 
 // ScanCache keeps what a scan (Writer.ScanCached) read of each regular
-// file, so that the next scan of the same paths reads again only the files
-// whose stat changed, or that were racily clean when read: the rule the
-// Hasher's stat cache follows (Stamp.Vouches), with the same cache. A
-// rewrite that keeps a file's size and puts its mtime back still changes
-// its ctime, which only the kernel sets. The cache holds what its last
-// scan found, nothing more. It is safe for concurrent use; use one per
-// set of paths scanned.
+// file, so that the next scan of the same paths reads again only files
+// whose stat changed or that were racily clean (Stamp.Vouches). A rewrite
+// that puts the mtime back still changes the ctime, which only the kernel
+// sets. It is safe for concurrent use; use one per set of paths scanned.
 type ScanCache struct{ c statCache[Entry] }
 
 // NewScanCache returns an empty cache.
 func NewScanCache() *ScanCache { return &ScanCache{} }
 
-// begin starts a scan: what it finds replaces the cache's content when it
-// ends. It returns nil for a nil c.
+// begin starts a scan (nil for a nil c).
 func (c *ScanCache) begin() *statPass[Entry] {
 	if c == nil {
 		return nil
@@ -34,8 +30,8 @@ func (c *ScanCache) end(p *statPass[Entry]) {
 	}
 }
 
-// recordCached is record of the entry name of directory l (at rel), whose
-// lstat found s, from the scan's cache p when it vouches for the file.
+// recordCached is record of the entry name of l (at rel, lstat: s), from
+// the cache p when it vouches for the file.
 func recordCached(ctx context.Context, p *statPass[Entry], l *dirList, rel, name string, s fileStat) Entry {
 	if p == nil || !s.key.mode.IsRegular() {
 		return record(ctx, l.r, name, s.fi)

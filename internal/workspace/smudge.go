@@ -12,13 +12,10 @@ import (
 )
 
 // Smudger says what a checkout of a git tree writes for its files: each
-// blob smudged by the tree's own .gitattributes, read as a checkout reads
-// them (from their blobs), under the settings of a [Checkout]: "$Id$"
-// expanded under ident, LF made CRLF where the line endings say so.
-// Filter drivers and working-tree-encoding are not run (a file under one
-// is written as its blob is, which is what a checkout without the driver
-// writes). [Restore] writes through one, and package delivery's Apply
-// too. A Smudger is safe for concurrent use.
+// blob smudged by the tree's own .gitattributes (read from their blobs)
+// under a [Checkout]'s settings. Filter drivers and working-tree-encoding
+// are not run: such a file is written as its blob, as a checkout without
+// the driver writes it. A Smudger is safe for concurrent use.
 type Smudger struct {
 	k      Checkout
 	mu     sync.Mutex
@@ -31,8 +28,8 @@ func NewSmudger(s storer.EncodedObjectStorer, tree plumbing.Hash, k Checkout) *S
 	return &Smudger{k: k, tree: treeDirs{s: s, root: tree, dirs: map[string][]object.TreeEntry{}}, stacks: map[string]attrStack{}}
 }
 
-// File returns what a checkout writes for the file at rel (slash
-// separated) whose blob is blob: blob itself when nothing converts it.
+// File returns what a checkout writes for the file at rel whose blob is
+// blob.
 func (m *Smudger) File(rel string, blob []byte) ([]byte, error) {
 	c, err := m.conv(rel)
 	if err != nil || !c.converts() {
@@ -56,8 +53,7 @@ func (m *Smudger) conv(rel string) (conv, error) {
 	return convOf(st.attrs(rel, nil), m.k), nil
 }
 
-// stack returns the attributes files that apply in the directory dir of
-// the tree, reading what it lacks.
+// stack returns the attributes files that apply in the directory dir.
 func (m *Smudger) stack(dir string) (attrStack, error) {
 	if st, ok := m.stacks[dir]; ok {
 		return st, nil
@@ -85,8 +81,8 @@ func (m *Smudger) stack(dir string) (attrStack, error) {
 	return st, nil
 }
 
-// enter tells m the entries of the directory dir (a walk of the tree from
-// the top), so that it does not read the tree again.
+// enter tells m the entries of the directory dir, read by a walk of the
+// tree, so that it does not read them again.
 func (m *Smudger) enter(dir string, es []object.TreeEntry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -95,9 +91,8 @@ func (m *Smudger) enter(dir string, es []object.TreeEntry) {
 	}
 }
 
-// attrFile reads the .gitattributes among es, of the directory dir, as a
-// checkout does: its blob, whether it is a file or a symbolic link (whose
-// blob is its target).
+// attrFile reads the .gitattributes among es as a checkout does: its
+// blob, of a file or a link alike.
 func (m *Smudger) attrFile(es []object.TreeEntry, dir string) (*attrFile, error) {
 	for _, e := range es {
 		if e.Name != ".gitattributes" || e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
@@ -119,9 +114,8 @@ func (m *Smudger) attrFile(es []object.TreeEntry, dir string) (*attrFile, error)
 	return nil, nil
 }
 
-// smudged reports whether the regular file written holds what a checkout
-// writes for blob id of the file at rel, and returns that when it must
-// be converted (nil when the blob is written as it is).
+// smudged returns what a checkout writes for blob id of the file at rel,
+// or nil when that is the blob itself.
 func (m *Smudger) smudged(rel string, id plumbing.Hash) ([]byte, error) {
 	c, err := m.conv(rel)
 	if err != nil || !c.converts() {

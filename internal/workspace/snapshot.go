@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
@@ -18,13 +20,9 @@ type Snapshot string
 // Short returns the first 7 characters of s, or all of s if it is shorter.
 func (s Snapshot) Short() string { return phrase.Short(string(s)) }
 
-// Hasher computes snapshots of one loop root.
-//
-// It caches blob ids by path and [StatKey] so that repeated snapshots of a
-// mostly unchanged tree only re-read changed files; files modified shortly
-// before a snapshot started are re-read on the next one too (see
-// [Stamp.Vouches]). The cache holds the files seen by the latest completed
-// snapshot. A Hasher is safe for concurrent use.
+// Hasher computes snapshots of one loop root, caching blob ids by path
+// and [StatKey] so that later snapshots re-read only changed (or racily
+// clean) files. A Hasher is safe for concurrent use.
 type Hasher struct {
 	root string
 	k    Checkout
@@ -35,10 +33,8 @@ type Hasher struct {
 	reads atomic.Int64 // files read so far, for tests
 }
 
-// NewHasher returns a Hasher for the directory root, converting files as
-// a checkout with git's default settings does, from the root's HEAD
-// commit (see [Checkout]). Nothing is read until the first call to
-// Snapshot or Files.
+// NewHasher returns a Hasher for root with git's default settings and the
+// root's HEAD commit as base (see [Checkout]). It reads nothing yet.
 func NewHasher(root string) *Hasher {
 	return NewHasherWith(root, Checkout{})
 }
@@ -51,13 +47,10 @@ func NewHasherWith(root string, k Checkout) *Hasher {
 	return &Hasher{root: root, k: k, now: time.Now}
 }
 
-// Snapshot returns the git tree id of the loop root's current content:
-// what `git add -A && git write-tree` records in a checkout of the base.
-// A regular file larger than the Checkout's MaxFileSize fails it (the
-// error wraps ErrFileTooLarge and names the file), as does a directory or
-// path beyond MaxDepth or MaxPathBytes (ErrTooDeep). It stops when ctx is
-// done, between files and within a file's read, with an error wrapping
-// ctx's cause: a walk either completes or returns no snapshot.
+// Snapshot returns the tree id of the loop root's content. A file over the
+// Checkout's MaxFileSize fails it (ErrFileTooLarge), as does a path beyond
+// MaxDepth or MaxPathBytes (ErrTooDeep). It stops when ctx is done, with
+// an error wrapping its cause: a walk completes or gives no snapshot.
 func (h *Hasher) Snapshot(ctx context.Context) (Snapshot, error) {
 	id, _, err := h.walk(ctx, nil)
 	if err != nil {
@@ -66,10 +59,9 @@ func (h *Hasher) Snapshot(ctx context.Context) (Snapshot, error) {
 	return Snapshot(id.String()), nil
 }
 
-// UnreproducibleError is the error of [Hasher.Certify] for a loop root
-// holding files that no checkout of its snapshot reproduces (see
-// [Problem]): the snapshot is taken, but what was measured in the root is
-// not what it holds.
+// UnreproducibleError is the error of [Hasher.Certify] for a root holding
+// files no checkout of its snapshot reproduces: what was measured is not
+// what the snapshot holds.
 type UnreproducibleError struct {
 	Snapshot Snapshot
 	Problems []Problem // by path
@@ -93,11 +85,9 @@ func (e *UnreproducibleError) Error() string {
 	return b.String()
 }
 
-// Certify is Snapshot for a snapshot the gate may certify: when a file
-// of the root is not what a checkout of the snapshot writes (its
-// attributes convert it, and the conversion does not give its bytes
-// back), the error is an *UnreproducibleError holding the snapshot and
-// the files. Its other errors are Snapshot's.
+// Certify is Snapshot for a snapshot the gate may certify: when a file is
+// not what a checkout of the snapshot writes, the error is an
+// *UnreproducibleError holding the snapshot and the files.
 func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
 	id, problems, err := h.walk(ctx, nil)
 	if err != nil {
@@ -111,27 +101,25 @@ func (h *Hasher) Certify(ctx context.Context) (Snapshot, error) {
 	return snap, nil
 }
 
-// walk computes the top tree of the loop root (storing its objects, when
-// store is not nil) with the cache of the previous walk, and keeps the
-// cache of this one: only a walk that completed replaces it.
-func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Problem, error) {
-	w := &walker{ctx: ctx, mode: hashing, cache: h.cache.begin(h.now()), reads: &h.reads, k: h.k, base: h.k.Base}
+// walk computes the top tree (storing its objects in s, if not nil) with
+// the previous walk's cache; only a completed walk replaces it.
+func (h *Hasher) walk(ctx context.Context, s storer.EncodedObjectStorer) (ObjectID, []Problem, error) {
+	w := &walker{ctx: ctx, mode: hashing, cache: h.cache.begin(h.now()), reads: &h.reads, k: h.k, base: h.k.Base, s: s}
+	if s != nil {
+		w.mode = storing
+	}
 	r, err := OpenRoot(h.root)
 	if err != nil {
 		return ObjectID{}, nil, err
 	}
 	defer r.Close()
-	if store != nil {
-		w.mode, w.store, store.root, store.reads, store.ctx = storing, store, r, &h.reads, ctx
-		store.k, store.base = h.k, h.k.Base
-	}
 	es, err := w.walk(r)
 	if err != nil {
 		return ObjectID{}, nil, err
 	}
 	id := treeID(es)
-	if store != nil {
-		if id, err = store.tree(es); err != nil {
+	if s != nil {
+		if id, err = w.tree(es); err != nil {
 			return ObjectID{}, nil, err
 		}
 	}
@@ -139,11 +127,10 @@ func (h *Hasher) walk(ctx context.Context, store *objectStore) (ObjectID, []Prob
 	return id, w.problems, nil
 }
 
-// Files returns the sorted slash-separated relative paths of the files and
-// symbolic links included in the snapshot (same exclusions), as
-// `git ls-files` would list them after `git add -A`. It reads no file
-// but the ignore files, so a file of any size is listed; its other limits
-// are Snapshot's, and so is ctx.
+// Files returns the sorted paths of the files and links a snapshot
+// includes, as `git ls-files` lists them after `git add -A`. It reads only
+// ignore files, so a file of any size is listed; its other limits are
+// Snapshot's.
 func (h *Hasher) Files(ctx context.Context) ([]string, error) {
 	w := &walker{ctx: ctx, mode: listing, files: []string{}}
 	r, err := OpenRoot(h.root)

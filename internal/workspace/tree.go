@@ -15,21 +15,17 @@ import (
 )
 
 // TreeHasher computes the snapshot a checkout of a git tree would have in
-// one loop root, without checking anything out: the tree's entries
-// filtered by the rules a [Hasher] applies to the files on disk. Dropped
-// are every entry named .git, the entry .loop at the top, submodules (a
-// checkout that does not initialise them leaves an empty directory), the
-// paths ignored by the tree's own .gitignore files (regular blobs only: a
-// checkout of a symbolic link named .gitignore is no ignore file) and by
-// the loop root's .git/info/exclude, and the directories left empty.
-// Modes become what a checkout records: 100644, 100755, 120000.
+// one loop root: the tree's entries filtered by a [Hasher]'s rules. Dropped
+// are .git, the top .loop, submodules (left empty by a checkout), what the
+// tree's .gitignore blobs (not links: a checked-out link ignores nothing)
+// and the root's .git/info/exclude ignore, and directories left empty.
 type TreeHasher struct {
 	s       storer.EncodedObjectStorer
 	exclude []rule
 }
 
-// NewTreeHasher returns a TreeHasher reading trees from s under the rules
-// of the loop root root (its .git/info/exclude, when .git is a directory).
+// NewTreeHasher returns a TreeHasher reading trees from s under the
+// .git/info/exclude of the loop root root.
 func NewTreeHasher(root string, s storer.EncodedObjectStorer) (*TreeHasher, error) {
 	r, err := OpenRoot(root)
 	if err != nil {
@@ -43,18 +39,15 @@ func NewTreeHasher(root string, s storer.EncodedObjectStorer) (*TreeHasher, erro
 	return &TreeHasher{s: s, exclude: exclude}, nil
 }
 
-// Snapshot returns the snapshot of a checkout of tree. The trees it
-// computes are stored in s when missing (their blobs are the tree's own),
-// so that snapshots can be compared entry by entry: give it a store that
-// may take them. It stops when ctx is done, with an error wrapping its
-// cause, and refuses a tree deeper than MaxDepth or holding a path longer
-// than MaxPathBytes (ErrTooDeep).
+// Snapshot returns the snapshot of a checkout of tree, storing the trees
+// it computes in s so that snapshots compare entry by entry. It stops
+// when ctx is done and refuses a tree beyond MaxDepth or MaxPathBytes.
 func (t *TreeHasher) Snapshot(ctx context.Context, tree plumbing.Hash) (Snapshot, error) {
 	es, err := (&treeWalk{ctx: ctx, t: t}).dir(tree, nil, t.exclude)
 	if err != nil {
 		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
 	}
-	id, err := t.store(es)
+	id, err := (&walker{s: t.s}).tree(es) // its files are the tree's own blobs: only trees are written
 	if err != nil {
 		return "", fmt.Errorf("snapshot of tree %s: %w", phrase.Short(tree.String()), err)
 	}
@@ -67,23 +60,22 @@ type treeWalk struct {
 	t   *TreeHasher
 }
 
-// dir returns the entries a checkout of tree id, found at path, records.
-// path is extended in place (see eachChild).
+// dir returns the entries a checkout of tree id, at path, records.
 func (w *treeWalk) dir(id plumbing.Hash, path []string, rules []rule) ([]entry, error) {
 	if err := live(w.ctx); err != nil {
 		return nil, err
 	}
 	t := w.t
-	tr, err := object.GetTree(t.s, id)
+	tes, err := readTree(t.s, id, strings.Join(path, "/"))
 	if err != nil {
-		return nil, fmt.Errorf("tree %s of %q: %w", id, strings.Join(path, "/"), err)
+		return nil, err
 	}
-	if rules, err = t.ignoreFile(tr.Entries, path, rules); err != nil {
+	if rules, err = t.ignoreFile(tes, path, rules); err != nil {
 		return nil, err
 	}
 	var es []entry
 	child := append(path, "")
-	for _, te := range tr.Entries {
+	for _, te := range tes {
 		if te.Name == ".git" || (len(path) == 0 && IsLoop(te.Name)) {
 			continue
 		}
@@ -132,11 +124,10 @@ func (w *treeWalk) entry(te object.TreeEntry, path []string, rules []rule) (entr
 	return e, true, nil
 }
 
-// ignoreFile appends the rules of the tree's .gitignore, if it is a
-// regular file, to rules.
+// ignoreFile appends the rules of the tree's .gitignore blob to rules.
 func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []rule) ([]rule, error) {
 	i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == ".gitignore" })
-	if i < 0 || (es[i].Mode != filemode.Regular && es[i].Mode != filemode.Deprecated && es[i].Mode != filemode.Executable) {
+	if i < 0 || !es[i].Mode.IsRegular() && es[i].Mode != filemode.Executable {
 		return rules, nil
 	}
 	size, err := t.s.EncodedObjectSize(es[i].Hash)
@@ -151,22 +142,4 @@ func (t *TreeHasher) ignoreFile(es []object.TreeEntry, path []string, rules []ru
 		return nil, fmt.Errorf("read %q: %w", join(strings.Join(path, "/"), ".gitignore"), err)
 	}
 	return append(slices.Clip(rules), parseRules(data, path)...), nil
-}
-
-// store writes the trees of es that s lacks, the deepest first, and
-// returns the id of the tree holding es.
-func (t *TreeHasher) store(es []entry) (ObjectID, error) {
-	body := treeBody(es)
-	id := hashObject("tree", body)
-	if t.s.HasEncodedObject(plumbing.Hash(id)) == nil {
-		return id, nil
-	}
-	for _, e := range es {
-		if e.mode == modeTree {
-			if _, err := t.store(e.obj.sub); err != nil {
-				return ObjectID{}, err
-			}
-		}
-	}
-	return id, (&objectStore{s: t.s}).write(plumbing.TreeObject, id, body)
 }

@@ -5,22 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 )
 
 // Uncarried is what a snapshot leaves out of the loop root although it is
-// on disk, so that no commit of the snapshot carries it: every entry that
-// the ignore rules exclude and everything below an excluded directory;
-// every entry named .git below the root (a nested repository's) and
-// everything in it; and a top-level entry a case-folding disk takes for
-// .loop (see [IsLoop]) that is not .loop itself. Each is recorded by
-// lstat only, keyed by its slash-separated path. The root's own .git and
-// .loop are not part of it, nor are sockets, fifos and devices elsewhere
-// (a snapshot skips them too, but they hold no content a check could use).
-//
-// Comparing two listings ([Uncarried.Changed]) tells what appeared or
-// changed there meanwhile, without reading any file.
+// on disk, by path and lstat: what the ignore rules exclude and all below
+// it, every nested .git and all in it, and a top-level alias of .loop
+// ([IsLoop]). Not the root's own .git and .loop, nor sockets, fifos and
+// devices elsewhere (no content a check could use). [Uncarried.Changed]
+// tells what appeared or changed meanwhile, reading no file.
 type Uncarried map[string]uncarried
 
 // uncarried is one entry of an [Uncarried] listing.
@@ -29,13 +24,11 @@ type uncarried struct {
 	sealed bool // a directory that could not be listed: its full stat counts
 }
 
-// ScanUncarried lists what a snapshot of the loop root root leaves out
-// (see [Uncarried]). It never follows a symbolic link, never opens a FIFO,
-// and reads no file but the ignore files. A directory the ignore rules
-// exclude that cannot be listed is recorded as sealed; one they include
-// that cannot be read is an error, as it is for a snapshot, and so is a
-// directory beyond MaxDepth or MaxPathBytes (ErrTooDeep), excluded or
-// not. It stops when ctx is done, with an error wrapping its cause.
+// ScanUncarried lists what a snapshot of the loop root leaves out. It
+// never follows a link, never opens a FIFO, and reads only ignore files.
+// An excluded directory that cannot be listed is recorded as sealed; an
+// included one is an error, as for a snapshot, and so is a directory
+// beyond MaxDepth or MaxPathBytes. It stops when ctx is done.
 func ScanUncarried(ctx context.Context, root string) (Uncarried, error) {
 	r, err := OpenRoot(root)
 	if err != nil {
@@ -59,9 +52,8 @@ type uncarriedScan struct {
 	u   Uncarried
 }
 
-// included scans directory l, at path, whose content the ignore rules may
-// include: what they exclude is recorded, what they include is entered.
-// path is extended in place (see eachChild).
+// included scans directory l, at path, which the rules may include: what
+// they exclude is recorded, what they include entered.
 func (s *uncarriedScan) included(l *dirList, path []string, rules []rule) error {
 	skip := func(name string) bool { return len(path) == 0 && (name == ".git" || name == ".loop") }
 	return eachEntry(l, path, rules, skip, nil, func(child []string, st fileStat, rules []rule) error {
@@ -72,9 +64,7 @@ func (s *uncarriedScan) included(l *dirList, path []string, rules []rule) error 
 	})
 }
 
-// child records or enters the entry path, the child of directory l named
-// by its last component, whose lstat the listing took (st). A carried
-// entry that is not a directory has nothing to record nor to enter.
+// child records or enters the child path of l, whose lstat found st.
 func (s *uncarriedScan) child(l *dirList, path []string, st fileStat, rules []rule) error {
 	name := path[len(path)-1]
 	// A top-level .LOOP (or ".loop."): a snapshot leaves it out as if it
@@ -98,11 +88,8 @@ func (s *uncarriedScan) child(l *dirList, path []string, st fileStat, rules []ru
 	return s.included(sub, path, rules)
 }
 
-// all records the entry path (the child of l named by its last
-// component, whose lstat found st) and, if it is a directory, everything
-// below it: git never re-includes what lies in an excluded directory.
-// path is extended in place (see eachChild); each entry's key is made
-// when it is recorded.
+// all records the child path of l (lstat: st) and everything below it:
+// git never re-includes what lies in an excluded directory.
 func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
 	rel := strings.Join(path, "/")
 	s.u[rel] = uncarried{key: st.key}
@@ -114,7 +101,19 @@ func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
 	}
 	sub, err := l.subSame(path[len(path)-1], st)
 	if err == nil {
-		err = s.below(sub, path)
+		var entries []dirEntry
+		entries, err = sub.entries()
+		child := append(path, "")
+		for _, e := range entries {
+			if err == nil {
+				err = live(s.ctx)
+			}
+			if err != nil {
+				break
+			}
+			child[len(path)] = e.name
+			err = s.all(sub, child, e.st)
+		}
 		sub.close()
 	}
 	if errors.Is(err, fs.ErrPermission) {
@@ -124,23 +123,6 @@ func (s *uncarriedScan) all(l *dirList, path []string, st fileStat) error {
 	return placed(rel, err)
 }
 
-// below records everything in directory l, at path (see all).
-func (s *uncarriedScan) below(l *dirList, path []string) error {
-	entries, err := l.entries()
-	child := append(path, "")
-	for _, e := range entries {
-		if err == nil {
-			err = live(s.ctx)
-		}
-		if err != nil {
-			break
-		}
-		child[len(path)] = e.name
-		err = s.all(l, child, e.st)
-	}
-	return err
-}
-
 // UncarriedChange is a path of an [Uncarried] listing that differs from an
 // earlier one, and how.
 type UncarriedChange struct {
@@ -148,18 +130,13 @@ type UncarriedChange struct {
 	What string // "created", "modified", "mode changed" or "replaced by ..."
 }
 
-// Changed lists, in path order, what is in now and was not in u, or was
-// there in another form: created, modified (a file, link or other entry
-// whose stat changed; a sealed directory whose stat changed), mode changed
-// (a directory whose permissions changed) or replaced by another kind. A
-// path below a listed directory is not listed. What was in u and is gone
-// is not a change: nothing is to be removed for it.
+// Changed lists, in path order and not below a listed directory, what is
+// in now and was not in u (created) or was in another form: modified (a
+// non-directory's or a sealed directory's stat), mode changed (a
+// directory's) or replaced by another kind. What is gone is no change:
+// nothing is to be removed for it.
 func (u Uncarried) Changed(now Uncarried) []UncarriedChange {
-	paths := make([]string, 0, len(now))
-	for p := range now {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	paths := slices.Sorted(maps.Keys(now))
 	var out []UncarriedChange
 	listed := map[string]bool{}
 	for _, p := range paths {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // walkMode says what a walk of the loop root computes.
@@ -27,7 +29,8 @@ type walker struct {
 	files []string              // included paths, when listing
 	rel   []byte                // the path of the file at hand, reused
 	reads *atomic.Int64
-	store *objectStore // where files read go, when storing
+	s     storer.EncodedObjectStorer // where files read go, when storing
+	root  *os.Root                   // the loop root
 
 	k        Checkout  // how files convert (convert.go)
 	base     Base      // the tree the root was checked out from
@@ -39,6 +42,7 @@ type walker struct {
 // walk returns the entries of the loop root r, in git's order; when
 // storing, with their subtrees.
 func (w *walker) walk(r *os.Root) ([]entry, error) {
+	w.root = r
 	rules, err := readInfoExclude(r)
 	if err != nil {
 		return nil, err
@@ -46,8 +50,7 @@ func (w *walker) walk(r *os.Root) ([]entry, error) {
 	return w.dir(openListing(r), nil, rules)
 }
 
-// converting reports whether files may convert: there are attributes,
-// or the settings convert files without any.
+// converting reports whether attributes or settings may convert files.
 func (w *walker) converting() bool {
 	return w.mode != listing && (len(w.in) > 0 || len(w.out) > 0 || w.k.autocrlf() != "false")
 }
@@ -64,14 +67,14 @@ func readInfoExclude(r *os.Root) ([]rule, error) {
 	return readRules(r, ".git/info/exclude", nil, nil)
 }
 
-// dir returns the sorted tree entries of directory l, found at path.
-// path's backing array beyond its length is the walk's to use (see
-// eachChild).
+// dir returns the sorted tree entries of directory l, at path (extended
+// in place: see eachEntry), never .git nor, at the top, .loop.
 func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	in, out := w.in, w.out
 	defer func() { w.in, w.out = in, out }()
 	var es []entry
-	err := eachChild(l, path, rules, w.attributes, func(child []string, st fileStat, rules []rule) error {
+	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
+	err := eachEntry(l, path, rules, skip, w.attributes, func(child []string, st fileStat, rules []rule) error {
 		e, ok, err := w.entry(l, child, st, rules)
 		if ok && w.mode != listing { // a listing records paths, not entries
 			if es == nil {
@@ -88,22 +91,12 @@ func (w *walker) dir(l *dirList, path []string, rules []rule) ([]entry, error) {
 	return es, nil
 }
 
-// eachChild reads directory l's .gitignore on top of rules and calls visit
-// for each child a snapshot may hold — never .git, nor .loop at the root
-// (in any case: see IsLoop) — with path extended by the child's name.
-// visit must not keep child: it is path extended in place, in path's
-// backing array when it has room, so that the directories of a walk share
-// one array of names rather than each holding a copy of its path (a
-// chain of directories would otherwise cost the square of its depth).
-// Whoever keeps a path copies it (the ignore rules do); whoever extends
-// it does so beyond its length, which its parents never read. found, when
-// not nil, is given the listing and the rules first.
-func eachChild(l *dirList, path []string, rules []rule, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
-	skip := func(name string) bool { return name == ".git" || (len(path) == 0 && IsLoop(name)) }
-	return eachEntry(l, path, rules, skip, found, visit)
-}
-
-// eachEntry is eachChild for every child whose name skip does not refuse.
+// eachEntry reads directory l's .gitignore on top of rules and calls visit
+// for each child whose name skip does not refuse, with path extended by
+// its name. visit must not keep child: it is path extended in place, so
+// that a walk's directories share one array of names (a copy each would
+// cost the square of the depth); whoever keeps a path copies it. found,
+// if not nil, gets the listing and rules first.
 func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) bool, found func(l *dirList, path []string, entries []dirEntry, rules []rule) error, visit func(child []string, st fileStat, rules []rule) error) error {
 	entries, err := l.entries()
 	if err != nil {
@@ -132,9 +125,8 @@ func eachEntry(l *dirList, path []string, rules []rule, skip func(name string) b
 	return nil
 }
 
-// entry returns the tree entry for path, the child of directory l named
-// by its last component, whose lstat found s, and whether there is one to
-// record.
+// entry returns the tree entry, if any, of the child path of l, whose
+// lstat found s.
 func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	if err := live(w.ctx); err != nil {
 		return entry{}, false, err
@@ -146,18 +138,32 @@ func (w *walker) entry(l *dirList, path []string, s fileStat, rules []rule) (ent
 	if ignored(rules, path, mode.IsDir()) {
 		return entry{}, false, nil
 	}
-	switch {
-	case mode.IsDir():
+	if mode.IsDir() {
 		return w.subdir(l, path, s, rules)
-	case mode&fs.ModeSymlink != 0:
-		return w.symlink(l, path)
-	default:
-		return w.file(l, path, s)
 	}
+	e := entry{name: path[len(path)-1], mode: modeFile}
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		e.mode = modeSymlink
+	case mode&0o100 != 0:
+		e.mode = modeExec
+	}
+	w.rel = appendPath(w.rel[:0], path)
+	if len(w.rel) > MaxPathBytes {
+		return entry{}, false, tooDeep(path, len(w.rel))
+	}
+	if w.mode == listing {
+		w.files = append(w.files, string(w.rel))
+		return e, true, nil
+	}
+	if e.mode == modeSymlink {
+		return w.symlink(l, e)
+	}
+	return w.file(l, e, s)
 }
 
-// subdir returns the tree entry of a directory; there is none if the
-// directory holds nothing to record.
+// subdir returns the tree entry of a directory, none if it records
+// nothing.
 func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (entry, bool, error) {
 	name := path[len(path)-1]
 	if err := checkDepth(path); err != nil {
@@ -182,19 +188,9 @@ func (w *walker) subdir(l *dirList, path []string, s fileStat, rules []rule) (en
 	return e, true, nil
 }
 
-// symlink returns the entry of a symbolic link, whose blob is its target.
-func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
-	name := path[len(path)-1]
-	e := entry{name: name, mode: modeSymlink}
-	w.rel = appendPath(w.rel[:0], path)
-	if len(w.rel) > MaxPathBytes {
-		return entry{}, false, tooDeep(path, len(w.rel))
-	}
-	if w.mode == listing {
-		w.files = append(w.files, string(w.rel))
-		return e, true, nil
-	}
-	target, err := l.r.Readlink(name)
+// symlink completes the entry e of a link, whose blob is its target.
+func (w *walker) symlink(l *dirList, e entry) (entry, bool, error) {
+	target, err := l.r.Readlink(e.name)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -205,24 +201,10 @@ func (w *walker) symlink(l *dirList, path []string) (entry, bool, error) {
 	return e, true, nil
 }
 
-// file returns the entry of a regular file of directory l whose lstat
-// found s: its blob id from the cache when its stat allows
-// (unverified: its blob may be missing from the store), else read (and
-// stored, when storing).
-func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error) {
-	name := path[len(path)-1]
-	e := entry{name: name, mode: modeFile}
-	if s.key.mode&0o100 != 0 {
-		e.mode = modeExec
-	}
-	w.rel = appendPath(w.rel[:0], path)
-	if len(w.rel) > MaxPathBytes {
-		return entry{}, false, tooDeep(path, len(w.rel))
-	}
-	if w.mode == listing {
-		w.files = append(w.files, string(w.rel))
-		return e, true, nil
-	}
+// file completes the entry e of a regular file of l (lstat: s): its blob
+// id from the cache when the stat allows (unverified: the store may lack
+// it), else read (and stored, when storing).
+func (w *walker) file(l *dirList, e entry, s fileStat) (entry, bool, error) {
 	if err := CheckFileSize(string(w.rel), s.key.size, w.k.maxFileSize()); err != nil {
 		return entry{}, false, err // by its lstat: not a byte is read
 	}
@@ -243,7 +225,7 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 		}
 		return e, true, nil
 	}
-	id, err := w.read(l, name, string(w.rel), s, cv)
+	id, err := w.read(l.r, e.name, string(w.rel), s, cv)
 	if err != nil {
 		return entry{}, false, err
 	}
@@ -251,27 +233,20 @@ func (w *walker) file(l *dirList, path []string, s fileStat) (entry, bool, error
 	return e, true, nil
 }
 
-// read reads the regular file name of directory l (at rel), whose lstat
-// found s, and records its blob id in the next cache.
-func (w *walker) read(l *dirList, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
+// read reads the file name of r (at rel, lstat: s) and caches its id.
+func (w *walker) read(r *os.Root, name, rel string, s fileStat, cv *convs) (ObjectID, error) {
 	w.reads.Add(1)
 	var id ObjectID
 	var now fs.FileInfo
 	var why string
 	var err error
-	limit := w.k.maxFileSize()
-	switch {
-	case w.mode == storing:
-		id, now, why, err = w.store.file(l.r, name, s.fi, rel, cv)
-	case cv != nil:
-		id, now, why, err = readBlob(w.ctx, l.r, name, s.fi, limit, func(b []byte) ([]byte, string, error) {
-			return w.k.convertFile(rel, b, *cv, w.base)
-		}, nil)
-	default:
-		id, now, err = hashFile(w.ctx, l.r, name, s.fi, limit)
+	if w.mode == storing || cv != nil {
+		id, now, why, err = w.readBlob(r, name, s.fi, rel, cv)
+	} else {
+		id, now, err = hashFile(w.ctx, r, name, s.fi, w.k.maxFileSize())
 	}
 	if errors.Is(err, errOverLimit) { // it grew since the lstat
-		return ObjectID{}, tooLargeFile(rel, now.Size(), limit)
+		return ObjectID{}, tooLargeFile(rel, now.Size(), w.k.maxFileSize())
 	}
 	if err != nil {
 		op := map[walkMode]string{hashing: "hash", storing: "store"}[w.mode]

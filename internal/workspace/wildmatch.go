@@ -1,13 +1,10 @@
 package workspace
 
-// wildmatch is git's pattern matcher (wildmatch.c), which .gitattributes
-// patterns are matched with: "*", "?", "[...]" with ranges, "!"/"^"
-// negation and POSIX classes ("[[:alpha:]]"), backslash escapes, and —
-// with pathname set (WM_PATHNAME) — "*" and "?" that never match a slash
-// and "**" that does when it stands between slashes. path.Match differs
-// on classes, on "**" and on malformed patterns, so the matching that
-// decides a file's attributes follows git's own code, case-sensitively
-// (core.ignoreCase is false on the Linux runners a checkout happens on).
+import "strings"
+
+// wildmatch is git's wildmatch.c, case-sensitive (core.ignoreCase is
+// false on Linux runners). path.Match differs on classes, "**" and
+// malformed patterns.
 
 // Results of dowild, as git names them.
 const (
@@ -33,8 +30,7 @@ func cAt(s string, i int) byte {
 // globSpecial reports whether c is one of git's glob specials: * ? [ \.
 func globSpecial(c byte) bool { return c == '*' || c == '?' || c == '[' || c == '\\' }
 
-// dowild is wildmatch.c's dowild, over strings (which hold no NUL: git's
-// are C strings, and so are pattern and text here: a NUL ends them).
+// dowild is wildmatch.c's dowild; a NUL ends p and text, as in C.
 func dowild(p, text string, pathname bool) int {
 	pi, ti := 0, 0
 	for ; cAt(p, pi) != 0; ti, pi = ti+1, pi+1 {
@@ -81,10 +77,9 @@ func dowild(p, text string, pathname bool) int {
 	return wmMatch
 }
 
-// star matches the "*" or "**" at p[pi] against text[ti:]. It returns
-// done with the result, or (when one "*" followed by a slash skipped to
-// the next slash of text) not done, with the index of the pattern's slash
-// as r and of the text's slash as next, for the loop to go on from.
+// star matches the "*" or "**" at p[pi] against text[ti:]: done with the
+// result, or, for a "*/" skipping to text's next slash, not done with the
+// indexes of both slashes to go on from.
 func star(p string, pi int, text string, ti int, pathname bool) (r int, done bool, next int) {
 	matchSlash := !pathname
 	pi++
@@ -106,13 +101,13 @@ func star(p string, pi int, text string, ti int, pathname bool) (r int, done boo
 		}
 	}
 	if cAt(p, pi) == 0 {
-		if !matchSlash && indexByte(text[ti:], '/') >= 0 {
+		if !matchSlash && strings.IndexByte(text[ti:], '/') >= 0 {
 			return wmNoMatch, true, 0
 		}
 		return wmMatch, true, 0
 	}
 	if !matchSlash && cAt(p, pi) == '/' {
-		slash := indexByte(text[ti:], '/')
+		slash := strings.IndexByte(text[ti:], '/')
 		if slash < 0 {
 			return wmNoMatch, true, 0
 		}
@@ -143,17 +138,8 @@ func star(p string, pi int, text string, ti int, pathname bool) (r int, done boo
 	return wmAbortAll, true, 0
 }
 
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// class matches the bracket expression at p[pi] against tch, and returns
-// wmMatch with the index of its closing "]", or why it does not match.
+// class matches the bracket expression at p[pi] against tch: wmMatch with
+// the index of its "]", or why not.
 func class(p string, pi int, tch byte, pathname bool) (int, int) {
 	pi++
 	pch := cAt(p, pi)
@@ -231,8 +217,8 @@ func class(p string, pi int, tch byte, pathname bool) (int, int) {
 	return wmMatch, pi
 }
 
-// posixClass reports whether c is in the named class of the C locale, and
-// whether the name is one.
+// posixClass reports whether c is in the named C-locale class, and
+// whether there is one.
 func posixClass(name string, c byte) (in, known bool) {
 	upper, lower, digit := c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9'
 	alpha := upper || lower

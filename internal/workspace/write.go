@@ -9,32 +9,24 @@ import (
 )
 
 // ErrParent is wrapped by the errors of a [Writer] whose path has a parent
-// component that is not a real directory: a symbolic link (wherever it
-// points, inside the loop root or not) or a file.
+// that is a symbolic link (wherever it points) or a file.
 var ErrParent = errors.New("not a real directory")
 
 // Writer is the one way loop-action writes into a loop root outside .loop:
-// reverts of protected paths and of .git's configuration ([Writer.Put],
-// [Writer.Remove]), the removal of ignored files that changed
-// ([Writer.Remove]), what isolated nodes publish ([Writer.Copy]) and
-// [Restore] go through it.
+// the runner's reverts ([Writer.Put], [Writer.Remove]), what isolated
+// nodes publish ([Writer.Copy]) and [Restore].
 //
-// Paths are slash-separated and relative to the root, with no empty, "."
-// or ".." component; nothing is written below the root's .loop, in any
-// spelling a case-folding disk takes for it ([ErrLoopPath]). Every operation resolves a path one component at a
-// time through an [os.Root] opened on the loop root, checking with lstat
-// that each parent is a real directory and that the directory it opens is
-// the one it checked, so nothing is ever written through a symbolic link
-// or outside the root. A parent that is a symbolic link or a file is an
-// error wrapping [ErrParent] that names it; only [Writer.Put], which puts
-// back a recorded state, replaces such a parent with a real directory
-// (removing the link itself, never what it points to) and reports it.
-// Missing parents are created as real directories (0755).
-//
-// Files and links are written beside their path under a temporary name
-// and renamed into place, so a reader never sees half a file, and a link
-// or file already at the path is replaced, not written through. A Writer
-// is safe for concurrent use on distinct paths.
+// Paths are slash-separated, relative and clean; nothing is written below
+// the root's .loop ([ErrLoopPath]). A path is resolved one component at a
+// time, each parent checked by lstat to be a real directory and opened
+// only if it is the one checked, so nothing is written through a symbolic
+// link or outside the root. A parent that is a link or a file is an error
+// wrapping [ErrParent]; only [Writer.Put], which puts back a recorded
+// state, replaces it with a directory (removing the link itself, never
+// what it points to). Missing parents are created (0755). Files and links
+// are written beside their path and renamed into place: a reader never
+// sees half a file, and what was there is replaced, not written through.
+// A Writer is safe for concurrent use on distinct paths.
 type Writer struct {
 	root *os.Root
 }
@@ -51,30 +43,21 @@ func OpenWriter(root string) (*Writer, error) {
 // Close releases the loop root.
 func (w *Writer) Close() error { return w.root.Close() }
 
-// WriteFile makes rel a regular file holding data with permissions perm
-// (whatever the umask), replacing a file or symbolic link already there.
+// WriteFile makes rel a regular file holding data, with perm whatever the
+// umask.
 func (w *Writer) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 	_, err := w.put(rel, Entry{Mode: perm & modeBits, Data: data}, create)
 	return err
 }
 
-// Symlink makes rel a symbolic link to target (verbatim, never resolved),
-// replacing a file or symbolic link already there.
+// Symlink makes rel a symbolic link to target, never resolved.
 func (w *Writer) Symlink(rel, target string) error {
 	_, err := w.put(rel, Entry{Mode: fs.ModeSymlink | 0o777, Data: []byte(target)}, create)
 	return err
 }
 
-// MkdirAll makes rel and its missing parents real directories (perm for
-// the last one, 0755 for the others). A symbolic link at rel is an error.
-func (w *Writer) MkdirAll(rel string, perm fs.FileMode) error {
-	_, err := w.put(rel, Entry{Mode: fs.ModeDir | perm&modeBits}, create)
-	return err
-}
-
-// Remove deletes whatever rel is (a directory with everything in it; a
-// symbolic link itself, never what it points to). A path that is not
-// there is no error, nor is one below a missing parent.
+// Remove deletes whatever rel is, a directory with everything in it, a
+// link itself. A missing path, or parent, is no error.
 func (w *Writer) Remove(rel string) error {
 	if err := checkRel(rel); err != nil {
 		return err
@@ -90,8 +73,8 @@ func (w *Writer) Remove(rel string) error {
 	return nil
 }
 
-// parentMode says what [Writer.parent] does with a missing parent or one
-// that is not a real directory.
+// parentMode is what [Writer.parent] does with a parent that is missing
+// or not a real directory.
 type parentMode int
 
 const (
@@ -100,10 +83,9 @@ const (
 	reclaim                    // create missing parents, replace those that are not real ones
 )
 
-// parent opens the directory that holds rel's last component, one
-// component at a time, and returns it with that component's name and the
-// parents it replaced (reclaim only). With existing and a missing parent
-// it returns a nil directory and no error.
+// parent opens the directory holding rel's last component, and returns it
+// with that name and the parents it replaced. With existing, a missing
+// parent gives a nil directory and no error.
 func (w *Writer) parent(rel string, how parentMode) (*dirList, string, []Replaced, error) {
 	parts := strings.Split(rel, "/")
 	d := &dirList{r: w.root}
@@ -128,9 +110,9 @@ func (w *Writer) parent(rel string, how parentMode) (*dirList, string, []Replace
 	return d, parts[len(parts)-1], replaced, nil
 }
 
-// realDir makes sure the child name of r (at, from the loop root) is a
-// real directory as how says, and returns its lstat result: nil when it is
-// missing and how is existing.
+// realDir makes the child name of r (at, from the loop root) a real
+// directory as how says, and returns its lstat result (nil: missing, with
+// existing).
 func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replaced, error) {
 	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -168,9 +150,9 @@ func realDir(r *os.Root, name, at string, how parentMode) (fs.FileInfo, *Replace
 	return fi, rep, err
 }
 
-// openSame opens the directory name of r and checks that it is the one
-// whose lstat result is fi: [os.Root] would follow a link swapped in
-// since, and a named pipe swapped in is refused, never waited on.
+// openSame opens the directory name of r, checked to be the one lstat
+// found (fi): [os.Root] would follow a link swapped in since; a named pipe
+// swapped in is refused, never waited on.
 func openSame(r *os.Root, name string, fi fs.FileInfo) (*os.Root, error) {
 	sub, err := OpenDir(r, name)
 	if err != nil {
@@ -203,8 +185,8 @@ func checkRel(rel string) error {
 }
 
 // ErrLoopPath is wrapped by the error of a [Writer] asked to write below
-// the root's .loop, in any spelling a case-folding disk takes for it
-// (see [IsLoop]): loop-action's own state is never written from a tree.
+// the root's .loop ([IsLoop]): loop-action's state is never written from
+// a tree.
 var ErrLoopPath = errors.New("loop-action's own .loop")
 
 // checkWrite is checkRel for a path to write: never below .loop.

@@ -12,19 +12,15 @@ import (
 	"strings"
 )
 
-// modeBits are the bits of a mode besides its type that an [Entry]
-// records and [Writer.Put] restores.
+// modeBits are the mode bits besides the type an [Entry] records.
 const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 // RecordLimit is the largest file whose content an [Entry] keeps; a larger
-// one is recorded by its size and digest, enough to tell that it changed
-// but not to put it back.
+// one's size and digest tell that it changed, not how to put it back.
 const RecordLimit = 64 << 20
 
-// Entry is the recorded state of one path: its type and mode bits, and a
-// regular file's content (with its SHA-256) or a symbolic link's target.
-// Directories and other kinds (named pipes, sockets, devices) are recorded
-// by their mode alone.
+// Entry is the recorded state of one path: its mode, and a file's content
+// and SHA-256 or a link's target. Other kinds have their mode alone.
 type Entry struct {
 	Mode fs.FileMode
 	Data []byte   // a file's content (nil above RecordLimit), or a link's target
@@ -33,8 +29,8 @@ type Entry struct {
 	Err  string   // why a file could not be read
 }
 
-// Equal reports whether e and o record the same state. The mode bits of
-// symbolic links and directories are not compared.
+// Equal reports whether e and o record the same state, ignoring the mode
+// bits of links and directories.
 func (e Entry) Equal(o Entry) bool {
 	if e.Mode.Type() != o.Mode.Type() || e.Err != o.Err {
 		return false
@@ -53,19 +49,17 @@ func (e Entry) Equal(o Entry) bool {
 // Kind names what e records: "a file", "a symbolic link", "a directory"...
 func (e Entry) Kind() string { return kindOf(e.Mode) }
 
-// Replaced is a parent that [Writer.Put] found not to be a real directory
-// and replaced with one.
+// Replaced is a parent [Writer.Put] replaced with a real directory.
 type Replaced struct {
 	Path   string
 	Mode   fs.FileMode // what it was
 	Target string      // a symbolic link's target
 }
 
-// Put makes rel hold the recorded state e, which must be a file (with its
-// content), a symbolic link or a directory, and returns the parents it had
-// to replace: a parent that is a symbolic link or a file is removed (a
-// link itself, never what it points to) and becomes an empty directory,
-// since e says rel is a path of the tree. Whatever rel itself holds is
+// Put makes rel hold e, a file (with its content), link or directory, and
+// returns the parents it replaced: one that is a link or a file is
+// removed (a link itself, never what it points to) and becomes an empty
+// directory, since e says rel is a path of the tree. Whatever rel holds is
 // replaced, a directory with everything in it.
 func (w *Writer) Put(rel string, e Entry) ([]Replaced, error) {
 	if e.Mode.IsRegular() && e.Data == nil && e.Size > 0 || e.Err != "" {
@@ -81,8 +75,7 @@ func recordedWhy(e Entry) string {
 	return fmt.Sprintf("%d bytes, above the record limit", e.Size)
 }
 
-// put writes e at rel; how says what happens to parents that are missing
-// or not real directories.
+// put writes e at rel, with parents as how says.
 func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	if err := checkWrite(rel); err != nil {
 		return nil, err
@@ -94,7 +87,7 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	defer d.close()
 	switch {
 	case e.Mode.IsDir():
-		err = putDir(d.r, name, e.Mode&modeBits, how)
+		err = putDir(d.r, name, e.Mode&modeBits)
 	case e.Mode.IsRegular():
 		err = putFile(d.r, name, bytes.NewReader(e.Data), e.Mode&modeBits, how)
 	case e.Mode&fs.ModeSymlink != 0:
@@ -105,8 +98,9 @@ func (w *Writer) put(rel string, e Entry, how parentMode) ([]Replaced, error) {
 	return replaced, wrapOp("write", rel, err)
 }
 
-// putDir makes the child name of r a real directory.
-func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
+// putDir makes the child name of r a real directory, replacing what else
+// is there.
+func putDir(r *os.Root, name string, perm fs.FileMode) error {
 	fi, err := r.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -115,8 +109,6 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 		return err
 	case fi.IsDir():
 		return nil
-	case how != reclaim:
-		return fmt.Errorf("it is %s: %w", kindOf(fi.Mode()), ErrParent)
 	}
 	if err := r.Remove(name); err != nil {
 		return err
@@ -124,8 +116,8 @@ func putDir(r *os.Root, name string, perm fs.FileMode, how parentMode) error {
 	return r.Mkdir(name, perm)
 }
 
-// putFile writes content beside the child name of r, with mode (whatever
-// the umask), and renames it into place.
+// putFile writes content beside the child name of r, with mode, and
+// renames it into place.
 func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how parentMode) error {
 	tmp, err := Atomic{Perm: mode}.Stage(r, name, content)
 	if err != nil {
@@ -134,8 +126,7 @@ func putFile(r *os.Root, name string, content io.Reader, mode fs.FileMode, how p
 	return replace(r, tmp, name, how)
 }
 
-// putLink makes the child name of r a symbolic link to target: created
-// beside it and renamed into place.
+// putLink makes the child name of r a link to target, renamed into place.
 func putLink(r *os.Root, name, target string, how parentMode) error {
 	tmp := TempName(name)
 	if err := r.Symlink(target, tmp); err != nil {
@@ -144,8 +135,8 @@ func putLink(r *os.Root, name, target string, how parentMode) error {
 	return replace(r, tmp, name, how)
 }
 
-// replace renames tmp over name. A directory at name is removed first:
-// with everything in it when how is reclaim, else only if it is empty.
+// replace renames tmp over name, first removing a directory there: with
+// everything in it for reclaim, else only if empty.
 func replace(r *os.Root, tmp, name string, how parentMode) error {
 	err := r.Rename(tmp, name)
 	if err != nil {
@@ -170,30 +161,40 @@ func replace(r *os.Root, tmp, name string, how parentMode) error {
 // path of the tree: missing, or below a symbolic link or a file. It never
 // follows a link and never blocks on a named pipe.
 func (w *Writer) Lookup(rel string) (Entry, bool, error) {
-	if err := checkRel(rel); err != nil {
-		return Entry{}, false, err
-	}
-	d, name, _, err := w.parent(rel, existing)
-	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
-		return Entry{}, false, nil
-	}
-	if err != nil {
+	d, name, fi, err := w.lookup(rel)
+	if d == nil || err != nil {
 		return Entry{}, false, wrapOp("read", rel, err)
 	}
 	defer d.close()
-	fi, err := d.r.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Entry{}, false, nil
-	}
-	if err != nil {
-		return Entry{}, false, wrapOp("read", rel, err)
-	}
 	return record(context.Background(), d.r, name, fi), true, nil
 }
 
-// record reads the child name of r, whose lstat result is fi. A file
-// that cannot be read is recorded with the reason, and so is one whose
-// read ctx stopped (the caller checks it).
+// lookup returns the directory holding rel, rel's name and lstat there,
+// or a nil directory when rel is not a path of the tree.
+func (w *Writer) lookup(rel string) (*dirList, string, fs.FileInfo, error) {
+	if err := checkRel(rel); err != nil {
+		return nil, "", nil, err
+	}
+	d, name, _, err := w.parent(rel, existing)
+	if d == nil || err != nil {
+		if errors.Is(err, ErrParent) {
+			err = nil
+		}
+		return nil, "", nil, err
+	}
+	fi, err := d.r.Lstat(name)
+	if err != nil {
+		d.close()
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return nil, "", nil, err
+	}
+	return d, name, fi, nil
+}
+
+// record reads the child name of r (lstat: fi). A file that cannot be
+// read, or whose read ctx stopped (the caller checks), has the reason.
 func record(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) Entry {
 	e := Entry{Mode: fi.Mode()}
 	switch {
@@ -211,9 +212,8 @@ func record(ctx context.Context, r *os.Root, name string, fi fs.FileInfo) Entry 
 	return e
 }
 
-// readRegular reads the regular file name of r into e: opened without
-// blocking (a named pipe swapped in since lstat is refused, not waited
-// on) and checked to be the file lstat found.
+// readRegular reads the regular file name of r, the one lstat found,
+// into e.
 func readRegular(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, e *Entry) error {
 	f, now, err := openRegular(r, name, fi)
 	if err != nil {
@@ -241,21 +241,17 @@ func readRegular(ctx context.Context, r *os.Root, name string, fi fs.FileInfo, e
 	return nil
 }
 
-// Scan records the paths below the directory dir ("" for the loop root)
-// that keep selects, directories included, entering the directories
-// descend selects. It never follows a symbolic link: a link is recorded as
-// a link, and a dir that is one (or is missing) holds nothing. An entry
-// that keep does not select, and that is not a directory descend selects
-// either, is passed by. It stops when ctx is done, between
-// entries and within a file's read, with an error wrapping its cause, and
-// never enters a directory beyond MaxDepth or MaxPathBytes (ErrTooDeep).
+// Scan records the paths below the directory dir ("" for the root) that
+// keep selects, directories included, entering those descend selects. It
+// never follows a link: a dir that is one, or is missing, holds nothing.
+// It stops when ctx is done, and never enters a directory beyond MaxDepth
+// or MaxPathBytes (ErrTooDeep).
 func (w *Writer) Scan(ctx context.Context, dir string, descend, keep func(rel string) bool) (map[string]Entry, error) {
 	return w.ScanCached(ctx, dir, descend, keep, nil)
 }
 
-// ScanCached is Scan, taking from c the record of each regular file whose
-// stat c vouches for (see ScanCache) instead of reading it again, and
-// keeping in c what this scan found. A nil c reads everything.
+// ScanCached is Scan taking from c what its stats vouch for, and keeping
+// in c what it found. A nil c reads everything.
 func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(rel string) bool, c *ScanCache) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	pass := c.begin()
@@ -281,23 +277,13 @@ func (w *Writer) ScanCached(ctx context.Context, dir string, descend, keep func(
 
 // openDir opens the real directory rel, or returns nil when rel is not one.
 func (w *Writer) openDir(rel string) (*os.Root, error) {
-	if err := checkRel(rel); err != nil {
-		return nil, err
-	}
-	d, name, _, err := w.parent(rel, existing)
-	if errors.Is(err, ErrParent) || (d == nil && err == nil) {
-		return nil, nil
-	}
-	if err != nil {
+	d, name, fi, err := w.lookup(rel)
+	if d == nil || err != nil {
 		return nil, err
 	}
 	defer d.close()
-	fi, err := d.r.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+	if !fi.IsDir() {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	return openSame(d.r, name, fi)
 }
@@ -308,10 +294,9 @@ type scan struct {
 	descend, keep func(rel string) bool
 	out           map[string]Entry
 	cache         *statPass[Entry] // nil: read everything
-	// rel is the path of the directory at hand, in one buffer the scan
-	// shares: its entries' paths extend it in place, so that no directory
-	// keeps a path of its own while those below it are scanned. depth is
-	// how many directories it names.
+	// rel is the path of the directory at hand, in one buffer extended in
+	// place, so that no directory keeps a path of its own; depth is how
+	// many directories it names.
 	rel   []byte
 	depth int
 }
@@ -360,10 +345,9 @@ func (s *scan) dir(l *dirList) error {
 	return nil
 }
 
-// sub scans the subdirectory name of l, at s.rel, whose lstat found st.
-// One that may not be read (or is gone) holds nothing as far as Scan can
-// tell: what was recorded in it before then looks deleted, and putting it
-// back fails where the directory still refuses access.
+// sub scans the subdirectory name of l, at s.rel (lstat: st). One that
+// may not be read, or is gone, holds nothing: what it held looks deleted,
+// and putting it back fails where access is still refused.
 func (s *scan) sub(l *dirList, name string, st fileStat) error {
 	if s.depth++; s.depth > MaxDepth || len(s.rel) > MaxPathBytes {
 		return tooDeep(strings.Split(string(s.rel), "/"), len(s.rel))
