@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"errors"
 
 	gitdelivery "github.com/loop-action/loop-action/internal/delivery"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -17,31 +16,18 @@ type DeliveryGit struct{}
 
 var _ Git = DeliveryGit{}
 
-// Build builds s's commit. Built.Snapshot is the snapshot a checkout of
-// the commit would have (what the status rule compares), not its raw
-// tree. A file holding one of s.Secrets fails it with a *secret.HeldError.
+// Build builds s's commit.
 func (DeliveryGit) Build(ctx context.Context, s CommitSpec) (*Built, error) {
-	d, err := gitdelivery.Build(ctx, gitdelivery.Spec{
-		Root: s.Root, Base: s.Base, Snapshot: s.Snapshot, Exclude: s.Exclude, Message: s.Message,
-		Author: gitdelivery.Identity{Name: s.Author.Name, Email: s.Author.Email}, When: s.When, Secrets: s.Secrets,
-		Checkout: s.Checkout,
-	})
+	d, err := gitdelivery.Build(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	return &Built{SHA: d.SHA, Snapshot: d.Snapshot, Changes: changes(d.Changes), Excluded: changes(d.Excluded), Patch: d.Patch,
-		Push: func(ctx context.Context, r Remote, ref, old string) error {
-			err := d.Push(ctx, gitdelivery.Remote{URL: r.URL, Token: r.Token}, ref, old)
-			if errors.Is(err, gitdelivery.ErrMoved) {
-				return sentinel{err, ErrMoved}
-			}
-			return err
-		}}, nil
+	return &Built{SHA: d.SHA, Snapshot: d.Snapshot, Changes: d.Changes, Excluded: d.Excluded, Patch: d.Patch, Push: d.Push}, nil
 }
 
 // Tip is the commit ref points at on the remote, "" when it is absent.
 func (DeliveryGit) Tip(ctx context.Context, r Remote, ref string) (string, error) {
-	return gitdelivery.Tip(ctx, gitdelivery.Remote{URL: r.URL, Token: r.Token}, ref)
+	return gitdelivery.Tip(ctx, r, ref)
 }
 
 // CommitSnapshot is the snapshot of a checkout of sha in root.
@@ -51,27 +37,5 @@ func (DeliveryGit) CommitSnapshot(root, sha string) (string, error) {
 
 // CheckoutChanges is how root differs from a checkout of sha.
 func (DeliveryGit) CheckoutChanges(root, sha string, k workspace.Checkout) (Checkout, error) {
-	co, err := gitdelivery.CheckoutChanges(context.Background(), root, sha, k) // Git.CheckoutChanges takes no context
-	if err != nil {
-		return Checkout{}, err
-	}
-	return Checkout{Head: co.Head, Changes: changes(co.Changes)}, nil
+	return gitdelivery.CheckoutChanges(context.Background(), root, sha, k) // Git.CheckoutChanges takes no context
 }
-
-func changes(cs []gitdelivery.Change) []Change {
-	if len(cs) == 0 {
-		return nil
-	}
-	out := make([]Change, len(cs))
-	for i, c := range cs {
-		out[i] = Change{Path: c.Path, Kind: c.Kind}
-	}
-	return out
-}
-
-// sentinel is err, saying what it means in the action's terms (is is
-// one of the action's sentinel errors) with delivery's message.
-type sentinel struct{ err, is error }
-
-func (e sentinel) Error() string   { return e.err.Error() }
-func (e sentinel) Unwrap() []error { return []error{e.err, e.is} }
