@@ -70,21 +70,13 @@ func (c Comment) Edited() bool { return c.UpdatedAt.After(c.CreatedAt) }
 
 // Comments is every comment on issue or pull request n, oldest first.
 func (c *Client) Comments(ctx context.Context, owner, repo string, n int) ([]Comment, error) {
-	return c.CommentsSince(ctx, owner, repo, n, 0)
-}
-
-// CommentsSince is every comment on n with an id above afterID, oldest
-// first: the commands a run may have missed.
-func (c *Client) CommentsSince(ctx context.Context, owner, repo string, n int, afterID int64) ([]Comment, error) {
 	all, err := c.comments(ctx, owner, repo, n)
 	if err != nil {
 		return nil, fail(fmt.Sprintf("list comments on %s/%s#%d", owner, repo, n), err)
 	}
-	var out []Comment
-	for _, cm := range all {
-		if cm.GetID() > afterID {
-			out = append(out, fromGitHub(cm))
-		}
+	out := make([]Comment, len(all))
+	for i, cm := range all {
+		out[i] = fromGitHub(cm)
 	}
 	return out, nil
 }
