@@ -39,7 +39,7 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 		(cp.Delivery.Outcome != outcomePushed && cp.Delivery.Outcome != outcomePushing) {
 		return nil
 	}
-	why, err := recordCheck{j: j, s: s, cp: cp}.deliveredHere(ctx, cp.Delivery)
+	why, err := j.deliveredHere(ctx, s, cp.Delivery)
 	if err != nil {
 		return err
 	}
@@ -53,24 +53,18 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 	return nil
 }
 
-// recordCheck verifies the delivery a session's checkpoint records.
-type recordCheck struct {
-	j  *job
-	s  *session
-	cp *state.Checkpoint
-}
-
-// deliveredHere says why d is not verified as the delivery of this job's
-// head, or "".
-func (rc recordCheck) deliveredHere(ctx context.Context, d *state.Delivery) (string, error) {
-	j, s, cp := rc.j, rc.s, rc.cp
-	switch {
-	case s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch:
-		return rc.deliveredBeside(ctx, d)
-	case s.head == "" || d.SHA != s.head:
+// deliveredHere says why d, the checkpoint's certified delivery, is not
+// verified as the delivery of this job's head (or, beside it, onto
+// another branch: d.Ref), or "".
+func (j *job) deliveredHere(ctx context.Context, s *session, d *state.Delivery) (string, error) {
+	beside := s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch
+	switch cp := s.checkpoint(); {
+	case !beside && (s.head == "" || d.SHA != s.head):
 		return fmt.Sprintf("it names %s as delivered, not this job's head %s", orShort(d.SHA, "no commit"), orShort(s.head, "(none)")), nil
 	case d.Snapshot != cp.Snapshot:
 		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
+	case beside:
+		return j.deliveredBeside(ctx, s, d)
 	}
 	tree, err := j.commitSnapshot(s.head)
 	switch {
@@ -83,12 +77,8 @@ func (rc recordCheck) deliveredHere(ctx context.Context, d *state.Delivery) (str
 }
 
 // deliveredBeside says why d is not verified as the delivery of this
-// job's head onto another branch (d.Ref), or "".
-func (rc recordCheck) deliveredBeside(ctx context.Context, d *state.Delivery) (string, error) {
-	j, s, cp := rc.j, rc.s, rc.cp
-	if d.Snapshot != cp.Snapshot {
-		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
-	}
+// job's head onto d.Ref, which must still point at it, or "".
+func (j *job) deliveredBeside(ctx context.Context, s *session, d *state.Delivery) (string, error) {
 	if j.git == nil {
 		return "this loop-action has no git delivery to read the branch it names", nil
 	}

@@ -75,12 +75,8 @@ func (r Report) header(b *strings.Builder) {
 	if r.Detail != "" {
 		fmt.Fprintf(b, "%s\n\n", codeSpan(r.Detail, maxEvidence))
 	}
-	est := ""
-	if r.Spend.Estimated {
-		est = " (some estimated)"
-	}
 	fmt.Fprintf(b, "Run `%s` · iteration %d of %d · %d tokens%s · $%.2f · %s\n\n",
-		r.RunID, r.Iteration, r.MaxIterations, r.Spend.Tokens, est, r.Spend.CostUSD, r.Spend.WallClock.Round(1e9))
+		r.RunID, r.Iteration, r.MaxIterations, r.Spend.Tokens, estimated(r.Spend), r.Spend.CostUSD, r.Spend.WallClock.Round(1e9))
 }
 
 // title is how the run stands: its status, or for a gate-only evaluation
@@ -117,13 +113,25 @@ func statusIcon(s state.Status) string {
 func (r Report) goals(b *strings.Builder) {
 	b.WriteString("| | goal | checks | |\n|---|---|---|---|\n")
 	for _, v := range r.Verdicts {
-		kind := "blocking"
-		if !v.Blocking {
-			kind = "advisory"
-		}
-		fmt.Fprintf(b, "| %s | `%s` | %d/%d | %s |\n", v.Status().Icon(), v.Goal, v.Passed, v.Total, kind)
+		fmt.Fprintf(b, "| %s | `%s` | %d/%d | %s |\n", v.Status().Icon(), v.Goal, v.Passed, v.Total, kind(v))
 	}
 	b.WriteString("\n")
+}
+
+// kind says whether a goal is blocking or advisory.
+func kind(v gate.Verdict) string {
+	if v.Blocking {
+		return "blocking"
+	}
+	return "advisory"
+}
+
+// estimated says when some of the spend's tokens were estimated.
+func estimated(s state.Spend) string {
+	if s.Estimated {
+		return " (some estimated)"
+	}
+	return ""
 }
 
 // failing lists each check that does not pass, with its evidence.

@@ -65,12 +65,13 @@ func cutLines(s string, n int) (string, bool) {
 
 // longestRun is the longest run of ch in s.
 func longestRun(s string, ch byte) int {
-	longest := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == ch {
-			n := run(s[i:], ch)
-			longest, i = max(longest, n), i+n-1
+	longest, n := 0, 0
+	for i := range len(s) {
+		n++
+		if s[i] != ch {
+			n = 0
 		}
+		longest = max(longest, n)
 	}
 	return longest
 }

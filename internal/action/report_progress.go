@@ -49,10 +49,7 @@ func (p Progress) Markdown(limit int) string {
 
 // spent is the spend against each budget.
 func (p Progress) spent() string {
-	est := ""
-	if p.Spend.Estimated {
-		est = " (some estimated)"
-	}
+	est := estimated(p.Spend)
 	tokens := fmt.Sprintf("%d tokens%s", p.Spend.Tokens, est)
 	if p.Budget.MaxTokens > 0 {
 		tokens = fmt.Sprintf("%d of %d tokens%s", p.Spend.Tokens, p.Budget.MaxTokens, est)
@@ -72,14 +69,11 @@ func (p Progress) spent() string {
 // with each check's current evidence under it.
 func (p Progress) checklist(b *strings.Builder) {
 	for _, v := range p.Verdicts {
-		box, kind := " ", "blocking"
+		box := " "
 		if v.Satisfied {
 			box = "x"
 		}
-		if !v.Blocking {
-			kind = "advisory"
-		}
-		fmt.Fprintf(b, "- [%s] `%s` (%s) %d/%d\n", box, v.Goal, kind, v.Passed, v.Total)
+		fmt.Fprintf(b, "- [%s] `%s` (%s) %d/%d\n", box, v.Goal, kind(v), v.Passed, v.Total)
 		for _, c := range v.Checks {
 			fmt.Fprintf(b, "  - %s %s: %s\n", c.Status.Icon(), c.Type, codeSpan(c.Evidence, maxEvidence))
 		}
