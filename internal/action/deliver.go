@@ -40,11 +40,6 @@ func (c *conclusion) delivery(outcome string) state.Delivery {
 	return state.Delivery{Kind: kindCertified, Mode: c.dv.mode, Outcome: outcome, Base: c.s.head, Snapshot: c.cp.Snapshot, At: c.j.env.Now().UTC()}
 }
 
-// failure sets failure on the head (a pull request's) with desc.
-func (c *conclusion) failure(ctx context.Context, desc string) {
-	c.j.pub().status(ctx, c.s, "failure", desc)
-}
-
 // push builds the certified commit and pushes it: onto the
 // branch (push) or to a loop branch with a pull request (pull-request).
 // What may not be pushed is refused before anything is.

@@ -135,7 +135,7 @@ func (c *conclusion) refuse(ctx context.Context, r *refusal) {
 		return
 	}
 	c.dv.say("%s.", lead)
-	c.failure(ctx, r.status)
+	c.j.pub().status(ctx, c.s, "failure", r.status)
 	c.record(ctx, c.delivery(outcomeRefused))
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
@@ -53,13 +52,6 @@ func appendOutput(path, name, value string) error {
 // gate-only evaluation, when the gate holds).
 func (p *publisher) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 	satisfied, blocking := gate.Blocking(out.Verdicts)
-	export := ""
-	if out.ExportPath != "" {
-		export = out.ExportPath
-		if rel, err := filepath.Rel(p.workspace, out.ExportPath); err == nil {
-			export = filepath.ToSlash(rel)
-		}
-	}
 	summary := fmt.Sprintf("loop %s: %s after %d of %d iterations; %d of %d blocking goals satisfied",
 		s.cfg.Name, out.Status, out.Iteration, out.MaxIterations, satisfied, blocking)
 	if out.Status == runner.GateOnly {
@@ -73,7 +65,7 @@ func (p *publisher) outputs(s *session, out runner.Outcome, r Report, dv deliver
 		{"tokens", fmt.Sprint(out.Spend.Tokens)},
 		{"cost-usd", fmt.Sprintf("%.4f", out.Spend.CostUSD)},
 		{"spend", spendJSON(r.ByProvider)},
-		{"export-path", export},
+		{"export-path", r.ExportPath},
 		{"artifact-url", r.ArtifactURL},
 		{"summary", summary},
 		{"delivered-sha", dv.sha},

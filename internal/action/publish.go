@@ -82,7 +82,8 @@ func (p *publisher) newReport(ctx context.Context, s *session, out runner.Outcom
 	if out.Status != runner.GateOnly {
 		r.ByProvider = spendByProvider(evs)
 	}
-	if out.ExportPath != "" {
+	if out.ExportPath != "" { // relative to the workspace when it is under it
+		r.ExportPath = out.ExportPath
 		if rel, err := filepath.Rel(p.workspace, out.ExportPath); err == nil {
 			r.ExportPath = filepath.ToSlash(rel)
 		}
