@@ -147,22 +147,22 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 	d := c.delivery(outcomeRefused)
 	defer func() { c.record(ctx, d) }()
 	b, err := j.git.Build(ctx, c.spec(onlyLoop, ""))
-	if errors.Is(err, secret.ErrHeld) {
-		why := c.buildRefusal(err)
+	var why *refusal
+	var patch string
+	switch {
+	case errors.Is(err, secret.ErrHeld):
+		why = c.buildRefusal(err)
+	case err == nil:
+		if why = c.secretRefusal(paths(b.Changes)); why == nil {
+			patch, err = b.Patch()
+		}
+	}
+	switch {
+	case why != nil:
 		dv.say("%s. Not posted either: %s.", lead, why.why)
 		j.pub().status(ctx, s, "failure", why.status)
 		return
-	}
-	var patch string
-	if err == nil {
-		if why := c.secretRefusal(paths(b.Changes)); why != nil {
-			dv.say("%s. Not posted either: %s.", lead, why.why)
-			j.pub().status(ctx, s, "failure", why.status)
-			return
-		}
-		patch, err = b.Patch()
-	}
-	if err != nil {
+	case err != nil:
 		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
 		j.pub().status(ctx, s, "failure", "fix certified, not delivered")
 		return
