@@ -73,7 +73,7 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	if p == nil || p.stopped || cp.Status != state.Running {
 		return
 	}
-	now := p.j.env.now()
+	now := p.j.env.Now()
 	if !p.last.IsZero() && now.Sub(p.last) < p.every {
 		return
 	}
@@ -125,14 +125,6 @@ func nonEmpty(waves [][]string) [][]string {
 		}
 	}
 	return out
-}
-
-// now is the job's clock.
-func (env Env) now() time.Time {
-	if env.Now != nil {
-		return env.Now()
-	}
-	return time.Now()
 }
 
 // jobLog is the action's side of the job log's workflow commands around
