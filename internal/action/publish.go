@@ -224,7 +224,7 @@ type publisher struct {
 func (j *job) pub() *publisher {
 	if j.publisher == nil {
 		j.publisher = &publisher{a: j.a, api: j.client, owner: j.owner, repo: j.repo, ctx: j.ctx, in: &j.in,
-			getenv: j.env.Getenv, workspace: j.workspace, mask: j.mask}
+			getenv: j.env.Getenv, workspace: j.workspace, mask: j.mask, perms: map[string]string{}}
 	}
 	return j.publisher
 }
