@@ -263,10 +263,10 @@ func (in Inputs) unsuccessful(out runner.Outcome, dv delivery) error {
 // server, while the client's own tests hold it to GitHub's wire format.
 //
 // Every method names the repository and means what the client's method
-// of that name documents. What it reads
-// (the pull request, the base's loop config, comments, permissions) is
-// data to the action, never instructions: the decisions on it are the
-// action's, and an implementation adds none.
+// of that name documents. What it reads (the pull request, the base's
+// loop config, comments, permissions) is data to the action, never
+// instructions: the decisions on it are the action's, and an
+// implementation adds none.
 type githubAPI interface {
 	// What it reads.
 	PullRequest(ctx context.Context, owner, repo string, n int) (github.PR, error)

@@ -163,21 +163,12 @@ func (p *publisher) reviewRequests(comments []github.Comment, loop string) []rev
 	for _, c := range comments {
 		first, _, _ := strings.Cut(c.Body, "\n")
 		m := reviewMarkerRE.FindStringSubmatch(strings.TrimRight(first, "\r"))
-		if m == nil || m[1] != loop || !p.ourBot(c) {
+		if m == nil || m[1] != loop || !c.WrittenBy(p.in.Bot) {
 			continue
 		}
 		out = append(out, reviewRequest{ID: c.ID, Goal: m[2], Snapshot: m[3]})
 	}
 	return out
-}
-
-// ourBot reports whether the action's own identity wrote c: its login, and
-// for a "[bot]" login the type Bot too, so that no user can pass as it.
-func (p *publisher) ourBot(c github.Comment) bool {
-	if !strings.EqualFold(c.Author, p.in.Bot) {
-		return false
-	}
-	return !strings.HasSuffix(strings.ToLower(p.in.Bot), "[bot]") || c.AuthorType == "Bot"
 }
 
 // answered is the snapshot the comment id answers for goal: that of the

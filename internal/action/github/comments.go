@@ -149,11 +149,16 @@ func (c *Client) UpsertSticky(ctx context.Context, owner, repo string, n int, ma
 }
 
 func sticky(cm *gh.IssueComment, marker, botLogin string) bool {
-	u := cm.GetUser()
-	if !strings.HasPrefix(cm.GetBody(), marker) || !strings.EqualFold(u.GetLogin(), botLogin) {
+	return strings.HasPrefix(cm.GetBody(), marker) && fromGitHub(cm).WrittenBy(botLogin)
+}
+
+// WrittenBy reports whether login wrote c: its author, and for a "[bot]"
+// login of type Bot too, so that no user can pass as the bot.
+func (c Comment) WrittenBy(login string) bool {
+	if !strings.EqualFold(c.Author, login) {
 		return false
 	}
-	return !strings.HasSuffix(strings.ToLower(botLogin), "[bot]") || u.GetType() == "Bot"
+	return !strings.HasSuffix(strings.ToLower(login), "[bot]") || c.AuthorType == "Bot"
 }
 
 // editOldest puts body in the oldest of mine still there, skipping the edit
