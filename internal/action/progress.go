@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,7 +81,7 @@ func (p *progress) checkpointed(cp *state.Checkpoint) {
 	p.last = now
 	body := Progress{
 		Loop: p.s.cfg.Name, RunID: cp.RunID, Iteration: cp.Iteration, MaxIterations: cp.MaxIterations,
-		Spend: cp.Spend, Budget: p.s.cfg.Stop, Verdicts: cp.Verdicts, Ran: nonEmpty(p.ran),
+		Spend: cp.Spend, Budget: p.s.cfg.Stop, Verdicts: cp.Verdicts, Ran: slices.DeleteFunc(slices.Clone(p.ran), func(w []string) bool { return len(w) == 0 }),
 		Every: p.every, Updated: now, SummaryURL: p.j.pub().runURL(),
 	}.Markdown(commentLimit)
 	ctx, cancel := context.WithTimeout(p.ctx, progressTimeout)
@@ -115,16 +116,6 @@ func (p *progress) stop() {
 	if p != nil {
 		p.stopped = true
 	}
-}
-
-func nonEmpty(waves [][]string) [][]string {
-	var out [][]string
-	for _, w := range waves {
-		if len(w) > 0 {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // jobLog is the action's side of the job log's workflow commands around
