@@ -231,7 +231,7 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 		(cp.Delivery.Outcome != outcomePushed && cp.Delivery.Outcome != outcomePushing) {
 		return nil
 	}
-	why, err := j.deliveredHere(ctx, s, cp.Delivery)
+	why, err := deliveredHere(ctx, j, s, cp.Delivery)
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (j *job) verifyDelivery(ctx context.Context, s *session) error {
 // deliveredHere says why d, the checkpoint's certified delivery, is not
 // verified as the delivery of this job's head (or, beside it, onto
 // another branch: d.Ref), or "".
-func (j *job) deliveredHere(ctx context.Context, s *session, d *state.Delivery) (string, error) {
+func deliveredHere(ctx context.Context, j *job, s *session, d *state.Delivery) (string, error) {
 	beside := s.head != "" && d.SHA != s.head && d.Base == s.head && d.Ref != "" && d.Ref != s.branch
 	switch cp := s.checkpoint(); {
 	case !beside && (s.head == "" || d.SHA != s.head):
@@ -256,7 +256,7 @@ func (j *job) deliveredHere(ctx context.Context, s *session, d *state.Delivery) 
 	case d.Snapshot != cp.Snapshot:
 		return fmt.Sprintf("it names snapshot %s, not the run's certified %s", phrase.Short(d.Snapshot), phrase.Short(cp.Snapshot)), nil
 	case beside:
-		return j.deliveredBeside(ctx, s, d)
+		return deliveredBeside(ctx, j, s, d)
 	}
 	tree, err := j.commitSnapshot(s.head)
 	switch {
@@ -270,7 +270,7 @@ func (j *job) deliveredHere(ctx context.Context, s *session, d *state.Delivery) 
 
 // deliveredBeside says why d is not verified as the delivery of this
 // job's head onto d.Ref, which must still point at it, or "".
-func (j *job) deliveredBeside(ctx context.Context, s *session, d *state.Delivery) (string, error) {
+func deliveredBeside(ctx context.Context, j *job, s *session, d *state.Delivery) (string, error) {
 	if j.git == nil {
 		return "this loop-action has no git delivery to read the branch it names", nil
 	}
