@@ -214,11 +214,8 @@ func fit(md string, limit int, full string) string {
 		note += " of [this run](" + full + ")"
 	}
 	note += ".\n"
-	keep := []rune(md)[:max(limit-utf8.RuneCountInString(note), 0)]
-	cut := string(keep)
-	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i]
-	}
+	cut, _ := cutLines(md, limit-utf8.RuneCountInString(note))
+	cut = strings.TrimSuffix(cut, "\n")
 	if strings.Count(cut, "\n```")%2 == 1 { // close a code block cut open
 		cut += "\n```"
 	}
