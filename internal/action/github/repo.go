@@ -18,7 +18,6 @@ type PR struct {
 	Body     string
 	Author   string
 	State    string // "open" or "closed"
-	Draft    bool
 	HeadSHA  string
 	HeadRef  string
 	HeadRepo string // "owner/repo" of the head; "" when that fork was deleted
@@ -43,7 +42,6 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (PR
 		Body:     p.GetBody(),
 		Author:   p.GetUser().GetLogin(),
 		State:    p.GetState(),
-		Draft:    p.GetDraft(),
 		HeadSHA:  p.GetHead().GetSHA(),
 		HeadRef:  p.GetHead().GetRef(),
 		HeadRepo: p.GetHead().GetRepo().GetFullName(),
