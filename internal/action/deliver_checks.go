@@ -5,10 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
+	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/secret"
+	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // refusal is why certified work is not pushed.
@@ -127,7 +135,7 @@ func (c *conclusion) refuse(ctx context.Context, r *refusal) {
 		return
 	}
 	c.dv.say("%s.", lead)
-	c.failure(ctx, r.status)
+	c.j.pub().status(ctx, c.s, "failure", r.status)
 	c.record(ctx, c.delivery(outcomeRefused))
 }
 
@@ -139,22 +147,22 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 	d := c.delivery(outcomeRefused)
 	defer func() { c.record(ctx, d) }()
 	b, err := j.git.Build(ctx, c.spec(onlyLoop, ""))
-	if errors.Is(err, secret.ErrHeld) {
-		why := c.buildRefusal(err)
+	var why *refusal
+	var patch string
+	switch {
+	case errors.Is(err, secret.ErrHeld):
+		why = c.buildRefusal(err)
+	case err == nil:
+		if why = c.secretRefusal(paths(b.Changes)); why == nil {
+			patch, err = b.Patch()
+		}
+	}
+	switch {
+	case why != nil:
 		dv.say("%s. Not posted either: %s.", lead, why.why)
 		j.pub().status(ctx, s, "failure", why.status)
 		return
-	}
-	var patch string
-	if err == nil {
-		if why := c.secretRefusal(paths(b.Changes)); why != nil {
-			dv.say("%s. Not posted either: %s.", lead, why.why)
-			j.pub().status(ctx, s, "failure", why.status)
-			return
-		}
-		patch, err = b.Patch()
-	}
-	if err != nil {
+	case err != nil:
 		dv.say("%s. Its diff could not be made either (%s).", lead, j.errText(s, err))
 		j.pub().status(ctx, s, "failure", "fix certified, not delivered")
 		return
@@ -173,4 +181,172 @@ func (c *conclusion) postDiff(ctx context.Context, lead, status, outcome string)
 func (c *conclusion) applyCommand() string {
 	j := c.j
 	return j.mask(strings.Join([]string{"loop-action apply --run-id", c.s.runID, "--state", "branch:" + j.in.StateBranch, "--remote", j.pub().stateRemote()}, " "))
+}
+
+// secretScan finds what delivered work must never carry: the value of a
+// provider's env variable, or of a token this job holds, in any form the
+// masker knows (package secret: raw, JSON-escaped, hex, URL-encoded,
+// base64 at every alignment).
+type secretScan struct {
+	secrets []secret.Secret
+	mask    func(string) string
+	find    *secret.Finder
+}
+
+// scanner is the scan for the run's config and this job's tokens.
+func (j *job) scanner(cfg *loop.Config) secretScan {
+	secrets := runner.Secrets(cfg, j.env.Environ)
+	tokens := map[string]string{"github-token": j.in.Token, "push-token": j.in.PushToken,
+		"ACTIONS_RUNTIME_TOKEN": j.env.Getenv("ACTIONS_RUNTIME_TOKEN")}
+	for _, name := range slices.Sorted(maps.Keys(tokens)) {
+		secrets = secret.Append(secrets, name, tokens[name])
+	}
+	return secretScan{secrets: secrets, mask: secret.Mask(secrets), find: secret.NewFinder(secrets)}
+}
+
+// found reports whether text holds a secret.
+func (sc secretScan) found(text string) bool { return sc.find.Find([]byte(text)) != "" }
+
+// first names the first of paths in root whose path, content, or link
+// target holds a secret, or "". A path that cannot be read counts as
+// holding one: what cannot be checked is not delivered.
+func (sc secretScan) first(root string, paths []string) (string, error) {
+	if sc.find.None() {
+		return "", nil
+	}
+	r, err := workspace.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	for _, p := range paths {
+		if sc.found(p) {
+			return p, nil
+		}
+		held, err := sc.file(r, p)
+		if held || err != nil {
+			return p, err
+		}
+	}
+	return "", nil
+}
+
+// file scans one path: a link's target, or a file's content as a stream
+// (secret.Finder.FindIn). A path that no longer exists holds nothing.
+func (sc secretScan) file(r *os.Root, rel string) (bool, error) {
+	fi, err := r.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("scan %q for secrets: %w", rel, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := r.Readlink(rel)
+		if err != nil {
+			return false, fmt.Errorf("scan %q for secrets: %w", rel, err)
+		}
+		return sc.found(target), nil
+	}
+	f, _, err := workspace.OpenFile(r, rel)
+	if err != nil {
+		return false, fmt.Errorf("scan %q for secrets: %w", rel, err)
+	}
+	defer f.Close()
+	name, err := sc.find.FindIn(f)
+	return name != "", err
+}
+
+// openPull opens the pull request that carries the work delivered to
+// branch, into the branch the run is on, with the report as its body; or
+// updates the one already open from branch, so that runs never open a
+// second.
+func (c *conclusion) openPull(ctx context.Context, branch string) {
+	j, s, dv := c.j, c.s, c.dv
+	if j.client == nil {
+		dv.say("No pull request was opened for `%s`: input github-token is empty.", branch)
+		return
+	}
+	title := fmt.Sprintf("loop %s: certified work of run %s", s.cfg.Name, s.runID)
+	r := j.pub().newReport(ctx, s, dv.out)
+	r.Delivery = dv.notes
+	_, body, _ := strings.Cut(r.Markdown(commentLimit), "\n") // without the sticky marker
+	n, err := j.client.OpenPullFor(ctx, j.owner, j.repo, branch)
+	switch {
+	case err == nil && n > 0:
+		err = j.client.EditPull(ctx, j.owner, j.repo, n, title, body)
+	case err == nil:
+		n, err = j.client.CreatePull(ctx, j.owner, j.repo, branch, s.branch, title, body)
+	}
+	if err != nil {
+		j.a.Warningf("open the pull request from %s: %s", branch, j.mask(err.Error()))
+		dv.say("The pull request from `%s` into `%s` could not be opened or updated (%s).", branch, s.branch, j.errText(s, err))
+		j.pub().status(ctx, s, "failure", "fix pushed to "+branch+"; its pull request could not be opened")
+		return
+	}
+	dv.pull = n
+	dv.say("**Fix in pull request #%d**, from `%s` into `%s`.", n, branch, s.branch)
+	j.pub().status(ctx, s, "failure", fmt.Sprintf("fix in pull request #%d", n))
+}
+
+// partialStop reports whether a run stopped for good without success:
+// its work is worth keeping.
+func partialStop(st state.Status) bool {
+	return st == state.NoProgress || st == state.Escalated || st.BudgetStop()
+}
+
+// partial keeps the work of a run that stopped without success on the
+// branch loop-partial/<run id> (never the pull request's), when [deliver]
+// partial asks and this job's deliver pushes. What a delivery never pushes
+// is left out of it; a secret stops it.
+func (c *conclusion) partial(ctx context.Context) {
+	j, s, cp, dv := c.j, c.s, c.cp, c.dv
+	branch := "loop-partial/" + s.runID
+	subject := fmt.Sprintf("loop %s: partial work at iteration %d (%s)", s.cfg.Name, cp.Iteration, cp.Status)
+	b, err := j.git.Build(ctx, c.spec(excluded(s.cfg), subject))
+	switch {
+	case err != nil:
+		dv.say("The run's work could not be kept: %s.", c.buildRefusal(err).why)
+		return
+	case len(b.Changes) == 0:
+		dv.say("The run changed nothing worth keeping on `%s`.", branch)
+		return
+	}
+	if why := c.secretRefusal(paths(b.Changes)); why != nil {
+		dv.say("The run's work was not kept: %s.", why.why)
+		return
+	}
+	d := state.Delivery{Kind: kindPartial, Mode: DeliverPush, Outcome: outcomePushed, Ref: branch, SHA: b.SHA, Base: s.head, Snapshot: cp.Snapshot, At: j.env.Now().UTC()}
+	switch err := c.pushOver(ctx, b, branch); {
+	case errors.Is(err, ErrMoved):
+		d.Outcome = outcomeMoved
+		dv.say("The run's work was not kept: `%s` moved while it was pushed.", branch)
+	case err != nil:
+		d.Outcome = outcomeFailed
+		dv.say("The run's work could not be pushed to `%s` (%s).", branch, j.errText(s, err))
+	default:
+		dv.partial = branch
+		dv.say("The run stopped without success (%s: %s). Its work at iteration %d is kept on [`%s`](%s) as %s; it is not certified.",
+			cp.Status, Verbatim(cp.StopDetail), cp.Iteration, branch, c.treeURL(branch), phrase.Short(b.SHA))
+		if len(b.Excluded) > 0 {
+			dv.say("Left out of it: %s.", c.shownPaths(b.Excluded))
+		}
+	}
+	c.record(ctx, d)
+}
+
+// treeURL is where a branch of the repository is browsed.
+func (c *conclusion) treeURL(branch string) string {
+	j := c.j
+	return fmt.Sprintf("%s/%s/%s/tree/%s", strings.TrimSuffix(j.ctx.ServerURL, "/"), j.owner, j.repo, branch)
+}
+
+// pushOver pushes b to branch where it is now: a compare-and-swap on the
+// tip read just before ("" when the branch does not exist yet).
+func (c *conclusion) pushOver(ctx context.Context, b *Built, branch string) error {
+	j := c.j
+	old, err := j.git.Tip(ctx, j.pub().pushRemote(), "refs/heads/"+branch)
+	if err != nil {
+		return err
+	}
+	return b.Push(ctx, j.pub().pushRemote(), "refs/heads/"+branch, old)
 }

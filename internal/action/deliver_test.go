@@ -34,7 +34,7 @@ func TestDeliverOntoThePullRequest(t *testing.T) {
 		t.Errorf("the push (-want +got):\n%s", diff)
 	}
 	c := f.git.get(d)
-	if c.Parent != head || c.Snapshot != cp.Snapshot || c.Files["calc.sh"] != fixedCalc || c.Author != (Identity{"github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"}) {
+	if c.Parent != head || c.Snapshot != cp.Snapshot || c.Files["calc.sh"] != fixedCalc || c.Author != (Identity{Name: "github-actions[bot]", Email: "41898282+github-actions[bot]@users.noreply.github.com"}) {
 		t.Errorf("the delivered commit: parent %s, snapshot %s (certified %s), author %v, calc.sh %q", c.Parent, c.Snapshot, cp.Snapshot, c.Author, c.Files["calc.sh"])
 	}
 	wantMsg := "loop demo: certified at iteration 1\n\nLoop-Run: demo/pr-7\nLoop-Iteration: 1\nLoop-Snapshot: " + cp.Snapshot + "\n"

@@ -33,11 +33,5 @@
 // A job dispatches on its event and holds the session; what it learns
 // goes to decide (the status rule, a pure function), whose actions a
 // conclusion carries out; the publisher speaks on GitHub and in the
-// runner's files, catchup handles one pass over the comments, jobLog
-// brackets the log. A comment's Markdown is read with
-// goldmark (markdown.go); only the tracking of HTML comments and open
-// <details> in the raw HTML GitHub passes through stays ours, because it
-// is what a browser hides, not CommonMark. The job's outputs are written
-// with a fresh random delimiter each, which go-githubactions' fixed one
-// does not give.
+// runner's files.
 package action

@@ -2,10 +2,8 @@ package action
 
 import (
 	"context"
-	"errors"
-	"time"
 
-	"github.com/loop-action/loop-action/internal/secret"
+	gitdelivery "github.com/loop-action/loop-action/internal/delivery"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -17,7 +15,10 @@ import (
 type Git interface {
 	// Build writes, without touching the loop root or its repository's
 	// refs, one commit whose parent is s.Base and whose tree is the loop
-	// root's content less what s.Exclude leaves out.
+	// root's content less what s.Exclude leaves out. A file it would
+	// change that holds one of s.Secrets fails it with a
+	// *secret.HeldError, which names the file and the variable, never
+	// the value.
 	Build(ctx context.Context, s CommitSpec) (*Built, error)
 	// Tip is the commit ref (a full ref name, refs/heads/…) points at on
 	// the remote, or "" when it does not exist.
@@ -34,46 +35,16 @@ type Git interface {
 	CheckoutChanges(root, sha string, k workspace.Checkout) (Checkout, error)
 }
 
-// Checkout is how a loop root differs from a checkout of a commit: Head
-// is the commit the root's repository has checked out ("" when unknown),
-// Changes the paths whose content differs, sorted, of Kind "added" (only
-// in the root), "modified" or "deleted" (only in the commit).
-type Checkout struct {
-	Head    string
-	Changes []Change
-}
-
-// CommitSpec is what a built commit holds.
-type CommitSpec struct {
-	Root     string // the loop root
-	Base     string // the parent commit: the commit the run started from
-	Snapshot string // the workspace snapshot the root is expected to hold
-	// Exclude reports whether a path (slash-separated, relative to the
-	// root) is left out of the commit: it keeps the base's version.
-	Exclude func(rel string) bool
-	Message string // the whole message, trailers included
-	Author  Identity
-	When    time.Time
-	// Secrets are the values the built commit must never carry (the
-	// providers' env variables, this job's tokens): a file it would
-	// change that holds one fails Build with a *secret.HeldError, which
-	// names the file and the variable, never the value.
-	Secrets []secret.Secret
-	// Checkout is how the root's files are read: its git settings and the
-	// largest file its snapshot holds.
-	Checkout workspace.Checkout
-}
-
-// Identity is a commit's author and committer.
-type Identity struct{ Name, Email string }
-
-// Change is one path a built commit changes from its base: Kind is
-// "added", "modified", "deleted", "mode" or "type".
-type Change struct{ Path, Kind string }
-
-// Remote is a repository to push to, with the token to push with (as
-// x-access-token); the token never appears in an error.
-type Remote struct{ URL, Token string }
+// The values Git takes and gives are package delivery's.
+type (
+	Checkout   = gitdelivery.Checkout
+	CommitSpec = gitdelivery.Spec
+	Identity   = gitdelivery.Identity
+	Change     = gitdelivery.Change
+	// Remote is a repository to push to, with the token to push with (as
+	// x-access-token); the token never appears in an error.
+	Remote = gitdelivery.Remote
+)
 
 // Built is a commit built in memory and not pushed yet.
 type Built struct {
@@ -96,4 +67,37 @@ type Built struct {
 
 // ErrMoved reports a push refused because the branch was not where the
 // delivery expected it: nothing was pushed or overwritten.
-var ErrMoved = errors.New("the branch moved")
+var ErrMoved = gitdelivery.ErrMoved
+
+// DeliveryGit is the action's Git on package delivery: commits built in
+// memory from the loop root over the checkout's repository, pushed over
+// smart HTTP with a compare-and-swap, and a commit's snapshot computed as
+// package workspace computes a checkout's. It holds no state and decides
+// nothing; the composition root sets it as Env.Git.
+type DeliveryGit struct{}
+
+var _ Git = DeliveryGit{}
+
+// Build builds s's commit.
+func (DeliveryGit) Build(ctx context.Context, s CommitSpec) (*Built, error) {
+	d, err := gitdelivery.Build(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &Built{SHA: d.SHA, Snapshot: d.Snapshot, Changes: d.Changes, Excluded: d.Excluded, Patch: d.Patch, Push: d.Push}, nil
+}
+
+// Tip is the commit ref points at on the remote, "" when it is absent.
+func (DeliveryGit) Tip(ctx context.Context, r Remote, ref string) (string, error) {
+	return gitdelivery.Tip(ctx, r, ref)
+}
+
+// CommitSnapshot is the snapshot of a checkout of sha in root.
+func (DeliveryGit) CommitSnapshot(root, sha string) (string, error) {
+	return gitdelivery.CommitSnapshot(root, sha)
+}
+
+// CheckoutChanges is how root differs from a checkout of sha.
+func (DeliveryGit) CheckoutChanges(root, sha string, k workspace.Checkout) (Checkout, error) {
+	return gitdelivery.CheckoutChanges(context.Background(), root, sha, k) // Git.CheckoutChanges takes no context
+}

@@ -223,3 +223,66 @@ func (j *job) mask(s string) string {
 	}
 	return s
 }
+
+// What Main returns, for the CLI to map to its exit codes (it is the only
+// place that maps errors to exit codes): nil for success and for a pause
+// for review, ErrUnsuccessful, a *UsageError or a *loop.ConfigError for
+// what the job's setup got wrong, and any other error for an internal
+// failure.
+
+// ErrUnsuccessful reports a run that stopped without success while
+// fail-on-unsuccessful is on: the job fails, without an error of its own.
+var ErrUnsuccessful = errors.New("the loop stopped without success")
+
+// UsageError is a mistake in how the job is set up rather than a failure
+// of the action: an input, the event, where the loop config is.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// badSetup marks err as a mistake in the job's setup.
+func badSetup(err error) error { return &UsageError{Err: err} }
+
+// unsuccessful is the job's result: a commit certified in this job (the
+// status rule's success), a pause for review, and a job that refuted
+// nothing (see delivery.keep) pass; anything else fails when
+// fail-on-unsuccessful is on — a run that converged but whose fix no
+// commit carries yet among them.
+func (in Inputs) unsuccessful(out runner.Outcome, dv delivery) error {
+	if dv.success || dv.keep || out.Status == state.AwaitingReview || !in.FailOnUnsuccessful {
+		return nil
+	}
+	return ErrUnsuccessful
+}
+
+// githubAPI is all the action asks of GitHub's REST API: the seam between
+// its decisions and GitHub. *github.Client implements it over HTTP; the
+// decision tests hold an in-memory stand-in, so that who may command the
+// loop, which comments count and what a run reports are tested without a
+// server, while the client's own tests hold it to GitHub's wire format.
+//
+// Every method names the repository and means what the client's method
+// of that name documents. What it reads (the pull request, the base's
+// loop config, comments, permissions) is data to the action, never
+// instructions: the decisions on it are the action's, and an
+// implementation adds none.
+type githubAPI interface {
+	// What it reads.
+	PullRequest(ctx context.Context, owner, repo string, n int) (github.PR, error)
+	FileAt(ctx context.Context, owner, repo, path, ref string) ([]byte, error)
+	Permission(ctx context.Context, owner, repo, user string) (string, error)
+	Comments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error) // oldest (lowest id) first
+	LatestStatus(ctx context.Context, owner, repo, sha, statusContext string) (github.Status, error)
+
+	// What it writes.
+	Comment(ctx context.Context, owner, repo string, n int, body string) (int64, error)
+	React(ctx context.Context, owner, repo string, commentID int64, content string) error
+	UpsertSticky(ctx context.Context, owner, repo string, n int, marker, body, botLogin string) (int64, error)
+	SetStatus(ctx context.Context, owner, repo, sha, state, statusContext, description, targetURL string) error
+	OpenPullFor(ctx context.Context, owner, repo, head string) (int, error)
+	CreatePull(ctx context.Context, owner, repo, head, base, title, body string) (int, error)
+	EditPull(ctx context.Context, owner, repo string, n int, title, body string) error
+}
+
+var _ githubAPI = (*github.Client)(nil)

@@ -149,14 +149,6 @@ func indent(s string, from int) (int, string) {
 	return col, ""
 }
 
-func run(s string, ch byte) int {
-	n := 0
-	for n < len(s) && s[n] == ch {
-		n++
-	}
-	return n
-}
-
 // maxEcho bounds the characters of comment text echoed in a reply.
 const maxEcho = 60
 

@@ -3,13 +3,14 @@ package action
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/runner"
 )
 
@@ -51,13 +52,6 @@ func appendOutput(path, name, value string) error {
 // gate-only evaluation, when the gate holds).
 func (p *publisher) outputs(s *session, out runner.Outcome, r Report, dv delivery) {
 	satisfied, blocking := gate.Blocking(out.Verdicts)
-	export := ""
-	if out.ExportPath != "" {
-		export = out.ExportPath
-		if rel, err := filepath.Rel(p.workspace, out.ExportPath); err == nil {
-			export = filepath.ToSlash(rel)
-		}
-	}
 	summary := fmt.Sprintf("loop %s: %s after %d of %d iterations; %d of %d blocking goals satisfied",
 		s.cfg.Name, out.Status, out.Iteration, out.MaxIterations, satisfied, blocking)
 	if out.Status == runner.GateOnly {
@@ -71,7 +65,7 @@ func (p *publisher) outputs(s *session, out runner.Outcome, r Report, dv deliver
 		{"tokens", fmt.Sprint(out.Spend.Tokens)},
 		{"cost-usd", fmt.Sprintf("%.4f", out.Spend.CostUSD)},
 		{"spend", spendJSON(r.ByProvider)},
-		{"export-path", export},
+		{"export-path", r.ExportPath},
 		{"artifact-url", r.ArtifactURL},
 		{"summary", summary},
 		{"delivered-sha", dv.sha},
@@ -87,4 +81,57 @@ func pullOutput(n int) string {
 		return ""
 	}
 	return fmt.Sprint(n)
+}
+
+// ProviderSpend is what one provider's agents spent in a run.
+type ProviderSpend struct {
+	Tokens    int64   `json:"tokens"`
+	CostUSD   float64 `json:"cost_usd"`
+	Estimated bool    `json:"estimated"` // some of its tokens were estimated, not reported
+}
+
+// spendByProvider sums the spend of each node's calls in the run's ledger
+// by the provider it was dispatched to, from the run's latest start (a new
+// generation starts its spend afresh): the same calls the run's spend
+// adds up.
+func spendByProvider(evs []ledger.Event) map[string]ProviderSpend {
+	type call struct {
+		iteration int
+		node      string
+	}
+	out := map[string]ProviderSpend{}
+	to := map[call]string{}
+	for _, e := range evs {
+		switch e.Type {
+		case ledger.RunStarted:
+			clear(out)
+			clear(to)
+		case ledger.NodeDispatched:
+			to[call{e.Iteration, e.Node}] = e.Provider
+		case ledger.NodeSucceeded, ledger.NodeFailed:
+			p, ok := to[call{e.Iteration, e.Node}]
+			if !ok {
+				continue // never dispatched: nothing spent
+			}
+			s := out[p]
+			s.Tokens += e.Tokens
+			s.CostUSD += e.CostUSD
+			s.Estimated = s.Estimated || e.Estimated
+			out[p] = s
+		}
+	}
+	return out
+}
+
+// spendJSON is the spend output: {"<provider>": {"tokens", "cost_usd",
+// "estimated"}}, {} when nothing ran.
+func spendJSON(m map[string]ProviderSpend) string {
+	if m == nil {
+		m = map[string]ProviderSpend{}
+	}
+	b, err := json.Marshal(m) // sorted by provider
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }

@@ -82,7 +82,8 @@ func (p *publisher) newReport(ctx context.Context, s *session, out runner.Outcom
 	if out.Status != runner.GateOnly {
 		r.ByProvider = spendByProvider(evs)
 	}
-	if out.ExportPath != "" {
+	if out.ExportPath != "" { // relative to the workspace when it is under it
+		r.ExportPath = out.ExportPath
 		if rel, err := filepath.Rel(p.workspace, out.ExportPath); err == nil {
 			r.ExportPath = filepath.ToSlash(rel)
 		}
@@ -223,7 +224,7 @@ type publisher struct {
 func (j *job) pub() *publisher {
 	if j.publisher == nil {
 		j.publisher = &publisher{a: j.a, api: j.client, owner: j.owner, repo: j.repo, ctx: j.ctx, in: &j.in,
-			getenv: j.env.Getenv, workspace: j.workspace, mask: j.mask}
+			getenv: j.env.Getenv, workspace: j.workspace, mask: j.mask, perms: map[string]string{}}
 	}
 	return j.publisher
 }

@@ -151,3 +151,8 @@ func TestReportCutsALongDiff(t *testing.T) {
 		t.Error("the report itself was cut")
 	}
 }
+
+// run is the length of the run of ch that starts s.
+func run(s string, ch byte) int {
+	return len(s) - len(strings.TrimLeft(s, string(ch)))
+}

@@ -132,9 +132,6 @@ func (p *publisher) permission(ctx context.Context, author string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if p.perms == nil {
-		p.perms = map[string]string{}
-	}
 	p.perms[key] = perm
 	return perm, nil
 }

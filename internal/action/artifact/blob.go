@@ -63,10 +63,10 @@ func (b *blob) putBlockList(ctx context.Context, ids []string) error {
 
 func (b *blob) put(ctx context.Context, query string, body []byte, h http.Header) error {
 	target := withQuery(b.url, query)
-	return retry(ctx, b.policy, func() (bool, error) {
+	_, err := backoff.Do(ctx, b.policy, func(ctx context.Context) (struct{}, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(body))
 		if err != nil {
-			return false, hideURL(err)
+			return struct{}{}, hideURL(err)
 		}
 		for k, v := range h {
 			req.Header[k] = v
@@ -74,15 +74,16 @@ func (b *blob) put(ctx context.Context, query string, body []byte, h http.Header
 		req.Header.Set("x-ms-version", msVersion)
 		resp, err := b.client.Do(req)
 		if err != nil {
-			return true, hideURL(err)
+			return struct{}{}, backoff.Again(hideURL(err))
 		}
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		if resp.StatusCode/100 == 2 {
-			return false, nil
+			return struct{}{}, nil
 		}
-		return retryable(resp.StatusCode), fmt.Errorf("blob storage answered %s%s", resp.Status, storageMessage(data))
+		return struct{}{}, retryable(resp.StatusCode, fmt.Errorf("blob storage answered %s%s", resp.Status, storageMessage(data)))
 	})
+	return err
 }
 
 // withQuery is u with query appended to its own query, if any.

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"archive/zip"
+	"bytes"
 	"compress/flate"
 	"fmt"
 	"io"
@@ -124,6 +125,7 @@ const sniffSize = 64 << 10
 type zipper struct {
 	zw    *zip.Writer
 	sniff *flate.Writer
+	out   bytes.Buffer // what sniff made of the head
 	head  []byte
 }
 
@@ -167,20 +169,12 @@ func (z *zipper) write(root *os.Root, e entry) error {
 // whose head does not shrink by a twentieth: data already compressed
 // (archives, images, binaries) only costs time to deflate.
 func (z *zipper) method(head []byte) uint16 {
-	var n countWriter
-	z.sniff.Reset(&n)
+	z.out.Reset()
+	z.sniff.Reset(&z.out)
 	z.sniff.Write(head)
 	z.sniff.Close()
-	if int(n)*20 >= len(head)*19 {
+	if z.out.Len()*20 >= len(head)*19 {
 		return zip.Store
 	}
 	return zip.Deflate
-}
-
-// countWriter counts the bytes written to it.
-type countWriter int
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	*c += countWriter(len(p))
-	return len(p), nil
 }

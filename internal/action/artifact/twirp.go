@@ -97,41 +97,46 @@ func (s *service) finalize(ctx context.Context, ids backendIDs, name string, siz
 }
 
 // call posts in to method and decodes the answer into out, retrying as the
-// toolkit does.
+// toolkit does (Config.policy).
 func (s *service) call(ctx context.Context, method string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	return retry(ctx, s.policy, func() (bool, error) {
+	data, err := backoff.Do(ctx, s.policy, func(ctx context.Context) ([]byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+servicePath+method, bytes.NewReader(body))
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+s.token)
 		resp, err := s.client.Do(req)
 		if err != nil {
-			return true, err
+			return nil, backoff.Again(err)
 		}
 		defer resp.Body.Close()
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		if err != nil {
-			return true, fmt.Errorf("read %s answer: %w", method, err)
+			return nil, backoff.Again(fmt.Errorf("read %s answer: %w", method, err))
 		}
 		if resp.StatusCode/100 != 2 {
-			return failure(resp, data)
+			return nil, failure(resp, data)
 		}
-		if err := json.Unmarshal(data, out); err != nil {
-			return false, fmt.Errorf("decode %s answer: %w", method, err)
-		}
-		return false, nil
+		return data, nil
 	})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decode %s answer: %w", method, err)
+	}
+	return nil
 }
 
-// failure turns a twirp error answer into an error and says whether to try
-// again. A quota error is final whatever its status.
-func failure(resp *http.Response, body []byte) (bool, error) {
+// failure turns a twirp error answer into an error, marked for another
+// try when its status is worth one. A quota error is final whatever its
+// status.
+func failure(resp *http.Response, body []byte) error {
 	var te struct {
 		Code string `json:"code"`
 		Msg  string `json:"msg"`
@@ -148,11 +153,21 @@ func failure(resp *http.Response, body []byte) (bool, error) {
 	}
 	switch {
 	case strings.Contains(te.Msg, "insufficient usage"):
-		return false, fmt.Errorf("%w: %s", ErrUsage, msg)
+		return fmt.Errorf("%w: %s", ErrUsage, msg)
 	case resp.StatusCode == http.StatusConflict:
-		return false, fmt.Errorf("%w: %s", ErrExists, msg)
+		return fmt.Errorf("%w: %s", ErrExists, msg)
 	}
-	return retryable(resp.StatusCode), fmt.Errorf("results service answered %s", msg)
+	return retryable(resp.StatusCode, fmt.Errorf("results service answered %s", msg))
+}
+
+// retryable marks err for another try when the status is worth one.
+func retryable(status int, err error) error {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return backoff.Again(err)
+	}
+	return err
 }
 
 // protoInt64 is an int64 in proto3 JSON: a string, or a number.

@@ -128,19 +128,12 @@ func baseURL(apiURL string) (*url.URL, error) {
 // characters); the caller should cut the body and try again.
 var ErrBodyTooLong = errors.New("comment body is over GitHub's limit of 65536 characters")
 
-// status is the HTTP status of a failed call, or 0 if there was no answer.
+// status is the HTTP status of a call GitHub refused with an error
+// answer (not a rate limit), or 0.
 func status(err error) int {
 	var er *gh.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		return er.Response.StatusCode
-	}
-	var rl *gh.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode
-	}
-	var ab *gh.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.Response != nil {
-		return ab.Response.StatusCode
 	}
 	return 0
 }

@@ -206,29 +206,6 @@ func TestSetStatus(t *testing.T) {
 	}
 }
 
-func TestIdentity(t *testing.T) {
-	t.Parallel()
-	srv, c, _ := setup(t)
-	if got, err := c.Identity(context.Background()); err != nil || got != github.DefaultBot {
-		t.Errorf("GITHUB_TOKEN: %q, %v; want %q", got, err, github.DefaultBot)
-	}
-	srv.SetToken("ghp_alice", "alice")
-	c2, err := github.New(srv.URL(), "ghp_alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := c2.Identity(context.Background()); err != nil || got != "alice" {
-		t.Errorf("a user's token: %q, %v; want alice", got, err)
-	}
-	c3, err := github.New(srv.URL(), "nobody", github.WithRetry(1, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c3.Identity(context.Background()); err == nil {
-		t.Error("a bad token got an identity")
-	}
-}
-
 func TestErrBodyTooLongIsDistinct(t *testing.T) {
 	t.Parallel()
 	_, c, _ := setup(t)

@@ -70,21 +70,13 @@ func (c Comment) Edited() bool { return c.UpdatedAt.After(c.CreatedAt) }
 
 // Comments is every comment on issue or pull request n, oldest first.
 func (c *Client) Comments(ctx context.Context, owner, repo string, n int) ([]Comment, error) {
-	return c.CommentsSince(ctx, owner, repo, n, 0)
-}
-
-// CommentsSince is every comment on n with an id above afterID, oldest
-// first: the commands a run may have missed.
-func (c *Client) CommentsSince(ctx context.Context, owner, repo string, n int, afterID int64) ([]Comment, error) {
 	all, err := c.comments(ctx, owner, repo, n)
 	if err != nil {
 		return nil, fail(fmt.Sprintf("list comments on %s/%s#%d", owner, repo, n), err)
 	}
-	var out []Comment
-	for _, cm := range all {
-		if cm.GetID() > afterID {
-			out = append(out, fromGitHub(cm))
-		}
+	out := make([]Comment, len(all))
+	for i, cm := range all {
+		out[i] = fromGitHub(cm)
 	}
 	return out, nil
 }
@@ -157,11 +149,16 @@ func (c *Client) UpsertSticky(ctx context.Context, owner, repo string, n int, ma
 }
 
 func sticky(cm *gh.IssueComment, marker, botLogin string) bool {
-	u := cm.GetUser()
-	if !strings.HasPrefix(cm.GetBody(), marker) || !strings.EqualFold(u.GetLogin(), botLogin) {
+	return strings.HasPrefix(cm.GetBody(), marker) && fromGitHub(cm).WrittenBy(botLogin)
+}
+
+// WrittenBy reports whether login wrote c: its author, and for a "[bot]"
+// login of type Bot too, so that no user can pass as the bot.
+func (c Comment) WrittenBy(login string) bool {
+	if !strings.EqualFold(c.Author, login) {
 		return false
 	}
-	return !strings.HasSuffix(strings.ToLower(botLogin), "[bot]") || u.GetType() == "Bot"
+	return !strings.HasSuffix(strings.ToLower(login), "[bot]") || c.AuthorType == "Bot"
 }
 
 // editOldest puts body in the oldest of mine still there, skipping the edit

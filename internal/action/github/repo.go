@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -19,7 +18,6 @@ type PR struct {
 	Body     string
 	Author   string
 	State    string // "open" or "closed"
-	Draft    bool
 	HeadSHA  string
 	HeadRef  string
 	HeadRepo string // "owner/repo" of the head; "" when that fork was deleted
@@ -44,7 +42,6 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (PR
 		Body:     p.GetBody(),
 		Author:   p.GetUser().GetLogin(),
 		State:    p.GetState(),
-		Draft:    p.GetDraft(),
 		HeadSHA:  p.GetHead().GetSHA(),
 		HeadRef:  p.GetHead().GetRef(),
 		HeadRepo: p.GetHead().GetRepo().GetFullName(),
@@ -131,25 +128,6 @@ func (c *Client) LatestStatus(ctx context.Context, owner, repo, sha, statusConte
 		opts.Page = resp.NextPage
 	}
 	return Status{}, nil
-}
-
-// DefaultBot is who GITHUB_TOKEN acts as.
-const DefaultBot = "github-actions[bot]"
-
-// Identity is the login the token acts as. Installation tokens such as
-// GITHUB_TOKEN may not ask (GET /user answers 403); for them it is
-// DefaultBot. A GitHub App's own token gets the same answer, although it
-// writes as "<app-slug>[bot]": callers using one should say so.
-func (c *Client) Identity(ctx context.Context) (string, error) {
-	u, _, err := c.gh.Users.Get(ctx, "")
-	if err == nil {
-		return u.GetLogin(), nil
-	}
-	var er *gh.ErrorResponse // not a rate limit, which is a 403 too
-	if errors.As(err, &er) && (status(err) == http.StatusForbidden || status(err) == http.StatusNotFound) {
-		return DefaultBot, nil
-	}
-	return "", fail("get the token's user", err)
 }
 
 // FileAt reads the file at path as of ref (a branch or a commit sha): the

@@ -79,19 +79,17 @@ func (t *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 // GitHub asks, else a minute for a secondary limit (GitHub's advice) and
 // 1s, 2s, 4s… after the try-th failure for the others.
 func again(resp *http.Response, try int) (time.Duration, bool) {
+	wait := time.Second << min(try, 10)
 	switch code := resp.StatusCode; {
 	case code == http.StatusForbidden && secondaryLimit(resp):
-		if d, ok := asked(resp); ok {
-			return d, true
-		}
-		return time.Minute, true
+		wait = time.Minute
 	case code != http.StatusTooManyRequests && code < 500:
 		return 0, false
 	}
 	if d, ok := asked(resp); ok {
 		return d, true
 	}
-	return time.Second << min(try, 10), true
+	return wait, true
 }
 
 // asked is the wait GitHub asks for, if it does: Retry-After (seconds or

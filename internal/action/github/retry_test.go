@@ -104,7 +104,7 @@ func TestRetryDuringPagination(t *testing.T) {
 	chatter(srv, 150)
 	srv.FailNext("GET", "/repos/o/r/issues/1/comments", 429, nil, "")
 	srv.FailNext("GET", "/repos/o/r/issues/1/comments", 403, map[string]string{"Retry-After": "1"}, githubfake.SecondaryRateLimitBody)
-	got, err := c.CommentsSince(context.Background(), "o", "r", 1, 0)
+	got, err := c.Comments(context.Background(), "o", "r", 1)
 	if err != nil || len(got) != 150 {
 		t.Fatalf("%d comments, %v", len(got), err)
 	}
