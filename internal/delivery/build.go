@@ -72,6 +72,7 @@ type Delivery struct {
 	Snapshot string
 
 	st             *overlay
+	repo           *git.Repository // the root's, only read
 	root           string
 	base, baseTree plumbing.Hash
 	view           plumbing.Hash // the snapshot of a checkout of the base
@@ -136,7 +137,7 @@ func open(ctx context.Context, root, base string, more ...storer.EncodedObjectSt
 	if err != nil {
 		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
-	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), root: root, base: plumbing.NewHash(base)}
+	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), repo: repo, root: root, base: plumbing.NewHash(base)}
 	c, err := object.GetCommit(d.st, d.base)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)

@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/merkletrie"
-
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -24,7 +20,7 @@ type Checkout struct {
 // CheckoutChanges compares the loop root with a checkout of commit sha
 // (in root's .git), both as package workspace snapshots them — without
 // .loop/ and ignored files, the root's files read with its git settings k
-// — with go-git's tree diff. It writes nothing: the root's objects are
+// — with the delivery's tree diff. It writes nothing: the root's objects are
 // hashed into memory. It stops when ctx is done.
 func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
 	co, err := checkoutChanges(ctx, root, sha, k)
@@ -46,46 +42,28 @@ func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout
 	if err != nil {
 		return Checkout{}, err
 	}
-	from, err := object.GetTree(d.st, d.view)
-	if err != nil {
+	var edits []edit
+	if err := d.diff(d.view, hashOf(snap), "", &edits); err != nil {
 		return Checkout{}, err
 	}
-	to, err := object.GetTree(d.st, hashOf(snap))
-	if err != nil {
-		return Checkout{}, err
+	co := Checkout{}
+	if ref, err := d.repo.Head(); err == nil {
+		co.Head = ref.Hash().String()
 	}
-	diff, err := object.DiffTree(from, to)
-	if err != nil {
-		return Checkout{}, err
-	}
-	co := Checkout{Head: checkedOut(root)}
-	for _, c := range diff {
-		act, err := c.Action()
+	for _, e := range edits {
+		_, inView, err := d.lookup(d.view, e.path)
 		if err != nil {
 			return Checkout{}, err
 		}
-		switch act {
-		case merkletrie.Insert:
-			co.Changes = append(co.Changes, Change{Path: c.To.Name, Kind: Added})
-		case merkletrie.Delete:
-			co.Changes = append(co.Changes, Change{Path: c.From.Name, Kind: Deleted})
-		default:
-			co.Changes = append(co.Changes, Change{Path: c.To.Name, Kind: Modified})
+		c := Change{Path: e.path, Kind: Modified}
+		switch {
+		case e.to == nil:
+			c.Kind = Deleted
+		case !inView:
+			c.Kind = Added
 		}
+		co.Changes = append(co.Changes, c)
 	}
 	sortChanges(co.Changes)
 	return co, nil
-}
-
-// checkedOut is the commit root's repository has at HEAD, or "".
-func checkedOut(root string) string {
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return ""
-	}
-	ref, err := repo.Head()
-	if err != nil {
-		return ""
-	}
-	return ref.Hash().String()
 }
