@@ -192,12 +192,12 @@ const (
 	workspaceSide = 1
 )
 
-// checkedOut is what a checkout of the tree of side writes for the blob
-// id at p.
-func (d *Delivery) checkedOut(p string, id plumbing.Hash, side int) ([]byte, error) {
-	data, err := blob(d.st, id)
-	if err != nil {
-		return nil, err
+// checkedOut is what a checkout of the tree of side writes for the leaf
+// l at p: a link's target, or a file's content as its filters make it.
+func (d *Delivery) checkedOut(p string, l *leaf, side int) ([]byte, error) {
+	data, err := workspace.ReadBlob(d.st, l.hash)
+	if err != nil || l.mode == filemode.Symlink {
+		return data, err
 	}
 	return d.files[side].File(p, data)
 }
@@ -209,10 +209,7 @@ func (d *Delivery) same(local workspace.Entry, there bool, p string, l *leaf, si
 	if l == nil || !there {
 		return l == nil && !there
 	}
-	data, err := blob(d.st, l.hash)
-	if err == nil && l.mode != filemode.Symlink {
-		data, err = d.checkedOut(p, l.hash, side)
-	}
+	data, err := d.checkedOut(p, l, side)
 	if err != nil {
 		return false
 	}
@@ -242,10 +239,7 @@ func (d *Delivery) write(ctx context.Context, w *workspace.Writer, todo []edit) 
 		if e.to == nil {
 			continue
 		}
-		data, err := blob(d.st, e.to.hash)
-		if err == nil && e.to.mode != filemode.Symlink {
-			data, err = d.checkedOut(e.path, e.to.hash, workspaceSide)
-		}
+		data, err := d.checkedOut(e.path, e.to, workspaceSide)
 		if err != nil {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
