@@ -71,8 +71,8 @@ func (r *Repo) Install(ctx context.Context, o InstallOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeShim(path, shim(o)); err != nil {
-		return "", err
+	if err := (workspace.Atomic{Perm: 0o755}).WriteFile(path, []byte(shim(o))); err != nil {
+		return "", fmt.Errorf("install: %w", err)
 	}
 	return fmt.Sprintf("installed %s (%s mode)%s", path, o.Mode, did), nil
 }
@@ -103,14 +103,6 @@ func moveAside(path string, o InstallOptions) (string, error) {
 		return "", fmt.Errorf("install: %w", err)
 	}
 	return did, nil
-}
-
-// writeShim writes the shim beside path and renames it into place.
-func writeShim(path, text string) error {
-	if err := (workspace.Atomic{Perm: 0o755}).WriteFile(path, []byte(text)); err != nil {
-		return fmt.Errorf("install: %w", err)
-	}
-	return nil
 }
 
 // shim is the hook script: find loop-action and exec `hook run`.
