@@ -50,15 +50,8 @@ func (e *LocalEditsError) Error() string {
 // nothing and fails with a *LocalEditsError naming them. Every write goes
 // through a workspace.Writer: never through a symbolic link, never into
 // .git or .loop. It returns the changes it made.
-func Apply(ctx context.Context, l Local) ([]Change, error) {
-	cs, err := apply(ctx, l)
-	if err != nil {
-		return nil, fmt.Errorf("apply the workspace %s to %q: %w", phrase.Short(l.Snapshot), l.Root, err)
-	}
-	return cs, nil
-}
-
-func apply(ctx context.Context, l Local) ([]Change, error) {
+func Apply(ctx context.Context, l Local) (_ []Change, err error) {
+	defer wrap(&err, "apply the workspace %s to %q", phrase.Short(l.Snapshot), l.Root)
 	if !fullSHA(l.Base) || !fullSHA(l.Snapshot) || l.Objects == nil {
 		return nil, fmt.Errorf("base %q and snapshot %q must be full ids, with a store", l.Base, l.Snapshot)
 	}

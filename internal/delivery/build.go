@@ -92,15 +92,8 @@ var ErrHidden = errors.New("a file the base tracks is hidden by the loop root's 
 var ErrRootMoved = errors.New("the loop root is not the certified snapshot")
 
 // Build builds the delivery s describes (see the package doc).
-func Build(ctx context.Context, s Spec) (*Delivery, error) {
-	d, err := build(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("build the delivery on %s: %w", phrase.Short(s.Base), err)
-	}
-	return d, nil
-}
-
-func build(ctx context.Context, s Spec) (*Delivery, error) {
+func Build(ctx context.Context, s Spec) (_ *Delivery, err error) {
+	defer wrap(&err, "build the delivery on %s", phrase.Short(s.Base))
 	if err := checkSpec(s); err != nil {
 		return nil, err
 	}
@@ -125,8 +118,11 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 		return nil, err
 	}
 	got, err := d.th.Snapshot(ctx, d.tree)
+	if err != nil {
+		return nil, err
+	}
 	d.Snapshot = string(got)
-	return d, err
+	return d, nil
 }
 
 // open reads the base commit from the repository of root (the
@@ -180,6 +176,13 @@ func checkIdentity(id Identity) error {
 		return fmt.Errorf("author %q <%q>: want a name and an email without <, > or line breaks", id.Name, id.Email)
 	}
 	return nil
+}
+
+// wrap says, when *err is set, what failed: format and args name it.
+func wrap(err *error, format string, args ...any) {
+	if *err != nil {
+		*err = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err)
+	}
 }
 
 // fullSHA reports whether s is 40 lowercase hex digits.

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -22,15 +23,8 @@ type Checkout struct {
 // .loop/ and ignored files, the root's files read with its git settings k
 // — with the delivery's tree diff. It writes nothing: the root's objects are
 // hashed into memory. It stops when ctx is done.
-func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
-	co, err := checkoutChanges(ctx, root, sha, k)
-	if err != nil {
-		return Checkout{}, fmt.Errorf("compare %q with commit %q: %w", root, sha, err)
-	}
-	return co, nil
-}
-
-func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
+func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (_ Checkout, err error) {
+	defer wrap(&err, "compare %q with commit %q", root, sha)
 	if !fullSHA(sha) {
 		return Checkout{}, fmt.Errorf("%q is not a full commit id", sha)
 	}
@@ -66,4 +60,19 @@ func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout
 	}
 	sortChanges(co.Changes)
 	return co, nil
+}
+
+// CommitSnapshot returns the snapshot a checkout of commit sha (in root's
+// .git) would have in the loop root root: what package workspace computes
+// for the files on disk, with root's .git/info/exclude. It writes nothing.
+func CommitSnapshot(root, sha string) (_ string, err error) {
+	defer wrap(&err, "snapshot of commit %q", sha)
+	if !fullSHA(sha) {
+		return "", errors.New("not a full commit id")
+	}
+	d, err := open(context.Background(), root, sha) // reads the commit's trees only, which the depth limit bounds
+	if err != nil {
+		return "", err
+	}
+	return d.view.String(), nil
 }
