@@ -1,45 +1,33 @@
-// Package process runs child processes for loop-action's gate checks,
-// metrics commands and agent CLIs, and reports exactly what happened.
+// Package process runs the child processes of loop-action's gate checks,
+// metrics commands and agent CLIs, and reports exactly what happened: each
+// child leads a new session (and so a new process group), its stdin is fed
+// and its stdout and stderr drained concurrently into bounded buffers (a
+// child printing gigabytes costs a fixed amount of memory), a timeout or a
+// done context signals the whole group (SIGTERM, then SIGKILL after a
+// grace period), and a pipe held open by a stray descendant never hangs it.
 //
-// It owns the mechanics of one child process: starting it as the leader of
-// a new session (and so of a new process group), feeding its stdin,
-// draining stdout and stderr concurrently into bounded buffers (so a child
-// printing gigabytes costs a fixed amount of memory), enforcing a timeout
-// or context deadline by signalling the whole group (SIGTERM, then SIGKILL
-// after a grace period), and never hanging on a pipe held open by a stray
-// descendant.
+// Children are untrusted code, so it also owns containment. No process a
+// child starts outlives it: [Guard] makes this process a child subreaper,
+// so that whatever a child leaves behind (even a daemon that forked twice
+// and called setsid) is reparented here, and after every child Run kills
+// its group and then sweeps ([Sweep]) every descendant outside this
+// process's session that is not below a child still running. And no child
+// reads this process's memory or environment: Guard makes it undumpable
+// and forks every child from threads without the capabilities that would
+// read them anyway ([Confined], [Exec]). Neither os/exec nor a library
+// does either; what os/exec and the os package do (pipes, copying, the
+// pidfd under os.Process) is theirs.
 //
-// It also owns containment, because children are untrusted code: no
-// process a child starts outlives it. [Guard] makes this process a child
-// subreaper, so that whatever a child leaves behind — even a daemon that
-// forked twice and called setsid — is reparented here, and after every
-// child Run kills its group and then sweeps ([Sweep]): every descendant
-// outside this process's session that is not below a child still running
-// is killed and reaped. Guard also keeps this process's memory and
-// environment out of its children's reach: it makes the process
-// undumpable and forks every child from threads that hold none of the
-// capabilities that would read them anyway: any thread when the process
-// is [Confined] (a program confines itself first thing with [Exec]),
-// otherwise a thread of its own that dropped them and ends after the
-// fork.
-//
-// This security half is written here because neither os/exec nor a
-// library kills what a child left outside its group, nor forks from a
-// thread with fewer capabilities; what os/exec and the os package do
-// (pipes, copying, the pidfd under os.Process) is theirs.
-//
-// It must never interpret output (it does not parse JSON, test results or
-// anything else; callers do), never run a shell implicitly (Spec.Argv is
-// executed as given; use ShellArgv to ask for /bin/sh -c explicitly), never read
-// environment variables itself (Spec.Env is passed through untouched), and
-// never touch a process in this process's own session: those are the
-// children other code starts with os/exec, which it waits for itself.
-// Other code must therefore not start children outside this process's
-// session except through Run.
+// It must never interpret output (callers do), never run a shell
+// implicitly (Spec.Argv runs as given; ShellArgv asks for /bin/sh -c),
+// never read environment variables itself (Spec.Env is passed through),
+// and never touch a process in this process's own session: those are the
+// children other code starts with os/exec and waits for itself, so other
+// code must not start children outside this session except through Run.
 //
 // Sessions, the subreaper and the sweep need Linux; other unix systems get
-// sessions and group kills but no sweep. Elsewhere the package compiles,
-// but a timeout kills only the direct child.
+// sessions and group kills but no sweep; elsewhere a timeout kills only
+// the direct child.
 package process
 
 import (
