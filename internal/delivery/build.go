@@ -78,7 +78,8 @@ type Delivery struct {
 	view           plumbing.Hash // the snapshot of a checkout of the base
 	th             *workspace.TreeHasher
 	commit, tree   plumbing.Hash
-	files          [2]*workspace.Smudger // Apply: what checkouts of the base and of the workspace write
+	baseFiles      *workspace.Smudger // Apply: what a checkout of the base writes
+	wsFiles        *workspace.Smudger // and of the workspace
 }
 
 // ErrHidden is wrapped by the error of a Build whose root keeps a file
@@ -101,7 +102,11 @@ func Build(ctx context.Context, s Spec) (_ *Delivery, err error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := workspace.NewHasherWith(s.Root, d.checkout(s.Checkout)).WriteObjects(ctx, d.st)
+	// The root's files become the delivered blobs as `git add` in a
+	// checkout of the base makes them: its index is the base's tree.
+	k := s.Checkout
+	k.Base = workspace.TreeBase(d.st, d.baseTree)
+	snap, err := workspace.NewHasherWith(s.Root, k).WriteObjects(ctx, d.st)
 	if err != nil {
 		return nil, err
 	}
@@ -145,14 +150,6 @@ func open(ctx context.Context, root, base string, more ...storer.EncodedObjectSt
 	view, err := d.th.Snapshot(ctx, c.TreeHash)
 	d.view = hashOf(view)
 	return d, err
-}
-
-// checkout is how the root's files convert to the delivered blobs: as
-// `git add` in a checkout of the base converts them (its index is the
-// base's tree), with the root's settings k.
-func (d *Delivery) checkout(k workspace.Checkout) workspace.Checkout {
-	k.Base = workspace.TreeBase(d.st, d.baseTree)
-	return k
 }
 
 // checkSpec refuses a spec that cannot make a commit.
