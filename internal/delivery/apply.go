@@ -50,15 +50,8 @@ func (e *LocalEditsError) Error() string {
 // nothing and fails with a *LocalEditsError naming them. Every write goes
 // through a workspace.Writer: never through a symbolic link, never into
 // .git or .loop. It returns the changes it made.
-func Apply(ctx context.Context, l Local) ([]Change, error) {
-	cs, err := apply(ctx, l)
-	if err != nil {
-		return nil, fmt.Errorf("apply the workspace %s to %q: %w", phrase.Short(l.Snapshot), l.Root, err)
-	}
-	return cs, nil
-}
-
-func apply(ctx context.Context, l Local) ([]Change, error) {
+func Apply(ctx context.Context, l Local) (_ []Change, err error) {
+	defer wrap(&err, "apply the workspace %s to %q", phrase.Short(l.Snapshot), l.Root)
 	if !fullSHA(l.Base) || !fullSHA(l.Snapshot) || l.Objects == nil {
 		return nil, fmt.Errorf("base %q and snapshot %q must be full ids, with a store", l.Base, l.Snapshot)
 	}
@@ -79,10 +72,8 @@ func apply(ctx context.Context, l Local) ([]Change, error) {
 		return nil, err
 	}
 	defer w.Close()
-	d.files = [2]*workspace.Smudger{
-		workspace.NewSmudger(d.st, d.baseTree, l.Checkout),
-		workspace.NewSmudger(d.st, plumbing.NewHash(l.Snapshot), l.Checkout),
-	}
+	d.baseFiles = workspace.NewSmudger(d.st, d.baseTree, l.Checkout)
+	d.wsFiles = workspace.NewSmudger(d.st, plumbing.NewHash(l.Snapshot), l.Checkout)
 	todo, err := d.plan(ctx, w, edits)
 	if err != nil {
 		return nil, err
@@ -135,7 +126,7 @@ func (d *Delivery) state(ctx context.Context, w *workspace.Writer, e edit, delet
 	if err != nil {
 		return false, false, err
 	}
-	if d.same(local, there, e.path, e.to, workspaceSide) {
+	if d.same(local, there, e.path, e.to, d.wsFiles) {
 		return true, false, nil
 	}
 	if ok, err := d.parentsClear(w, e.path, deleted); err != nil || !ok {
@@ -152,7 +143,7 @@ func (d *Delivery) state(ctx context.Context, w *workspace.Writer, e edit, delet
 		return false, there && local.Mode.IsDir() && d.emptied(ctx, w, e.path, deleted), nil
 	}
 	base := leaf{mode: normal(from.Mode), hash: from.Hash}
-	return false, d.same(local, there, e.path, &base, baseSide), nil
+	return false, d.same(local, there, e.path, &base, d.baseFiles), nil
 }
 
 // parentsClear reports whether every directory above p is a real
@@ -186,33 +177,24 @@ func (d *Delivery) emptied(ctx context.Context, w *workspace.Writer, dir string,
 	return true
 }
 
-// Sides of an Apply: the tree a leaf is of.
-const (
-	baseSide      = 0
-	workspaceSide = 1
-)
-
-// checkedOut is what a checkout of the tree of side writes for the blob
-// id at p.
-func (d *Delivery) checkedOut(p string, id plumbing.Hash, side int) ([]byte, error) {
-	data, err := blob(d.st, id)
-	if err != nil {
-		return nil, err
+// checkedOut is what the checkout sm writes for the leaf l at p: a
+// link's target, or a file's content as its filters make it.
+func (d *Delivery) checkedOut(p string, l *leaf, sm *workspace.Smudger) ([]byte, error) {
+	data, err := workspace.ReadBlob(d.st, l.hash)
+	if err != nil || l.mode == filemode.Symlink {
+		return data, err
 	}
-	return d.files[side].File(p, data)
+	return sm.File(p, data)
 }
 
 // same reports whether the checkout's entry at p (when there) is the
-// leaf l of side's tree (nil: nothing): its type, content as a checkout
-// writes it, and execute bit.
-func (d *Delivery) same(local workspace.Entry, there bool, p string, l *leaf, side int) bool {
+// leaf l (nil: nothing) of the tree sm checks out: its type, content as a
+// checkout writes it, and execute bit.
+func (d *Delivery) same(local workspace.Entry, there bool, p string, l *leaf, sm *workspace.Smudger) bool {
 	if l == nil || !there {
 		return l == nil && !there
 	}
-	data, err := blob(d.st, l.hash)
-	if err == nil && l.mode != filemode.Symlink {
-		data, err = d.checkedOut(p, l.hash, side)
-	}
+	data, err := d.checkedOut(p, l, sm)
 	if err != nil {
 		return false
 	}
@@ -242,10 +224,7 @@ func (d *Delivery) write(ctx context.Context, w *workspace.Writer, todo []edit) 
 		if e.to == nil {
 			continue
 		}
-		data, err := blob(d.st, e.to.hash)
-		if err == nil && e.to.mode != filemode.Symlink {
-			data, err = d.checkedOut(e.path, e.to.hash, workspaceSide)
-		}
+		data, err := d.checkedOut(e.path, e.to, d.wsFiles)
 		if err != nil {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}

@@ -72,12 +72,14 @@ type Delivery struct {
 	Snapshot string
 
 	st             *overlay
+	repo           *git.Repository // the root's, only read
 	root           string
 	base, baseTree plumbing.Hash
 	view           plumbing.Hash // the snapshot of a checkout of the base
 	th             *workspace.TreeHasher
 	commit, tree   plumbing.Hash
-	files          [2]*workspace.Smudger // Apply: what checkouts of the base and of the workspace write
+	baseFiles      *workspace.Smudger // Apply: what a checkout of the base writes
+	wsFiles        *workspace.Smudger // and of the workspace
 }
 
 // ErrHidden is wrapped by the error of a Build whose root keeps a file
@@ -91,15 +93,8 @@ var ErrHidden = errors.New("a file the base tracks is hidden by the loop root's 
 var ErrRootMoved = errors.New("the loop root is not the certified snapshot")
 
 // Build builds the delivery s describes (see the package doc).
-func Build(ctx context.Context, s Spec) (*Delivery, error) {
-	d, err := build(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("build the delivery on %s: %w", phrase.Short(s.Base), err)
-	}
-	return d, nil
-}
-
-func build(ctx context.Context, s Spec) (*Delivery, error) {
+func Build(ctx context.Context, s Spec) (_ *Delivery, err error) {
+	defer wrap(&err, "build the delivery on %s", phrase.Short(s.Base))
 	if err := checkSpec(s); err != nil {
 		return nil, err
 	}
@@ -107,7 +102,11 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := workspace.NewHasherWith(s.Root, d.checkout(s.Checkout)).WriteObjects(ctx, d.st)
+	// The root's files become the delivered blobs as `git add` in a
+	// checkout of the base makes them: its index is the base's tree.
+	k := s.Checkout
+	k.Base = workspace.TreeBase(d.st, d.baseTree)
+	snap, err := workspace.NewHasherWith(s.Root, k).WriteObjects(ctx, d.st)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +123,11 @@ func build(ctx context.Context, s Spec) (*Delivery, error) {
 		return nil, err
 	}
 	got, err := d.th.Snapshot(ctx, d.tree)
+	if err != nil {
+		return nil, err
+	}
 	d.Snapshot = string(got)
-	return d, err
+	return d, nil
 }
 
 // open reads the base commit from the repository of root (the
@@ -136,7 +138,7 @@ func open(ctx context.Context, root, base string, more ...storer.EncodedObjectSt
 	if err != nil {
 		return nil, fmt.Errorf("open the repository of %q: %w", root, err)
 	}
-	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), root: root, base: plumbing.NewHash(base)}
+	d := &Delivery{st: newOverlay(append([]storer.EncodedObjectStorer{repo.Storer}, more...)...), repo: repo, root: root, base: plumbing.NewHash(base)}
 	c, err := object.GetCommit(d.st, d.base)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s is not in the repository of %q: %w", phrase.Short(base), root, err)
@@ -148,14 +150,6 @@ func open(ctx context.Context, root, base string, more ...storer.EncodedObjectSt
 	view, err := d.th.Snapshot(ctx, c.TreeHash)
 	d.view = hashOf(view)
 	return d, err
-}
-
-// checkout is how the root's files convert to the delivered blobs: as
-// `git add` in a checkout of the base converts them (its index is the
-// base's tree), with the root's settings k.
-func (d *Delivery) checkout(k workspace.Checkout) workspace.Checkout {
-	k.Base = workspace.TreeBase(d.st, d.baseTree)
-	return k
 }
 
 // checkSpec refuses a spec that cannot make a commit.
@@ -179,6 +173,13 @@ func checkIdentity(id Identity) error {
 		return fmt.Errorf("author %q <%q>: want a name and an email without <, > or line breaks", id.Name, id.Email)
 	}
 	return nil
+}
+
+// wrap says, when *err is set, what failed: format and args name it.
+func wrap(err *error, format string, args ...any) {
+	if *err != nil {
+		*err = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err)
+	}
 }
 
 // fullSHA reports whether s is 40 lowercase hex digits.

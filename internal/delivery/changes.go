@@ -168,13 +168,17 @@ func (d *Delivery) diffEntry(x, y *object.TreeEntry, p string, out *[]edit) erro
 // file the base tracks but its ignore rules hid, that the root shows
 // unchanged.
 func (d *Delivery) real(edits []edit) ([]edit, error) {
-	return filterErr(edits, func(e edit) (bool, error) {
+	var out []edit
+	for _, e := range edits {
 		from, ok, err := d.lookup(d.baseTree, e.path)
-		if err != nil || e.to == nil || !ok {
-			return true, err
+		if err != nil {
+			return nil, err
 		}
-		return from.Hash != e.to.hash || normal(from.Mode) != e.to.mode, nil
-	})
+		if e.to == nil || !ok || from.Hash != e.to.hash || normal(from.Mode) != e.to.mode {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // normal is the mode a checkout records for m.
@@ -277,7 +281,7 @@ func (d *Delivery) checkSecrets(keep []edit, secrets []secret.Secret) error {
 		if e.to == nil {
 			continue
 		}
-		data, err := blob(d.st, e.to.hash)
+		data, err := workspace.ReadBlob(d.st, e.to.hash)
 		if err != nil {
 			return fmt.Errorf("read %q: %w", e.path, err)
 		}
@@ -315,21 +319,6 @@ func kind(from object.TreeEntry, ok bool, to *leaf) string {
 		return Mode
 	}
 	return Modified
-}
-
-// filterErr keeps the elements of s for which keep is true.
-func filterErr[T any](s []T, keep func(T) (bool, error)) ([]T, error) {
-	var out []T
-	for _, x := range s {
-		ok, err := keep(x)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, x)
-		}
-	}
-	return out, nil
 }
 
 // join joins a directory ("" for the top) and a name.

@@ -2,11 +2,8 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"fmt"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/merkletrie"
 
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -24,17 +21,10 @@ type Checkout struct {
 // CheckoutChanges compares the loop root with a checkout of commit sha
 // (in root's .git), both as package workspace snapshots them — without
 // .loop/ and ignored files, the root's files read with its git settings k
-// — with go-git's tree diff. It writes nothing: the root's objects are
+// — with the delivery's tree diff. It writes nothing: the root's objects are
 // hashed into memory. It stops when ctx is done.
-func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
-	co, err := checkoutChanges(ctx, root, sha, k)
-	if err != nil {
-		return Checkout{}, fmt.Errorf("compare %q with commit %q: %w", root, sha, err)
-	}
-	return co, nil
-}
-
-func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (Checkout, error) {
+func CheckoutChanges(ctx context.Context, root, sha string, k workspace.Checkout) (_ Checkout, err error) {
+	defer wrap(&err, "compare %q with commit %q", root, sha)
 	if !fullSHA(sha) {
 		return Checkout{}, fmt.Errorf("%q is not a full commit id", sha)
 	}
@@ -46,46 +36,43 @@ func checkoutChanges(ctx context.Context, root, sha string, k workspace.Checkout
 	if err != nil {
 		return Checkout{}, err
 	}
-	from, err := object.GetTree(d.st, d.view)
-	if err != nil {
+	var edits []edit
+	if err := d.diff(d.view, hashOf(snap), "", &edits); err != nil {
 		return Checkout{}, err
 	}
-	to, err := object.GetTree(d.st, hashOf(snap))
-	if err != nil {
-		return Checkout{}, err
+	co := Checkout{}
+	if ref, err := d.repo.Head(); err == nil {
+		co.Head = ref.Hash().String()
 	}
-	diff, err := object.DiffTree(from, to)
-	if err != nil {
-		return Checkout{}, err
-	}
-	co := Checkout{Head: checkedOut(root)}
-	for _, c := range diff {
-		act, err := c.Action()
+	for _, e := range edits {
+		_, inView, err := d.lookup(d.view, e.path)
 		if err != nil {
 			return Checkout{}, err
 		}
-		switch act {
-		case merkletrie.Insert:
-			co.Changes = append(co.Changes, Change{Path: c.To.Name, Kind: Added})
-		case merkletrie.Delete:
-			co.Changes = append(co.Changes, Change{Path: c.From.Name, Kind: Deleted})
-		default:
-			co.Changes = append(co.Changes, Change{Path: c.To.Name, Kind: Modified})
+		c := Change{Path: e.path, Kind: Modified}
+		switch {
+		case e.to == nil:
+			c.Kind = Deleted
+		case !inView:
+			c.Kind = Added
 		}
+		co.Changes = append(co.Changes, c)
 	}
 	sortChanges(co.Changes)
 	return co, nil
 }
 
-// checkedOut is the commit root's repository has at HEAD, or "".
-func checkedOut(root string) string {
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return ""
+// CommitSnapshot returns the snapshot a checkout of commit sha (in root's
+// .git) would have in the loop root root: what package workspace computes
+// for the files on disk, with root's .git/info/exclude. It writes nothing.
+func CommitSnapshot(root, sha string) (_ string, err error) {
+	defer wrap(&err, "snapshot of commit %q", sha)
+	if !fullSHA(sha) {
+		return "", errors.New("not a full commit id")
 	}
-	ref, err := repo.Head()
+	d, err := open(context.Background(), root, sha) // reads the commit's trees only, which the depth limit bounds
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return ref.Hash().String()
+	return d.view.String(), nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/loop-action/loop-action/internal/gitremote"
-	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // change is what the edits of one path do to one entry of a tree.
@@ -123,9 +122,4 @@ func putTree(s storer.EncodedObjectStorer, es []object.TreeEntry) (plumbing.Hash
 // lookup returns the entry at path p under tree root, if there is one.
 func (d *Delivery) lookup(root plumbing.Hash, p string) (object.TreeEntry, bool, error) {
 	return gitremote.Lookup(d.entries, root, strings.Split(p, "/"))
-}
-
-// blob returns the content of blob h.
-func blob(s storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
-	return workspace.ReadBlob(s, h)
 }

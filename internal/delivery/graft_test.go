@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // TestBlobIsCheckedAgainstItsID: a blob reads back as stored, and a store
@@ -32,11 +34,11 @@ func TestBlobIsCheckedAgainstItsID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := blob(st, h); err != nil || string(got) != "the file\n" {
+	if got, err := workspace.ReadBlob(st, h); err != nil || string(got) != "the file\n" {
 		t.Fatalf("blob = %q, %v; want the file", got, err)
 	}
 	st.ObjectStorage.Objects[h] = put("swapped in\n")
-	if got, err := blob(st, h); err == nil || !strings.Contains(err.Error(), "other content") {
+	if got, err := workspace.ReadBlob(st, h); err == nil || !strings.Contains(err.Error(), "other content") {
 		t.Errorf("blob of a swapped object = %q, %v; want an error", got, err)
 	}
 }

@@ -3,6 +3,7 @@ package delivery
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,7 +17,7 @@ type block struct{ i1, n1, i2, n2 int }
 
 // writeHunks writes the hunks that turn old into new.
 func writeHunks(b *bytes.Buffer, old, new []byte) {
-	x, y := lines(old), lines(new)
+	x, y := slices.Collect(strings.Lines(string(old))), slices.Collect(strings.Lines(string(new)))
 	blocks := diffLines(x, y)
 	fn, limit := "", -1
 	for len(blocks) > 0 {
@@ -101,17 +102,3 @@ func funcLine(x []string, start, limit int) (string, bool) {
 }
 
 func isAlpha(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
-
-// lines splits data after each newline; the last line may lack one.
-func lines(data []byte) []string {
-	var out []string
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n') + 1
-		if i == 0 {
-			i = len(data)
-		}
-		out = append(out, string(data[:i]))
-		data = data[i:]
-	}
-	return out
-}

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/binary"
+
+	"github.com/loop-action/loop-action/internal/workspace"
 )
 
 // Patch returns the unified diff from the base to the delivered tree, as
@@ -51,50 +53,44 @@ func (d *Delivery) file(tree plumbing.Hash, p string) (*object.TreeEntry, error)
 	return &e, nil
 }
 
-// side is one side of a file's patch.
-type side struct {
-	e    *object.TreeEntry // nil: no file
-	data []byte
-}
-
-func (d *Delivery) patchFile(b *bytes.Buffer, p string, from, to *object.TreeEntry) error {
-	if from != nil && to != nil && (from.Mode == filemode.Symlink) != (to.Mode == filemode.Symlink) {
-		if err := d.patchFile(b, p, from, nil); err != nil {
+func (d *Delivery) patchFile(b *bytes.Buffer, p string, x, y *object.TreeEntry) error {
+	if x != nil && y != nil && (x.Mode == filemode.Symlink) != (y.Mode == filemode.Symlink) {
+		if err := d.patchFile(b, p, x, nil); err != nil {
 			return err
 		}
-		return d.patchFile(b, p, nil, to)
+		return d.patchFile(b, p, nil, y)
 	}
-	var x, y side
-	var err error
-	if x, err = d.side(from); err != nil {
+	xd, err := d.data(x)
+	if err != nil {
 		return err
 	}
-	if y, err = d.side(to); err != nil {
+	yd, err := d.data(y)
+	if err != nil {
 		return err
 	}
 	a, bn := quote("a/"+p), quote("b/"+p)
 	fmt.Fprintf(b, "diff --git %s %s\n", a, bn)
-	bin := isBinary(x.data) || isBinary(y.data)
-	writeModes(b, x.e, y.e, bin)
+	bin := isBinary(xd) || isBinary(yd)
+	writeModes(b, x, y, bin)
 	switch {
-	case x.e != nil && y.e != nil && x.e.Hash == y.e.Hash:
+	case x != nil && y != nil && x.Hash == y.Hash:
 		return nil // the mode alone
 	case bin:
-		return writeBinary(b, x.data, y.data)
-	case len(x.data) == 0 && len(y.data) == 0:
+		return writeBinary(b, xd, yd)
+	case len(xd) == 0 && len(yd) == 0:
 		return nil // an empty file created or deleted
 	}
-	fmt.Fprintf(b, "--- %s\n+++ %s\n", name(a, x.e, p), name(bn, y.e, p))
-	writeHunks(b, x.data, y.data)
+	fmt.Fprintf(b, "--- %s\n+++ %s\n", name(a, x, p), name(bn, y, p))
+	writeHunks(b, xd, yd)
 	return nil
 }
 
-func (d *Delivery) side(e *object.TreeEntry) (side, error) {
+// data is the content of e's blob; nil when there is no e.
+func (d *Delivery) data(e *object.TreeEntry) ([]byte, error) {
 	if e == nil {
-		return side{}, nil
+		return nil, nil
 	}
-	data, err := blob(d.st, e.Hash)
-	return side{e: e, data: data}, err
+	return workspace.ReadBlob(d.st, e.Hash)
 }
 
 // writeModes writes the mode and index lines.

@@ -30,14 +30,8 @@ var ErrMoved = errors.New("the branch is not where the push expected it")
 // wraps ErrMoved (and the server's message, when it refused the update);
 // any other refusal is an error that does not. The token never appears
 // in an error, and a delivery whose objects hold it is never sent.
-func (d *Delivery) Push(ctx context.Context, r Remote, ref, old string) error {
-	if err := d.push(ctx, r, ref, old); err != nil {
-		return fmt.Errorf("deliver %s to %q: %w", phrase.Short(d.SHA), ref, err)
-	}
-	return nil
-}
-
-func (d *Delivery) push(ctx context.Context, r Remote, ref, old string) error {
+func (d *Delivery) Push(ctx context.Context, r Remote, ref, old string) (err error) {
+	defer wrap(&err, "deliver %s to %q", phrase.Short(d.SHA), ref)
 	name, err := branchRef(ref)
 	if err != nil {
 		return err

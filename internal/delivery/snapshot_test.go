@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/loop-action/loop-action/internal/testing/gitfake"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
@@ -65,5 +67,29 @@ func writeExclude(t *testing.T, root, rules string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(root, ".git", "info", "exclude"), []byte(rules), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckoutChangesNamesEachPath: CheckoutChanges names the files the
+// root adds, changes and deletes against a checkout of a commit, in a
+// directory whose name holds a control character too, and the commit
+// the root's repository has checked out.
+func TestCheckoutChangesNamesEachPath(t *testing.T) {
+	t.Parallel()
+	bare, head := origin(t, files{"a.txt": "a\n", "tab\tdir/f": "f\n", "gone": "x\n", "run.sh": "echo\n"})
+	root := clone(t, "file://"+bare)
+	write(t, root, files{"a.txt": "changed\n", "tab\tdir/new": "new\n"})
+	remove("gone")(t, root)
+	chmod("run.sh", 0o755)(t, root)
+	got, err := CheckoutChanges(t.Context(), root, head, workspace.Checkout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Checkout{Head: head, Changes: []Change{
+		{Path: "a.txt", Kind: Modified}, {Path: "gone", Kind: Deleted},
+		{Path: "run.sh", Kind: Modified}, {Path: "tab\tdir/new", Kind: Added},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckoutChanges (-want +got):\n%s", diff)
 	}
 }

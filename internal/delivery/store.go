@@ -30,37 +30,29 @@ func (o *overlay) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, e
 	return o.ObjectStorage.SetEncodedObject(obj)
 }
 
-func (o *overlay) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := o.ObjectStorage.EncodedObject(t, h)
+// find asks memory, then each store in turn while the object is not found.
+func find[T any](o *overlay, get func(storer.EncodedObjectStorer) (T, error)) (T, error) {
+	v, err := get(o.ObjectStorage)
 	for _, b := range o.bases {
 		if !errors.Is(err, plumbing.ErrObjectNotFound) {
 			break
 		}
-		obj, err = b.EncodedObject(t, h)
+		v, err = get(b)
 	}
-	return obj, err
+	return v, err
+}
+
+func (o *overlay) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return find(o, func(s storer.EncodedObjectStorer) (plumbing.EncodedObject, error) { return s.EncodedObject(t, h) })
 }
 
 func (o *overlay) HasEncodedObject(h plumbing.Hash) error {
-	err := o.ObjectStorage.HasEncodedObject(h)
-	for _, b := range o.bases {
-		if err == nil {
-			break
-		}
-		err = b.HasEncodedObject(h)
-	}
+	_, err := find(o, func(s storer.EncodedObjectStorer) (struct{}, error) { return struct{}{}, s.HasEncodedObject(h) })
 	return err
 }
 
 func (o *overlay) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	size, err := o.ObjectStorage.EncodedObjectSize(h)
-	for _, b := range o.bases {
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			break
-		}
-		size, err = b.EncodedObjectSize(h)
-	}
-	return size, err
+	return find(o, func(s storer.EncodedObjectStorer) (int64, error) { return s.EncodedObjectSize(h) })
 }
 
 // IterEncodedObjects lists the objects in memory only: nothing here walks

@@ -62,16 +62,19 @@ func (r *Repo) checkout(ctx context.Context, commit string, fresh bool) (string,
 // settledAt is the commit the settled mark in parent names, "" for none
 // (or anything but a small regular file there).
 func (r *Repo) settledAt(parent string) string {
-	root, err := workspace.OpenRoot(parent)
+	b, _ := readFile(parent, "settled", 256)
+	return string(b)
+}
+
+// readFile reads the regular file name in dir, of at most limit bytes,
+// through no symbolic link (workspace.ReadFile).
+func readFile(dir, name string, limit int64) ([]byte, error) {
+	root, err := workspace.OpenRoot(dir)
 	if err != nil {
-		return ""
+		return nil, err
 	}
 	defer root.Close()
-	b, err := workspace.ReadFile(root, "settled", 256)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	return workspace.ReadFile(root, name, limit)
 }
 
 // remake makes dir anew, with an empty .git directory. A checkout of the
@@ -228,12 +231,7 @@ func (r *Repo) checkoutConfig() string {
 // shallow is the user's shallow list (nil when the repository is not
 // shallow), which the checkout's history must end at too.
 func (r *Repo) shallow() ([]byte, error) {
-	root, err := workspace.OpenRoot(r.common)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	b, err := workspace.ReadFile(root, "shallow", 64<<20)
+	b, err := readFile(r.common, "shallow", 64<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -260,4 +258,23 @@ func (r *Repo) settle(ctx context.Context, dir, commit string) ([]string, error)
 		}
 	}
 	return paths, nil
+}
+
+// errBusy says another hook holds the isolated checkout.
+var errBusy = errors.New("another loop-action hook is using the isolated checkout")
+
+// lock holds the isolated checkout for this process, without waiting: two
+// hooks at once (a commit while a push is being gated) would check out
+// over each other's measurement.
+func (r *Repo) lock() (release func(), err error) {
+	dir, err := r.ownDir()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "lock")
+	release, err = lockFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w; try again when it is done", path, err)
+	}
+	return release, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // configAt reads the loop config the tree holds: name (relative to the
@@ -31,7 +32,7 @@ func (r *Repo) configAt(ctx context.Context, tree, name string) (string, []byte,
 	}
 	out, err := r.git(ctx, append([]string{"--literal-pathspecs", "ls-tree", "-l", "-z", tree, "--"}, candidates...)...)
 	if err != nil {
-		return "", nil, fmt.Errorf("look for the loop config in tree %s: %w", short(tree), err)
+		return "", nil, fmt.Errorf("look for the loop config in tree %s: %w", phrase.Short(tree), err)
 	}
 	found := treeEntries(out)
 	for _, c := range candidates {
@@ -55,7 +56,7 @@ type NoConfigError struct {
 }
 
 func (e *NoConfigError) Error() string {
-	return fmt.Sprintf("tree %s holds no loop config: looked for %s", short(e.Tree), strings.Join(e.Looked, " and "))
+	return fmt.Sprintf("tree %s holds no loop config: looked for %s", phrase.Short(e.Tree), strings.Join(e.Looked, " and "))
 }
 
 // treeEntry is one line of `git ls-tree -l`.

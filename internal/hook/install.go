@@ -2,11 +2,14 @@ package hook
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,8 +74,8 @@ func (r *Repo) Install(ctx context.Context, o InstallOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeShim(path, shim(o)); err != nil {
-		return "", err
+	if err := (workspace.Atomic{Perm: 0o755}).WriteFile(path, []byte(shim(o))); err != nil {
+		return "", fmt.Errorf("install: %w", err)
 	}
 	return fmt.Sprintf("installed %s (%s mode)%s", path, o.Mode, did), nil
 }
@@ -103,14 +106,6 @@ func moveAside(path string, o InstallOptions) (string, error) {
 		return "", fmt.Errorf("install: %w", err)
 	}
 	return did, nil
-}
-
-// writeShim writes the shim beside path and renames it into place.
-func writeShim(path, text string) error {
-	if err := (workspace.Atomic{Perm: 0o755}).WriteFile(path, []byte(text)); err != nil {
-		return fmt.Errorf("install: %w", err)
-	}
-	return nil
 }
 
 // shim is the hook script: find loop-action and exec `hook run`.
@@ -173,3 +168,29 @@ func shimInfo(path string) (hook, mode string, ok bool) {
 }
 
 func isShim(path string) bool { _, _, ok := shimInfo(path); return ok }
+
+// RunChained runs the hook that install --chain kept, if there is one, as
+// git would have run it: in dir, with git's environment and arguments and
+// with input on stdin. A chained hook that fails fails the hook. One that
+// is not executable is skipped, as git skips it, with a note on stderr.
+func (r *Repo) RunChained(ctx context.Context, hook string, args []string, input []byte, env []string, dir string, stdout, stderr io.Writer) error {
+	path, err := r.hookPath(ctx, hook)
+	if err != nil {
+		return err
+	}
+	path += chainedSuffix
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // nothing chained
+	}
+	if fi.Mode()&0o111 == 0 {
+		fmt.Fprintf(stderr, "loop-action hook: %s is not executable: skipped, as git would skip it\n", path)
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, env, bytes.NewReader(input), stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the %s hook that was there before loop-action's (%s) failed: %w", hook, path, err)
+	}
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 	"github.com/loop-action/loop-action/internal/workspace"
@@ -200,7 +201,7 @@ func (r *Repo) commitFix(ctx context.Context, dir, name string, t Target) (strin
 	if tree == t.Tree {
 		return "", nil // the loop changed nothing: no fix
 	}
-	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.", name, short(t.Commit), t.Commit)
+	msg := fmt.Sprintf("loop %s: fix %s\n\nMade by `loop-action hook run --mode loop` on %s; the gate holds on this tree.", name, phrase.Short(t.Commit), t.Commit)
 	args := []string{"commit-tree", tree, "-p", t.Commit, "-m", msg}
 	// commit-tree, unlike git commit, does not read commit.gpgSign: asked
 	// the way git's own scripts ask it.
@@ -227,7 +228,7 @@ func (r *Repo) fixBranch(ctx context.Context, name string, t Target, commit stri
 	}
 	base := "loop/" + name + "/" + ref
 	if _, err := r.git(ctx, "check-ref-format", "--branch", base); err != nil {
-		base = "loop/" + name + "/" + short(t.Commit)
+		base = "loop/" + name + "/" + phrase.Short(t.Commit)
 	}
 	zero := strings.Repeat("0", len(commit))
 	for i := 1; i <= 20; i++ {

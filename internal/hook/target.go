@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/environ"
+	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // Target is one tree a hook gates: a pushed commit, or the staged tree
@@ -24,10 +25,8 @@ type Target struct {
 
 // Name is how messages name the target.
 func (t Target) Name() string {
-	return fmt.Sprintf("%s (%s)", strings.Join(t.Refs, ", "), short(t.Commit))
+	return fmt.Sprintf("%s (%s)", strings.Join(t.Refs, ", "), phrase.Short(t.Commit))
 }
-
-func short(id string) string { return id[:min(len(id), 7)] }
 
 // maxPushInput bounds what pre-push reads from git: a line per ref.
 const maxPushInput = 4 << 20

@@ -1,45 +1,33 @@
-// Package process runs child processes for loop-action's gate checks,
-// metrics commands and agent CLIs, and reports exactly what happened.
+// Package process runs the child processes of loop-action's gate checks,
+// metrics commands and agent CLIs, and reports exactly what happened: each
+// child leads a new session (and so a new process group), its stdin is fed
+// and its stdout and stderr drained concurrently into bounded buffers (a
+// child printing gigabytes costs a fixed amount of memory), a timeout or a
+// done context signals the whole group (SIGTERM, then SIGKILL after a
+// grace period), and a pipe held open by a stray descendant never hangs it.
 //
-// It owns the mechanics of one child process: starting it as the leader of
-// a new session (and so of a new process group), feeding its stdin,
-// draining stdout and stderr concurrently into bounded buffers (so a child
-// printing gigabytes costs a fixed amount of memory), enforcing a timeout
-// or context deadline by signalling the whole group (SIGTERM, then SIGKILL
-// after a grace period), and never hanging on a pipe held open by a stray
-// descendant.
+// Children are untrusted code, so it also owns containment. No process a
+// child starts outlives it: [Guard] makes this process a child subreaper,
+// so that whatever a child leaves behind (even a daemon that forked twice
+// and called setsid) is reparented here, and after every child Run kills
+// its group and then sweeps ([Sweep]) every descendant outside this
+// process's session that is not below a child still running. And no child
+// reads this process's memory or environment: Guard makes it undumpable
+// and forks every child from threads without the capabilities that would
+// read them anyway ([Confined], [Exec]). Neither os/exec nor a library
+// does either; what os/exec and the os package do (pipes, copying, the
+// pidfd under os.Process) is theirs.
 //
-// It also owns containment, because children are untrusted code: no
-// process a child starts outlives it. [Guard] makes this process a child
-// subreaper, so that whatever a child leaves behind — even a daemon that
-// forked twice and called setsid — is reparented here, and after every
-// child Run kills its group and then sweeps ([Sweep]): every descendant
-// outside this process's session that is not below a child still running
-// is killed and reaped. Guard also keeps this process's memory and
-// environment out of its children's reach: it makes the process
-// undumpable and forks every child from threads that hold none of the
-// capabilities that would read them anyway: any thread when the process
-// is [Confined] (a program confines itself first thing with [Exec]),
-// otherwise a thread of its own that dropped them and ends after the
-// fork.
-//
-// This security half is written here because neither os/exec nor a
-// library kills what a child left outside its group, nor forks from a
-// thread with fewer capabilities; what os/exec and the os package do
-// (pipes, copying, the pidfd under os.Process) is theirs.
-//
-// It must never interpret output (it does not parse JSON, test results or
-// anything else; callers do), never run a shell implicitly (Spec.Argv is
-// executed as given; use ShellArgv to ask for /bin/sh -c explicitly), never read
-// environment variables itself (Spec.Env is passed through untouched), and
-// never touch a process in this process's own session: those are the
-// children other code starts with os/exec, which it waits for itself.
-// Other code must therefore not start children outside this process's
-// session except through Run.
+// It must never interpret output (callers do), never run a shell
+// implicitly (Spec.Argv runs as given; ShellArgv asks for /bin/sh -c),
+// never read environment variables itself (Spec.Env is passed through),
+// and never touch a process in this process's own session: those are the
+// children other code starts with os/exec and waits for itself, so other
+// code must not start children outside this session except through Run.
 //
 // Sessions, the subreaper and the sweep need Linux; other unix systems get
-// sessions and group kills but no sweep. Elsewhere the package compiles,
-// but a timeout kills only the direct child.
+// sessions and group kills but no sweep; elsewhere a timeout kills only
+// the direct child.
 package process
 
 import (
@@ -69,84 +57,53 @@ const drainWait = time.Second
 // the group has emptied after its leader exited.
 const groupPollInterval = 20 * time.Millisecond
 
-// Spec describes one child process to run.
+// Spec describes one child process to run. Zero (or negative) limits
+// mean their defaults.
 type Spec struct {
 	// Argv is the command and its arguments; it must not be empty. A name
-	// without a slash is resolved by os/exec with exec.LookPath semantics,
-	// which consult the PATH of the calling process (not Env); a relative
-	// path with a slash is relative to Dir. No shell is ever added.
+	// without a slash is looked up on the PATH of the calling process (not
+	// Env), as exec.LookPath does; a relative path with a slash is relative
+	// to Dir. No shell is ever added.
 	Argv []string
-	// Dir is the working directory; "" means the caller's.
-	Dir string
-	// Env is the complete environment of the child; nil means os/exec gives
-	// it the environment of the calling process.
-	Env []string
-	// Stdin is copied to the child's stdin, which is closed at EOF. Nil means
-	// empty stdin (the null device), never the parent's stdin. An *os.File is
-	// handed to the child directly. Run waits at most about a second after
-	// the process group is gone for the copy to finish; a reader still
-	// blocked in Read then is abandoned and keeps being read by a goroutine
-	// until that Read returns.
-	Stdin io.Reader
-	// Timeout, when positive, bounds the run: once it elapses the group is
-	// terminated and Result.TimedOut is set. Zero (or negative) means no
-	// timeout of our own; ctx may still carry a deadline.
-	Timeout time.Duration
-	// KillGrace is the time between SIGTERM and SIGKILL to the group when a
-	// run is cut short; zero (or negative) means DefaultKillGrace.
-	KillGrace time.Duration
-	// TailBytes is how many bytes of the combined stdout+stderr tail are
-	// kept; zero (or negative) means DefaultTailBytes.
-	TailBytes int
-	// StdoutBytes is how many bytes of stdout are kept (the last ones); zero
-	// (or negative) means DefaultStdoutBytes.
-	StdoutBytes int
-	// StdoutTee, when non-nil, receives every stdout byte as it arrives
-	// (e.g. a log file). It is written from the draining goroutine and should
-	// not block. After its first error it is no longer written to, draining
-	// carries on, and the error is reported in Result.TeeErr.
+	Dir  string   // the working directory; "" means the caller's
+	Env  []string // the child's whole environment; nil means the calling process's
+	// Stdin is copied to the child's stdin, which is closed at EOF; an
+	// *os.File is handed over directly. Nil means the null device, never
+	// the parent's stdin. Run waits at most about a second after the group
+	// is gone for the copy to finish; a Read still blocked then is left to
+	// a goroutine until it returns.
+	Stdin       io.Reader
+	Timeout     time.Duration // when positive, the group is terminated once it elapses (Result.TimedOut)
+	KillGrace   time.Duration // between SIGTERM and SIGKILL to the group of a run cut short
+	TailBytes   int           // how many bytes of the combined stdout+stderr tail are kept
+	StdoutBytes int           // how many bytes of stdout are kept (the last ones)
+	// StdoutTee, when non-nil, receives every stdout byte as it arrives,
+	// from the draining goroutine: it should not block. After its first
+	// error it is no longer written to (Result.TeeErr); draining carries on.
 	StdoutTee io.Writer
 }
 
-// Result reports how a run ended. When a run is cut short, TimedOut and
-// Canceled tell why, and ExitCode/Signal tell how the process reacted.
+// Result reports how a run ended: when it was cut short, TimedOut and
+// Canceled tell why, and ExitCode and Signal how the process reacted.
 type Result struct {
-	// ExitCode is the exit status, or -1 when the process did not exit
-	// normally (killed by a signal, never started, or could not be waited for).
-	ExitCode int
-	// Signal names the signal that ended the process ("killed",
-	// "terminated", ...), or "" when it exited normally.
-	Signal string
-	// TimedOut reports that Spec.Timeout elapsed and Run terminated the group.
-	TimedOut bool
-	// Canceled reports that ctx was cancelled or its deadline passed, and Run
-	// terminated the group (or did not start the process). TimedOut and
-	// Canceled are never both set: whichever Run observed first wins; if both
-	// fire at essentially the same instant either may be reported.
+	ExitCode int    // the exit status; -1 when the process did not exit normally
+	Signal   string // the signal that ended it ("killed", "terminated"...), "" when it exited
+	TimedOut bool   // Spec.Timeout elapsed and Run terminated the group
+	// Canceled reports that ctx was done, and Run terminated the group or
+	// did not start the process. It is never set with TimedOut: whichever
+	// Run observed first wins.
 	Canceled bool
-	// StartErr is non-nil when the process was not started: empty Argv,
-	// executable not found or not executable, bad Dir, or ctx already done.
-	StartErr error
-	// WaitErr is non-nil when waiting for the started process failed, which
-	// should never happen (e.g. the caller made SIGCHLD ignored).
-	WaitErr error
-	// TeeErr is the first error returned by Spec.StdoutTee, if any.
-	TeeErr error
-	// SweepErr is non-nil when processes the child (or another child) left
-	// behind could not all be killed after it exited; see Sweep.
-	SweepErr error
-	// Duration is the wall time from starting the process until it was
-	// reaped (it does not include draining pipes afterwards).
-	Duration time.Duration
-	// Stdout holds the last Spec.StdoutBytes bytes of stdout.
-	Stdout []byte
-	// StdoutTruncated reports that stdout was longer than Spec.StdoutBytes.
-	StdoutTruncated bool
-	// Tail holds the last Spec.TailBytes bytes of stdout and stderr,
-	// interleaved in the order Run read them.
-	Tail []byte
-	// OutputBytes is the total number of bytes read from stdout and stderr.
-	OutputBytes int64
+	StartErr error // why the process was not started (empty Argv, not found, bad Dir, ctx done)
+	WaitErr  error // why waiting for it failed, which should never happen (SIGCHLD ignored)
+	TeeErr   error // the first error of Spec.StdoutTee
+	SweepErr error // what the child (or another) left behind could not all be killed (Sweep)
+	// Duration is the wall time from the start until the process was
+	// reaped, draining the pipes after it not included.
+	Duration        time.Duration
+	Stdout          []byte // the last Spec.StdoutBytes bytes of stdout
+	StdoutTruncated bool   // stdout was longer than that
+	Tail            []byte // the last Spec.TailBytes bytes of stdout and stderr, in the order read
+	OutputBytes     int64  // all the bytes read from stdout and stderr
 }
 
 // OK reports whether the process was started, exited with status 0 on its

@@ -31,13 +31,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	n := len(p)
 	t.total += int64(n)
-	if n >= t.limit {
-		// p alone fills the buffer: keep its last limit bytes.
-		t.buf = t.grow(t.limit)[:t.limit]
-		copy(t.buf, p[n-t.limit:])
-		t.start = 0
-		return n, nil
-	}
+	p = p[max(0, n-t.limit):] // only the last limit bytes can stay
 	if room := t.limit - len(t.buf); room > 0 {
 		// Still filling up; start is 0 until the buffer is full.
 		k := min(room, len(p))

@@ -102,16 +102,12 @@ func (c *Collector) CollectSwept(ctx context.Context, cfg *loop.Config, swept er
 // it, and returns it ("" when not due or when it failed) with why it
 // cannot be certified (see snapshot).
 func (c *Collector) snapshotBeside(ctx context.Context, due bool) (snap, void string) {
-	if c.Beside == nil {
-		if due {
-			return c.snapshot(ctx)
-		}
-		return "", ""
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.Beside()
+		if c.Beside != nil {
+			c.Beside()
+		}
 	}()
 	if due {
 		snap, void = c.snapshot(ctx)
