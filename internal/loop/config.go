@@ -8,10 +8,10 @@
 // spend more than linear time and memory on a config, whoever wrote it:
 // size and nesting are bounded before decoding (limits.go).
 //
-// Two TOML readers here are hand-written beside BurntSushi/toml: the key
-// scanner (position.go), because the decoder exposes no key positions, and
-// the nesting bound (limits.go), because it must run before the decoder,
-// whose cost in depth is what it bounds.
+// One TOML reader here is hand-written beside BurntSushi/toml: the key
+// scanner (position.go), because the decoder exposes no key positions. It
+// runs before the decoder, and also bounds the nesting (limits.go), since
+// the decoder's cost in depth is what it bounds.
 package loop
 
 // Config is a loop config as written in TOML. Load fills in the defaults

@@ -16,8 +16,7 @@ type keyIndex struct {
 	byPath map[string]keyPos
 }
 
-func newKeyIndex(src []byte) keyIndex {
-	all := scanKeys(src)
+func newKeyIndex(all []keyPos) keyIndex {
 	by := make(map[string]keyPos, len(all))
 	for _, kp := range all {
 		if _, dup := by[kp.Path]; !dup {
