@@ -116,7 +116,7 @@ func defaults() *Config {
 			NoProgress:      DefaultNoProgress,
 			MaxNodeFailures: DefaultMaxNodeFailures,
 		},
-		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, text: "100MiB", quoted: true}},
+		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, written: written{text: "100MiB", quoted: true}}},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
 		Success: Success{MinPassRate: 1},
 		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},
