@@ -37,8 +37,7 @@ func (v *validator) errorf(at string, format string, args ...any) {
 	v.report(Error, []string{at}, format, args...)
 }
 
-// value is a Duration or a Size: a value kept as written, with why it
-// cannot be used.
+// value is a Duration or a Size.
 type value interface {
 	problem() string
 	shown() string
@@ -148,13 +147,9 @@ func (v *validator) metrics() {
 
 // paths checks the path lists: context files, protected and exported globs.
 func (v *validator) paths() {
-	for i, f := range v.c.Context.Files {
-		if p := globProblem(f); p != "" {
-			v.errorf("context.files", "context.files[%d] %q %s", i, f, p)
-		}
-	}
-	for key, globs := range map[string][]string{"protect.paths": v.c.Protect.Paths, "export.paths": v.c.Export.Paths} {
-		for i, g := range globs {
+	lists := map[string][]string{"context.files": v.c.Context.Files, "protect.paths": v.c.Protect.Paths, "export.paths": v.c.Export.Paths}
+	for _, key := range slices.Sorted(maps.Keys(lists)) {
+		for i, g := range lists[key] {
 			if p := globProblem(g); p != "" {
 				v.errorf(key, "%s[%d] %q %s", key, i, g, p)
 			}
