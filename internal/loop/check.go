@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -78,10 +79,8 @@ func accepts(typ, key string) bool { return slices.Contains(keysFor(typ), key) }
 // Describe renders the check in one line, for plans and prompts.
 func (c Check) Describe() string {
 	switch {
-	case c.IsCommand() && c.Run != "":
-		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", c.Type, c.Run, c.ExpectExit, c.Timeout)
 	case c.IsCommand():
-		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", c.Type, process.Quote(c.Argv), c.ExpectExit, c.Timeout)
+		return fmt.Sprintf("%s `%s` (exit %d, timeout %s)", c.Type, cmp.Or(c.Run, process.Quote(c.Argv)), c.ExpectExit, c.Timeout)
 	case c.Type == CheckFileExists && c.NonEmpty:
 		return fmt.Sprintf("file_exists `%s`, not empty", c.Path)
 	case c.Type == CheckFileExists:

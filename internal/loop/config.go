@@ -8,10 +8,10 @@
 // spend more than linear time and memory on a config, whoever wrote it:
 // size and nesting are bounded before decoding (limits.go).
 //
-// Two TOML readers here are hand-written beside BurntSushi/toml: the key
-// scanner (position.go), because the decoder exposes no key positions, and
-// the nesting bound (limits.go), because it must run before the decoder,
-// whose cost in depth is what it bounds.
+// One TOML reader here is hand-written beside BurntSushi/toml: the key
+// scanner (position.go), because the decoder exposes no key positions. It
+// runs before the decoder, and also bounds the nesting (limits.go), since
+// the decoder's cost in depth is what it bounds.
 package loop
 
 // Config is a loop config as written in TOML. Load fills in the defaults
@@ -77,13 +77,9 @@ type Stop struct {
 
 // Run says how nodes are run.
 type Run struct {
-	Concurrency int `toml:"concurrency" json:"concurrency,omitempty" jsonschema:"minimum=0,default=4" jsonschema_description:"Nodes at once inside a wave (0 = the wave's width)."`
-	// CheckConcurrency is how many command checks run at once when the
-	// runner measures; 1 runs them one after another in config order.
-	CheckConcurrency int `toml:"check_concurrency" json:"check_concurrency,omitempty" jsonschema:"minimum=0,default=1" jsonschema_description:"Command checks run at once when the workspace is measured (1 = one after another, in config order; 0 = all at once). File checks are read once every command check has finished."`
-	// MaxFileSize is the largest regular file the workspace snapshot
-	// holds; a larger one voids the measurement, by its size alone.
-	MaxFileSize Size `toml:"max_file_size" json:"max_file_size,omitempty" jsonschema_description:"The largest file the workspace snapshot holds, e.g. \"100MiB\" (the default: GitHub refuses any pushed file over 100 MiB) or an integer of bytes. A larger file in the workspace voids the measurement, naming the file, without being read; isolated nodes neither copy one in nor publish one."`
+	Concurrency      int  `toml:"concurrency" json:"concurrency,omitempty" jsonschema:"minimum=0,default=4" jsonschema_description:"Nodes at once inside a wave (0 = the wave's width)."`
+	CheckConcurrency int  `toml:"check_concurrency" json:"check_concurrency,omitempty" jsonschema:"minimum=0,default=1" jsonschema_description:"Command checks run at once when the workspace is measured (1 = one after another, in config order; 0 = all at once). File checks are read once every command check has finished."`
+	MaxFileSize      Size `toml:"max_file_size" json:"max_file_size,omitempty" jsonschema_description:"The largest file the workspace snapshot holds, e.g. \"100MiB\" (the default: GitHub refuses any pushed file over 100 MiB) or an integer of bytes. A larger file in the workspace voids the measurement, naming the file, without being read; isolated nodes neither copy one in nor publish one."`
 }
 
 // Context says what every builder prompt carries.

@@ -65,11 +65,6 @@ func (ds Diagnostics) HasErrors() bool {
 	return slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Severity == Error })
 }
 
-// Warnings returns only the warnings.
-func (ds Diagnostics) Warnings() Diagnostics {
-	return slices.DeleteFunc(slices.Clone(ds), func(d Diagnostic) bool { return d.Severity != Warning })
-}
-
 // sort orders diagnostics by place in the file, keeping the order of
 // diagnostics at the same place.
 func (ds Diagnostics) sort() {

@@ -1,5 +1,7 @@
 package loop
 
+import "slices"
+
 // graph is a dependency graph over items named in config order: deps[i]
 // holds the indexes item i must come after. Unknown names are left out
 // (Validate reports them).
@@ -31,58 +33,34 @@ func stageGraph(stages []Stage) graph {
 
 // layers returns the items in layers: an item is in the layer after the
 // latest of its dependencies. Items on or behind a cycle are left out.
-// Within a layer, items keep config order. It takes time linear in the
-// items and dependencies (Kahn's algorithm).
+// Within a layer, items keep config order. Kahn's algorithm, a layer per
+// round: time linear in the items and dependencies, besides the sorts.
 func (g graph) layers() [][]int {
 	waiting := make([]int, len(g.names)) // dependencies not placed yet
 	next := make([][]int, len(g.names))  // the items that depend on each
-	var ready []int
+	var layer []int
 	for i, deps := range g.deps {
 		waiting[i] = len(deps)
 		for _, d := range deps {
 			next[d] = append(next[d], i)
 		}
 		if len(deps) == 0 {
-			ready = append(ready, i)
+			layer = append(layer, i)
 		}
 	}
-	level := make([]int, len(g.names))
-	for i := range level {
-		level[i] = -1
-	}
-	for len(ready) > 0 {
-		i := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		level[i] = g.levelAfter(i, level)
-		for _, j := range next[i] {
-			if waiting[j]--; waiting[j] == 0 {
-				ready = append(ready, j)
+	var out [][]int
+	for len(layer) > 0 {
+		slices.Sort(layer)
+		out = append(out, layer)
+		var ready []int
+		for _, i := range layer {
+			for _, j := range next[i] {
+				if waiting[j]--; waiting[j] == 0 {
+					ready = append(ready, j)
+				}
 			}
 		}
-	}
-	return byLevel(level)
-}
-
-// levelAfter is the layer of i, whose dependencies are all placed.
-func (g graph) levelAfter(i int, level []int) int {
-	l := 0
-	for _, d := range g.deps[i] {
-		l = max(l, level[d]+1)
-	}
-	return l
-}
-
-// byLevel groups the placed items (level >= 0) by level, in index order.
-func byLevel(level []int) [][]int {
-	var out [][]int
-	for i, l := range level {
-		if l < 0 {
-			continue
-		}
-		for len(out) <= l {
-			out = append(out, nil)
-		}
-		out[l] = append(out[l], i)
+		layer = ready
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,7 @@ type keyIndex struct {
 	byPath map[string]keyPos
 }
 
-func newKeyIndex(src []byte) keyIndex {
-	all := scanKeys(src)
+func newKeyIndex(all []keyPos) keyIndex {
 	by := make(map[string]keyPos, len(all))
 	for _, kp := range all {
 		if _, dup := by[kp.Path]; !dup {
@@ -37,16 +37,15 @@ func (c *Config) has(path string) bool {
 // none was, of the nearest written parent of the first path; with none
 // written at all, the file alone.
 func (c *Config) pos(paths ...string) Position {
+	if len(paths) > 0 {
+		paths = slices.Clip(paths) // appending never writes to the caller's array
+		for p := parentPath(paths[0]); p != ""; p = parentPath(p) {
+			paths = append(paths, p)
+		}
+	}
 	for _, p := range paths {
 		if kp, ok := c.keys.byPath[p]; ok {
 			return Position{File: c.File, Line: kp.Line, Col: kp.Col}
-		}
-	}
-	if len(paths) > 0 {
-		for p := parentPath(paths[0]); p != ""; p = parentPath(p) {
-			if kp, ok := c.keys.byPath[p]; ok {
-				return Position{File: c.File, Line: kp.Line, Col: kp.Col}
-			}
 		}
 	}
 	return Position{File: c.File}
@@ -140,24 +139,25 @@ func (c *Config) unknownMessage(k toml.Key, path string, md toml.MetaData, sg *s
 
 // tableName renders a table key as the user wrote its header.
 func tableName(k toml.Key) string {
-	t := configType()
-	for _, seg := range k {
-		t = fieldType(t, seg)
-	}
-	if t != nil && t.Kind() == reflect.Slice {
+	if t := typeAt(k); t != nil && t.Kind() == reflect.Slice {
 		return "[[" + k.String() + "]]"
 	}
 	return "[" + k.String() + "]"
 }
 
-func configType() reflect.Type { return reflect.TypeFor[Config]() }
-
-// fieldType follows one key segment from type t: a struct field by its toml
-// tag, or a map's element. It returns nil when the segment is not known.
-func fieldType(t reflect.Type, seg string) reflect.Type {
-	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
-		t = t.Elem()
+// typeAt follows k from the Config type, segment by segment: a struct
+// field by its toml tag, or a map's element. It returns nil when a segment
+// is not known.
+func typeAt(k toml.Key) reflect.Type {
+	t := reflect.TypeFor[Config]()
+	for _, seg := range k {
+		t = fieldType(t, seg)
 	}
+	return t
+}
+
+func fieldType(t reflect.Type, seg string) reflect.Type {
+	t = elem(t)
 	switch {
 	case t == nil:
 		return nil
@@ -174,6 +174,14 @@ func fieldType(t reflect.Type, seg string) reflect.Type {
 	return nil
 }
 
+// elem is what slices and pointers of t hold.
+func elem(t reflect.Type) reflect.Type {
+	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
+		t = t.Elem()
+	}
+	return t
+}
+
 func tomlName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
 	if name == "-" || !f.IsExported() {
@@ -184,13 +192,7 @@ func tomlName(f reflect.StructField) string {
 
 // knownKeys lists the keys a table accepts.
 func knownKeys(table toml.Key) []string {
-	t := configType()
-	for _, seg := range table {
-		t = fieldType(t, seg)
-	}
-	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
-		t = t.Elem()
-	}
+	t := elem(typeAt(table))
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}

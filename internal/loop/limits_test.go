@@ -52,7 +52,7 @@ func TestLimitsRefuseDeepNesting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ""
-			if d := checkLimits("f.toml", []byte(tt.src)); d != nil {
+			if _, d := checkLimits("f.toml", []byte(tt.src)); d != nil {
 				got = d.String()
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -66,7 +66,7 @@ func TestLimitsRefuseALargeConfig(t *testing.T) {
 	t.Parallel()
 	filler := "# " + strings.Repeat("x", 97) + "\n"
 	big := []byte(strings.Repeat(filler, MaxConfigSize/len(filler)+1)[:MaxConfigSize])
-	if d := checkLimits("f.toml", big); d != nil {
+	if _, d := checkLimits("f.toml", big); d != nil {
 		t.Errorf("a config of exactly MaxConfigSize bytes: %s", d)
 	}
 	dir := t.TempDir()
@@ -102,7 +102,7 @@ func TestLimitsKeepRealConfigs(t *testing.T) {
 		srcs["scanKeys: "+tc.name] = tc.src
 	}
 	for name, src := range srcs {
-		if d := checkLimits("f.toml", []byte(src)); d != nil {
+		if _, d := checkLimits("f.toml", []byte(src)); d != nil {
 			t.Errorf("%s: %s", name, d)
 		}
 	}
@@ -120,10 +120,9 @@ func FuzzCheckLimits(f *testing.F) {
 	f.Add([]byte("s = \"\"\"[[\"\"\"\"\nt = '''{{'''\n\"a.b.c\" = 1\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		const max = 3
-		line, col, ok := nestingWithin(src, max)
-		if !ok {
-			if lines := strings.Count(string(src), "\n") + 1; line < 1 || line > lines || col < 1 {
-				t.Fatalf("reported %d:%d, outside the text (%d lines)", line, col, lines)
+		if _, deep := scanKeys(src, max); deep != nil {
+			if lines := strings.Count(string(src), "\n") + 1; deep.line < 1 || deep.line > lines || deep.col < 1 {
+				t.Fatalf("reported %d:%d, outside the text (%d lines)", deep.line, deep.col, lines)
 			}
 			return
 		}

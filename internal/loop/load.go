@@ -80,20 +80,21 @@ func Find(root string) (string, error) {
 // returns a *ConfigError carrying all of them, warnings included; otherwise
 // the returned config's Warnings holds any warnings.
 func Parse(file string, src []byte) (*Config, error) {
-	if d := checkLimits(file, src); d != nil {
+	keys, d := checkLimits(file, src)
+	if d != nil {
 		return nil, &ConfigError{Diagnostics: Diagnostics{*d}}
 	}
 	cfg := defaults()
 	md, err := toml.Decode(string(src), cfg)
 	if err != nil {
-		return nil, &ConfigError{Diagnostics: Diagnostics{decodeDiagnostic(file, src, err)}}
+		return nil, &ConfigError{Diagnostics: Diagnostics{decodeDiagnostic(file, src, keys, err)}}
 	}
 	if len(md.Keys()) == 0 {
 		return nil, &ConfigError{Diagnostics: Diagnostics{{Pos: Position{File: file, Line: 1, Col: 1},
 			Message: "the config is empty: it needs a name and at least one [[goal]] with a check"}}}
 	}
 	cfg.File, cfg.Source = file, src
-	cfg.keys = newKeyIndex(src)
+	cfg.keys = newKeyIndex(keys)
 	s := &sink{}
 	unknownKeys(cfg, md, s)
 	cfg.applyDefaults(md)
@@ -115,7 +116,7 @@ func defaults() *Config {
 			NoProgress:      DefaultNoProgress,
 			MaxNodeFailures: DefaultMaxNodeFailures,
 		},
-		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, text: "100MiB", quoted: true}},
+		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, written: written{text: "100MiB", quoted: true}}},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
 		Success: Success{MinPassRate: 1},
 		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},
@@ -161,12 +162,12 @@ func (c *Config) applyDefaults(md toml.MetaData) {
 }
 
 // decodeDiagnostic turns a toml error into a positioned diagnostic.
-func decodeDiagnostic(file string, src []byte, err error) Diagnostic {
+func decodeDiagnostic(file string, src []byte, keys []keyPos, err error) Diagnostic {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		return parseDiagnostic(file, src, pe)
 	}
-	return typeDiagnostic(file, src, err)
+	return typeDiagnostic(file, keys, err)
 }
 
 var (
@@ -214,7 +215,7 @@ var (
 
 // typeDiagnostic positions a decoding error, such as a value of the wrong
 // type, at the key it names.
-func typeDiagnostic(file string, src []byte, err error) Diagnostic {
+func typeDiagnostic(file string, keys []keyPos, err error) Diagnostic {
 	m := lastKeyRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return Diagnostic{Pos: Position{File: file}, Message: strings.TrimPrefix(err.Error(), "toml: ")}
@@ -222,7 +223,7 @@ func typeDiagnostic(file string, src []byte, err error) Diagnostic {
 	line, _ := strconv.Atoi(m[1])
 	key, _ := strconv.Unquote(`"` + m[2] + `"`)
 	pos := Position{File: file, Line: line, Col: 1}
-	for _, kp := range scanKeys(src) {
+	for _, kp := range keys {
 		if kp.Key == key && kp.Line == line {
 			pos.Col = kp.Col
 			break

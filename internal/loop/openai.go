@@ -2,7 +2,6 @@ package loop
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -80,12 +79,11 @@ func (v *validator) openAI(name string, p Provider) {
 	if p.EnvValues != nil {
 		v.errorf(at("env"), "provider %q: an env table sets an agent CLI's environment; type = \"openai\" runs none, so env lists variable names only", name)
 	}
-	v.providerEnv(name, p)
 	v.openAIHeaders(name, p.Headers)
-	v.openAITiers(name, p)
-	v.usable(at("timeout"), fmt.Sprintf("provider %q: timeout", name), p.Timeout)
-	if p.Price != nil && (p.Price.Input < 0 || p.Price.Output < 0) {
-		v.errorf(at("price"), "provider %q: prices must not be negative", name)
+	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
+		if m := p.Tiers[t]; slices.Contains(TierLadder, t) && (len(m) != 1 || strings.TrimSpace(m[0]) == "") {
+			v.errorf(providerPath(name, "tiers", t), "provider %q: tier %q of an openai provider names one model, e.g. [\"gpt-4.1-mini\"]", name, t)
+		}
 	}
 }
 
@@ -115,18 +113,6 @@ func (v *validator) openAIHeaders(name string, headers map[string]string) {
 			v.errorf(at, "provider %q: the Authorization header comes from api_key_env; a key written in the config is not secret", name)
 		case !httpguts.ValidHeaderFieldValue(headers[h]):
 			v.errorf(at, "provider %q: header %q has a value that cannot be sent (a line break or control character)", name, h)
-		}
-	}
-}
-
-func (v *validator) openAITiers(name string, p Provider) {
-	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
-		at := providerPath(name, "tiers", t)
-		switch m := p.Tiers[t]; {
-		case !slices.Contains(TierLadder, t):
-			v.errorf(at, "provider %q: unknown tier %q (tiers are %s)", name, t, strings.Join(TierLadder, ", "))
-		case len(m) != 1 || strings.TrimSpace(m[0]) == "":
-			v.errorf(at, "provider %q: tier %q of an openai provider names one model, e.g. [\"gpt-4.1-mini\"]", name, t)
 		}
 	}
 }

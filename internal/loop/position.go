@@ -15,14 +15,15 @@ type keyPos struct {
 	Col  int    // 1-based BYTE column of the key's first byte (same convention as toml.ParseError.Position.Col)
 }
 
-// maxKeyNesting bounds the recursion into nested arrays and inline tables.
-// Deeper values are skipped without reporting the keys inside them.
-const maxKeyNesting = 256
-
-// scanKeys returns every key defined in src, in document order.
+// scanKeys returns every key defined in src, in document order, unless a
+// value is nested deeper than maxDepth (MaxNesting says how depth counts):
+// then it stops there and returns where that value starts.
 //
-// It is meant for documents that toml.Decode accepted; on anything else it
-// still terminates without panicking, but the result is best effort.
+// It is meant for documents that toml.Decode accepts, and it runs before
+// the decoder, to bound its cost (limits.go): on anything else it still
+// ends in linear time without panicking, and finds every value too deep
+// that the decoder would reach. Its bare keys are the decoder's bytes, and
+// where it gives up on a line the decoder stops with an error.
 //
 // What is reported, and where:
 //   - [a.b] and [[a.b]] headers: the full path (an array-of-tables header
@@ -35,10 +36,11 @@ const maxKeyNesting = 256
 //
 // Like toml.ParseError, lines count '\n' only and columns are byte offsets
 // within the line, measured after a leading byte-order mark.
-func scanKeys(src []byte) []keyPos {
+func scanKeys(src []byte, maxDepth int) (keys []keyPos, tooDeep *keySegment) {
 	s := newKeyScanner(src)
+	s.maxDepth = maxDepth
 	s.document()
-	return s.out
+	return s.out, s.tooDeep
 }
 
 // keyScanner walks a TOML document once, front to back.
@@ -48,16 +50,20 @@ type keyScanner struct {
 	line      int // 1-based line of pos
 	lineStart int // offset where columns of the current line start
 
-	out    []keyPos
-	seen   map[string]bool // indexed paths reported so far
-	arrays map[string]int  // [[header]] path, without index -> elements so far
-	table  keyNode         // table selected by the last header
+	out      []keyPos
+	seen     map[string]bool // indexed paths reported so far
+	arrays   map[string]int  // [[header]] path, without index -> elements so far
+	table    keyNode         // table selected by the last header
+	maxDepth int
+	tooDeep  *keySegment // where the first value deeper than maxDepth starts
 }
 
-// keyNode is a location in the document: its indexed path and its key.
+// keyNode is a location in the document: its indexed path, its key and its
+// depth (a level per key segment and per array around it).
 type keyNode struct {
-	path string
-	key  toml.Key
+	path  string
+	key   toml.Key
+	depth int
 }
 
 // keySegment is one part of a dotted key, unquoted, with its position.
@@ -85,22 +91,39 @@ func (n keyNode) child(name string) keyNode {
 	if len(n.key) > 0 {
 		path = n.path + "." + path
 	}
-	return keyNode{path: path, key: key}
+	return keyNode{path: path, key: key, depth: n.depth + 1}
 }
 
+// index is element i of n, an array: one level deeper.
 func (n keyNode) index(i int) keyNode {
-	return keyNode{path: n.path + "[" + strconv.Itoa(i) + "]", key: n.key}
+	return keyNode{path: n.path + "[" + strconv.Itoa(i) + "]", key: n.key, depth: n.depth + 1}
+}
+
+// within reports whether depth is at most maxDepth; when it is not, it
+// records at as the place where the scan stops.
+func (s *keyScanner) within(depth int, at keySegment) bool {
+	if depth <= s.maxDepth {
+		return true
+	}
+	if s.tooDeep == nil {
+		s.tooDeep = &at
+	}
+	return false
+}
+
+func (s *keyScanner) here() keySegment {
+	return keySegment{line: s.line, col: s.pos - s.lineStart + 1}
 }
 
 // document handles one top-level item (header or key/value) per line.
 func (s *keyScanner) document() {
-	for s.pos < len(s.src) {
+	for s.pos < len(s.src) && s.tooDeep == nil {
 		start := s.pos
 		s.skipBlank()
 		if s.peek() == '[' {
 			s.header()
 		} else {
-			s.keyValue(s.table, 0)
+			s.keyValue(s.table)
 		}
 		s.skipLine() // only a comment may follow; resyncs on junk
 		s.unstick(start)
@@ -109,13 +132,14 @@ func (s *keyScanner) document() {
 
 // header reads [a.b] or [[a.b]] and makes it the current table.
 func (s *keyScanner) header() {
+	at := s.here()
 	s.advance()
 	array := s.peek() == '['
 	if array {
 		s.advance()
 	}
 	segs := s.keySegments()
-	if len(segs) == 0 {
+	if len(segs) == 0 || !s.within(len(segs), at) {
 		return
 	}
 	s.table = s.resolve(segs, array)
@@ -124,6 +148,7 @@ func (s *keyScanner) header() {
 
 // resolve turns a header into a path. A segment naming an array of tables
 // means its last element; the last segment of [[...]] adds an element.
+// The elements of an array of tables are no deeper than the array.
 func (s *keyScanner) resolve(segs []keySegment, array bool) keyNode {
 	var n keyNode
 	for i, sg := range segs {
@@ -136,14 +161,15 @@ func (s *keyScanner) resolve(segs []keySegment, array bool) keyNode {
 		case ok:
 			n = n.index(count - 1)
 		}
+		n.depth = i + 1
 	}
 	return n
 }
 
 // keyValue reads `key = value` relative to base.
-func (s *keyScanner) keyValue(base keyNode, depth int) {
+func (s *keyScanner) keyValue(base keyNode) {
 	segs := s.keySegments()
-	if len(segs) == 0 {
+	if len(segs) == 0 || !s.within(base.depth+len(segs), segs[0]) {
 		return
 	}
 	n := base
@@ -159,7 +185,7 @@ func (s *keyScanner) keyValue(base keyNode, depth int) {
 	}
 	s.advance()
 	s.skipSpace()
-	s.value(n, depth)
+	s.value(n)
 }
 
 func (s *keyScanner) emit(n keyNode, sg keySegment) {
@@ -187,7 +213,7 @@ func (s *keyScanner) keySegments() []keySegment {
 
 // segment reads one bare, "basic" or 'literal' key part.
 func (s *keyScanner) segment() (keySegment, bool) {
-	sg := keySegment{line: s.line, col: s.pos - s.lineStart + 1}
+	sg := s.here()
 	switch c := s.peek(); {
 	case c == '"':
 		sg.name = unescapeKey(s.quoted('"'))
@@ -206,27 +232,21 @@ func (s *keyScanner) segment() (keySegment, bool) {
 }
 
 // value skips one value, reporting the keys of inline tables inside it.
-func (s *keyScanner) value(n keyNode, depth int) {
+// The keys of an inline table sit one level per segment below it, the
+// elements of an array one level below it.
+func (s *keyScanner) value(n keyNode) {
 	switch c := s.peek(); {
-	case (c == '{' || c == '[') && depth >= maxKeyNesting:
-		s.skipNested()
 	case c == '{':
-		s.inlineTable(n, depth+1)
+		s.items('}', func(int) { s.keyValue(n) })
 	case c == '[':
-		s.array(n, depth+1)
+		if s.within(n.depth+1, s.here()) {
+			s.items(']', func(i int) { s.value(n.index(i)) })
+		}
 	case c == '"' || c == '\'':
 		s.skipString()
 	default:
 		s.skipScalar()
 	}
-}
-
-func (s *keyScanner) inlineTable(n keyNode, depth int) {
-	s.items('}', func(int) { s.keyValue(n, depth) })
-}
-
-func (s *keyScanner) array(n keyNode, depth int) {
-	s.items(']', func(i int) { s.value(n.index(i), depth) })
 }
 
 // items reads the comma-separated items of an inline table or an array,
@@ -235,7 +255,7 @@ func (s *keyScanner) array(n keyNode, depth int) {
 // 1.1, accepted by toml v1.6).
 func (s *keyScanner) items(end byte, item func(i int)) {
 	s.advance()
-	for i := 0; s.pos < len(s.src); {
+	for i := 0; s.pos < len(s.src) && s.tooDeep == nil; {
 		s.skipBlank()
 		switch s.peek() {
 		case end:

@@ -11,35 +11,13 @@ import (
 // and the escapes of quoted keys. Nothing here knows about tables or
 // paths.
 
-// skipNested skips a bracketed value without recursion.
-func (s *keyScanner) skipNested() {
-	depth := 0
+// skipScalar skips a number, bool or date-time. Those may contain spaces
+// ("1979-05-27 07:32:00") but never a delimiter, a bracket or a quote: it
+// stops at those, so that nothing nested hides inside a malformed value.
+func (s *keyScanner) skipScalar() {
 	for s.pos < len(s.src) {
 		switch s.peek() {
-		case '"', '\'':
-			s.skipString()
-			continue
-		case '#':
-			s.skipComment()
-			continue
-		case '[', '{':
-			depth++
-		case ']', '}':
-			depth--
-		}
-		s.advance()
-		if depth <= 0 {
-			return
-		}
-	}
-}
-
-// skipScalar skips a number, bool or date-time. Those may contain spaces
-// ("1979-05-27 07:32:00") but never a delimiter.
-func (s *keyScanner) skipScalar() {
-	for {
-		switch s.peek() {
-		case 0, ',', ']', '}', '#', '\n':
+		case ',', ']', '}', '[', '{', '"', '\'', '#', '\n':
 			return
 		}
 		s.advance()

@@ -37,8 +37,7 @@ func (v *validator) errorf(at string, format string, args ...any) {
 	v.report(Error, []string{at}, format, args...)
 }
 
-// value is a Duration or a Size: a value kept as written, with why it
-// cannot be used.
+// value is a Duration or a Size.
 type value interface {
 	problem() string
 	shown() string
@@ -148,13 +147,9 @@ func (v *validator) metrics() {
 
 // paths checks the path lists: context files, protected and exported globs.
 func (v *validator) paths() {
-	for i, f := range v.c.Context.Files {
-		if p := globProblem(f); p != "" {
-			v.errorf("context.files", "context.files[%d] %q %s", i, f, p)
-		}
-	}
-	for key, globs := range map[string][]string{"protect.paths": v.c.Protect.Paths, "export.paths": v.c.Export.Paths} {
-		for i, g := range globs {
+	lists := map[string][]string{"context.files": v.c.Context.Files, "protect.paths": v.c.Protect.Paths, "export.paths": v.c.Export.Paths}
+	for _, key := range slices.Sorted(maps.Keys(lists)) {
+		for i, g := range lists[key] {
 			if p := globProblem(g); p != "" {
 				v.errorf(key, "%s[%d] %q %s", key, i, g, p)
 			}
@@ -212,29 +207,36 @@ func (v *validator) provider(name string, p Provider) {
 	}
 	switch p.Type {
 	case "command":
-		v.notOpenAI(name, p)
+		v.commandProvider(name, p)
 	case "openai":
 		v.openAI(name, p)
-		return
 	default:
 		v.errorf(at("type"), "provider %q: unknown type %q (use \"command\" or \"openai\")", name, p.Type)
 		return
 	}
-	if len(p.Command) == 0 || p.Command[0] == "" {
-		v.errorf(at("command"), "provider %q needs a command: the agent's argv, e.g. [\"claude\", \"-p\"]", name)
-	}
-	v.providerPrompt(name, p)
-	if msg := usageProblem(p.Usage); msg != "" {
-		v.errorf(at("usage"), "provider %q: %s", name, msg)
-	}
 	v.usable(at("timeout"), fmt.Sprintf("provider %q: timeout", name), p.Timeout)
 	v.providerEnv(name, p)
-	v.providerArgs(name, p)
-	v.providerWatch(name, p)
-	v.providerTiers(name, p)
+	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
+		if !slices.Contains(TierLadder, t) {
+			v.errorf(providerPath(name, "tiers", t), "provider %q: unknown tier %q (tiers are %s)", name, t, strings.Join(TierLadder, ", "))
+		}
+	}
 	if p.Price != nil && (p.Price.Input < 0 || p.Price.Output < 0) {
 		v.errorf(at("price"), "provider %q: prices must not be negative", name)
 	}
+}
+
+func (v *validator) commandProvider(name string, p Provider) {
+	v.notOpenAI(name, p)
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		v.errorf(providerPath(name, "command"), "provider %q needs a command: the agent's argv, e.g. [\"claude\", \"-p\"]", name)
+	}
+	v.providerPrompt(name, p)
+	if msg := usageProblem(p.Usage); msg != "" {
+		v.errorf(providerPath(name, "usage"), "provider %q: %s", name, msg)
+	}
+	v.providerArgs(name, p)
+	v.providerWatch(name, p)
 }
 
 func (v *validator) providerPrompt(name string, p Provider) {
@@ -264,14 +266,6 @@ func (v *validator) providerPrompt(name string, p Provider) {
 	for _, a := range p.Command {
 		if strings.Contains(a, "{tier}") && a != "{tier}" {
 			v.errorf(providerPath(name, "command"), "provider %q: {tier} must be a whole argument of the command, not part of %q", name, a)
-		}
-	}
-}
-
-func (v *validator) providerTiers(name string, p Provider) {
-	for _, t := range slices.Sorted(maps.Keys(p.Tiers)) {
-		if !slices.Contains(TierLadder, t) {
-			v.errorf(providerPath(name, "tiers", t), "provider %q: unknown tier %q (tiers are %s)", name, t, strings.Join(TierLadder, ", "))
 		}
 	}
 }

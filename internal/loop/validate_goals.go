@@ -15,7 +15,7 @@ func (v *validator) goals() {
 			blocking++
 		}
 	}
-	v.names("goal", v.ix.goals.list, goalPath)
+	v.names("goal", v.ix.goals, goalPath)
 	for gi, g := range c.Goals {
 		if len(g.Checks) == 0 {
 			v.errorf(fmt.Sprintf("goal[%d]", gi), "goal %q has no checks: add at least one [[goal.check]]", g.Name)

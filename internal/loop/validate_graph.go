@@ -17,18 +17,15 @@ func checkPath(gi, ci int, key string) string {
 func stagePath(i int, key string) string { return fmt.Sprintf("stage[%d].%s", i, key) }
 
 // names checks that every item has a valid, unique name.
-func (v *validator) names(kind string, names []string, at func(i int, key string) string) {
-	first := map[string]int{}
-	for i, n := range names {
-		switch j, dup := first[n]; {
+func (v *validator) names(kind string, ns names, at func(i int, key string) string) {
+	for i, n := range ns.list {
+		switch j := ns.first[n]; {
 		case n == "":
 			v.errorf(at(i, "name"), "%s #%d has no name", kind, i+1)
 		case !nameRE.MatchString(n):
 			v.errorf(at(i, "name"), "%s name %q may contain only letters, digits, '-' and '_', and must start with a letter or digit", kind, n)
-		case dup:
+		case j != i:
 			v.errorf(at(i, "name"), "duplicate %s name %q (first defined on line %d)", kind, n, v.c.pos(at(j, "name")).Line)
-		default:
-			first[n] = i
 		}
 	}
 }
@@ -78,7 +75,7 @@ func indexOf[T named](items []T, name string) int {
 
 func (v *validator) nodes() {
 	c := v.c
-	v.names("node", v.ix.nodes.list, nodePath)
+	v.names("node", v.ix.nodes, nodePath)
 	for i, n := range c.Nodes {
 		v.node(i, n)
 	}
@@ -213,7 +210,7 @@ func cyclePath(names []string, cyc []int) string {
 
 func (v *validator) stages() {
 	names := v.ix.stages.list
-	v.names("stage", names, stagePath)
+	v.names("stage", v.ix.stages, stagePath)
 	for i, s := range v.c.Stages {
 		owner := fmt.Sprintf("stage %q", s.Name)
 		v.refs(stagePath(i, "after"), owner, "stage", s.After, v.ix.stages)
