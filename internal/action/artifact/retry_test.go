@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -168,8 +169,40 @@ func TestUploadStopsWithContext(t *testing.T) {
 	srv, cfg := setup(t)
 	cfg.Backoff = time.Hour
 	srv.FailNext(artifactfake.Create, 503)
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	// The context ends as the 503's body is closed: Upload must not retry
+	// (it would wait an hour) and names the answer it stopped on. No clock
+	// decides what the test sees; backoff's own tests cover a context that
+	// ends during the wait.
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	cfg.HTTPClient = &http.Client{Transport: cancelOnClose{http.DefaultTransport, cancel}}
 	_, err := artifact.Upload(ctx, cfg, name, smallDir(t))
-	checkErr(t, err, cfg.RuntimeToken, context.DeadlineExceeded, "503 Service Unavailable")
+	checkErr(t, err, cfg.RuntimeToken, nil, "503 Service Unavailable")
+	if n := srv.Calls(artifactfake.Create); n != 1 {
+		t.Errorf("CreateArtifact asked %d times after the context ended, want 1", n)
+	}
+}
+
+// cancelOnClose calls cancel when the first answer's body is closed.
+type cancelOnClose struct {
+	rt     http.RoundTripper
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(req)
+	if err == nil {
+		resp.Body = closeHook{resp.Body, c.cancel}
+	}
+	return resp, err
+}
+
+type closeHook struct {
+	io.ReadCloser
+	done func()
+}
+
+func (c closeHook) Close() error {
+	defer c.done()
+	return c.ReadCloser.Close()
 }
