@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/loop-action/loop-action/internal/gitremote"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -195,35 +195,8 @@ func (c *cache) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []plumbing.Hash{h}
-	seen := map[plumbing.Hash]bool{}
-	var walk func(t plumbing.Hash) error
-	walk = func(t plumbing.Hash) error {
-		if seen[t] {
-			return nil
-		}
-		seen[t] = true
-		out = append(out, t)
-		es, err := c.objs.tree(t)
-		if err != nil {
-			return err
-		}
-		for _, e := range es {
-			switch {
-			case e.Mode == filemode.Submodule, seen[e.Hash]:
-			case e.Mode == filemode.Dir:
-				err = walk(e.Hash)
-			default:
-				seen[e.Hash] = true
-				out = append(out, e.Hash)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return out, walk(commit.TreeHash)
+	objs, err := gitremote.NewObjects(c.objs.tree, commit.TreeHash, plumbing.ZeroHash)
+	return append([]plumbing.Hash{h}, objs...), err
 }
 
 // readHint returns the head this cache last saw, if the store has it.
