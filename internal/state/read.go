@@ -99,10 +99,9 @@ func (e notFound) Is(target error) bool { return target == ErrNotFound }
 // reach.
 const maxStoreFile = 256 << 20
 
-// readFile reads the store-relative file rel. The store's directory lies in
-// the loop root, where an agent can replace a file with a FIFO, whose
-// open(2) would wait for a writer forever: only a regular file is read,
-// up to maxStoreFile bytes.
+// readFile reads the store-relative file rel, a regular file only (an
+// agent could put a FIFO there, whose open(2) would wait forever), up to
+// maxStoreFile bytes.
 func (d *Dir) readFile(rel string) ([]byte, error) {
 	return workspace.ReadFile(d.root, rel, maxStoreFile)
 }
