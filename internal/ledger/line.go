@@ -2,15 +2,13 @@ package ledger
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/loop-action/loop-action/internal/phrase"
 )
 
 // Line renders the event for the run log: one line, no timestamp.
 func (e Event) Line() string {
-	if line, ok := e.guardLine(); ok {
-		return line
-	}
 	switch e.Type {
 	case RunStarted:
 		return fmt.Sprintf("run started: up to %d iterations%s", e.MaxIterations, suffix(e.Reason))
@@ -34,6 +32,16 @@ func (e Event) Line() string {
 		return fmt.Sprintf("node %s skipped: %s", e.Node, e.Reason)
 	case JudgeRetried:
 		return fmt.Sprintf("judge %s re-dispatched: %s", e.Node, e.Reason)
+	case ProtectedReverted:
+		return fmt.Sprintf("protected path %s reverted (%s%s)", e.Path, e.Reason, by(e.Nodes))
+	case GitReverted:
+		return fmt.Sprintf("git path %s reverted (%s%s)", e.Path, e.Reason, by(e.Nodes))
+	case RootReverted:
+		return fmt.Sprintf("loop root path %s reverted: %s outside the worktrees of isolated nodes%s", e.Path, e.Reason, by(e.Nodes))
+	case UncarriedRemoved:
+		return fmt.Sprintf("ignored path %s removed before measuring: %s since the session started; no commit carries it", e.Path, e.Reason)
+	case MeasurementVoid:
+		return fmt.Sprintf("measurement of iteration %d void: %s", e.Iteration, e.Reason)
 	case Published:
 		return fmt.Sprintf("node %s published %s (%s)", e.Node, e.Path, e.Kind)
 	case PublishConflict:
@@ -42,14 +50,6 @@ func (e Event) Line() string {
 		return fmt.Sprintf("node %s's change to %s refused: %s", e.Node, e.Path, e.Reason)
 	case DeletionKept:
 		return fmt.Sprintf("node %s deleted %s in its worktree; deletions are not propagated", e.Node, e.Path)
-	default:
-		return e.outcomeLine()
-	}
-}
-
-// outcomeLine renders the events that end or judge an iteration.
-func (e Event) outcomeLine() string {
-	switch e.Type {
 	case GateEvaluated:
 		return fmt.Sprintf("gate: %d of %d goals satisfied, %d of %d checks pass (%s)", e.Satisfied, e.Goals, e.Passed, e.Checks, e.Signature)
 	case GoalSatisfied:
@@ -92,4 +92,12 @@ func suffix(reason string) string {
 		return ""
 	}
 	return ": " + reason
+}
+
+// by names the nodes that may have made a change, if any.
+func by(nodes []string) string {
+	if len(nodes) == 0 {
+		return ""
+	}
+	return "; changed by " + strings.Join(nodes, " or ")
 }

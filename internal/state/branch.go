@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/loop-action/loop-action/internal/backoff"
+	"github.com/loop-action/loop-action/internal/gitremote"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
@@ -54,55 +55,41 @@ const DefaultAuthor = "github-actions[bot] <41898282+github-actions[bot]@users.n
 //	runs/<run-id>/log/AA/BB/NNNN.log      the run log, one chunk per save that logs
 //	runs/<run-id>/workspace               the loop root's tree (see package workspace)
 //
-// The numbered files are fanned out by hundreds (AA is NNNN/10000, BB the
-// hundreds within it: chunk 12345 is ledger/01/23/12345.jsonl), so a save
-// rewrites a few small trees, not directories that grow with the run.
-// Branches written before the fan-out, whose files lie flat in ledger/,
-// summaries/ and log/, are read as they are; a run's next save moves its
-// files into the fanned layout. Full hundreds are consolidated: once the
-// run has moved past a bucket, a save replaces its directory by one blob,
-// ledger/AA/BB.jsonl (summaries/AA/BB.md, log/AA/BB.log), the bucket's
-// files behind a header of their indices and sizes (see bucketMagic), one
-// bucket per directory per save at most. The head's tree then holds a
-// few entries per hundred iterations, so that git's connectivity check of
-// each push (which walks the previous head's tree) does not grow with the
-// run. A save from an older checkpoint that ends inside a consolidated
-// bucket expands it back. Versions before the consolidation read such a
+// The numbered files are fanned out by hundreds, and full hundreds
+// consolidated into one blob (see fanPath and bucketMagic), so that a save
+// rewrites a few small trees and git's connectivity check of each push
+// (which walks the previous head's tree) does not grow with the run.
+// Branches written before the fan-out are read as they are, and a run's
+// next save moves its files. Versions before the consolidation read such a
 // run's checkpoint but not its ledger or log ("committed chunk … is
 // missing"), nor the summaries of its consolidated buckets.
 //
 // Each commit is the commit point: readers see whole checkpoints only, and
-// the branch holds nothing a checkpoint does not count (a save from an
-// older checkpoint drops the chunks beyond it). A save pushes one commit
-// whose parent is the head it last saw, with compare-and-swap on that
-// head; when another writer moved the branch, it fetches the new head,
-// re-applies this run's files on it and pushes again, so concurrent runs
-// never lose each other's checkpoints. A save sends only the objects that
-// are new along the paths it changed, through its own receive-pack
-// exchange (go-git's Push would walk everything reachable from the
-// remote's refs), so its cost does not grow with the run or the branch.
+// the branch holds nothing a checkpoint does not count. A save pushes one
+// commit on the head it last saw, with compare-and-swap on that head, and
+// when another writer moved the branch re-applies its run's files on the
+// new head (see [Branch.Save]), so concurrent runs never lose each other's
+// checkpoints.
 //
 // Objects live in a local bare repository (BranchOptions.Cache): the first
 // fetch takes the branch head at depth 1, later ones what was pushed since.
 // A save writes its objects there, loose, before it pushes (git writes an
 // object only after those it names, so a tree in the repository is
-// complete there, after a crash too). It stays bounded: past 4,096 objects added or 32 packs, a save that finds
-// no other Branch holding the cache open keeps only the head's objects
-// (see maybeGC).
-// Load always fetches; the other readers use the head last seen (fetched
-// once if none was). A Branch is safe for concurrent use; it serialises
-// its saves and reads. Across processes on one machine, hold a run with
-// [Branch.Lock]; across machines, a second writer of one run is detected
-// and refused with ErrLocked.
+// complete there, after a crash too); the cache is kept bounded (see
+// maybeGC). Load always fetches; the other readers use the head last seen
+// (fetched once if none was). A Branch is safe for concurrent use. Across
+// processes on one machine, hold a run with [Branch.Lock]; across
+// machines, a second writer of one run is refused with ErrLocked.
 //
-// Only a state branch is ever written: "HEAD", "refs/…" and names git
-// refuses fail at open, and an existing branch that is not a state branch
-// (the default branch, say) fails at the first fetch, both with an error
-// wrapping ErrRefusedBranch; the remote is left as it was.
+// Only a state branch is ever written (see ErrRefusedBranch): a refused
+// name fails at open, an existing branch that is not a state branch at the
+// first fetch; the remote is left as it was.
 type Branch struct {
+	reads
 	opts   BranchOptions
 	author object.Signature
-	remote *remote
+	remote *gitremote.Remote // fetches and pushes the branch (see package gitremote)
+	ref    plumbing.ReferenceName
 	cache  *cache
 	objs   *objects
 	hasher *workspace.Hasher
@@ -142,7 +129,11 @@ func openBranch(o BranchOptions) (*Branch, error) {
 	if err != nil {
 		return nil, err
 	}
-	rem, err := newRemote(o)
+	url, err := resolveRemote(o.Remote, o.Root)
+	if err != nil {
+		return nil, err
+	}
+	rem, err := gitremote.Open(url, o.Token)
 	if err != nil {
 		return nil, err
 	}
@@ -166,10 +157,12 @@ func openBranch(o BranchOptions) (*Branch, error) {
 		hint: filepath.Join(o.Cache, "loop-heads", hex.EncodeToString(sum[:8])),
 	}
 	c.haves = c.readHint()
-	return &Branch{
-		opts: o, author: author, remote: rem, cache: c, objs: objs,
+	b := &Branch{
+		opts: o, author: author, remote: rem, ref: plumbing.NewBranchReferenceName(o.Branch), cache: c, objs: objs,
 		hasher: workspace.NewHasherWith(o.Root, o.Checkout), locks: locks, now: time.Now, retry: pushRetry, mine: map[string][]string{},
-	}, nil
+	}
+	b.reads = reads{b}
+	return b, nil
 }
 
 // checkBranchOptions validates o and fills in its defaults.
@@ -250,4 +243,39 @@ func (b *Branch) Close() error {
 // writer's checkpoint of its run fails with ErrLocked.
 func (b *Branch) Lock(runID string) (unlock func() error, err error) {
 	return b.locks.Lock(runID)
+}
+
+// resolveRemote returns the URL remote names: remote itself when it is a
+// URL or a path, else the first URL of the remote of that name ("" is
+// "origin") in the configuration of the repository holding root.
+func resolveRemote(remote, root string) (string, error) {
+	switch {
+	case remote == "":
+		remote = "origin"
+	case strings.Contains(remote, "://") || filepath.IsAbs(remote):
+		return remote, nil
+	case strings.HasPrefix(remote, "./") || strings.HasPrefix(remote, "../"):
+		return filepath.Join(root, remote), nil
+	case strings.Contains(remote, ":"): // scp-like: git@host:owner/repo
+		return remote, nil
+	}
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", fmt.Errorf("remote %q: the loop root %q is not in a git repository: %w", remote, root, err)
+	}
+	r, err := repo.Remote(remote)
+	if err != nil {
+		return "", fmt.Errorf("remote %q of the repository at %q: %w", remote, root, err)
+	}
+	urls := r.Config().URLs
+	if len(urls) == 0 {
+		return "", fmt.Errorf("remote %q of the repository at %q has no URL", remote, root)
+	}
+	u := urls[0]
+	if !strings.Contains(u, ":") && !filepath.IsAbs(u) { // a relative path: git resolves it in the worktree
+		if wt, err := repo.Worktree(); err == nil {
+			u = filepath.Join(wt.Filesystem.Root(), u)
+		}
+	}
+	return u, nil
 }

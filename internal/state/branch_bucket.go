@@ -11,16 +11,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Full hundreds are consolidated. Once the run has moved past a bucket of
-// the fan-out (its highest file lies in a later one), nothing writes that
-// bucket again, and a save replaces its directory by one blob beside it:
-// ledger/00/37/ (chunks 3700 to 3799) becomes ledger/00/37.jsonl. The
-// head's tree then holds one entry per hundred files, not one per file, so
-// that what git's receive-pack walks to check a push's connectivity (every
-// object of the previous head's tree) does not grow with the run.
-//
-// A consolidated bucket is a header, then the files' contents
-// concatenated in order:
+// Full hundreds are consolidated: once the run has moved past a bucket
+// (its highest file lies in a later one), a save replaces its directory by
+// one blob beside it, ledger/00/37/ (chunks 3700 to 3799) by
+// ledger/00/37.jsonl, at most one per directory and save (see fanPack). A
+// consolidated bucket is a header, then the files' contents in order:
 //
 //	loop-state bucket 1
 //	3700 2210
@@ -28,12 +23,9 @@ import (
 //	…
 //	(an empty line)
 //
-// one line per file it holds, its index and its size in bytes (a bucket of
-// summaries may lack some). A save consolidates at most one bucket per
-// directory, the lowest one due, reading files the save's own process
-// stored or fetched with the head; a save from an older checkpoint that
-// ends inside a consolidated bucket expands it back into its directory
-// first (see fanUnpack).
+// one line per file it holds (a bucket of summaries may lack some): its
+// index and its size in bytes. A save from an older checkpoint that ends
+// inside a consolidated bucket expands it back first (see fanUnpack).
 
 // bucketMagic is the first line of a consolidated bucket.
 const bucketMagic = "loop-state bucket 1\n"

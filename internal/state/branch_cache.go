@@ -10,33 +10,18 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/loop-action/loop-action/internal/gitremote"
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// The local state repository would grow by every checkpoint's objects
-// (the saves' trees and blobs, written loose, and a pack per fetch) for as long as the loop runs. It is
-// kept bounded: once it holds cacheLimits.loose objects added since the
-// last collection (loose ones, and those the saves added in packs) or
-// cacheLimits.packs packs, the objects
-// of the branch head are written to one pack and every other object and
-// pack is deleted, so that what remains is the head and what came since.
-// Nothing is lost: the branch on the remote holds everything, and a
-// later process that needs an older commit fetches.
-//
-// Deleting objects under another process's reads would break them, so
-// every Branch holds a shared lock on the cache while it is open, and the
-// collection runs only when it can take that lock exclusively (nobody
-// else has the cache open); otherwise it is tried again later.
-
 // cache is a Branch's local state repository: the objects, the hint of
 // the head it last saw on the remote, and the collection that keeps it
-// bounded. Callers hold the Branch's mutex.
+// bounded (see maybeGC). Callers hold the Branch's mutex.
 type cache struct {
 	path  string              // for messages
 	store *filesystem.Storage // the repository
@@ -71,9 +56,15 @@ type gcStorer interface {
 	Reindex()
 }
 
-// maybeGC collects the cache when it has grown past the limits since the
-// last collection. Callers hold the Branch's mutex. A failure leaves the cache usable:
-// objects are deleted only once the new pack is whole.
+// maybeGC collects the cache once it has grown past the limits since the
+// last collection: loose objects added (loose, or in the saves' packs) or
+// packs. The head's objects are written to one pack and every other object
+// and pack deleted; nothing is lost, the remote holds everything and a
+// process that needs an older commit fetches. Deleting objects under
+// another process's reads would break them, so every Branch holds a shared
+// lock on the cache while open, and the collection runs only when it can
+// take it exclusively. A failure leaves the cache usable: objects are
+// deleted only once the new pack is whole.
 func (c *cache) maybeGC(head plumbing.Hash) error {
 	loose, packs, err := c.cacheSize()
 	if err != nil || (loose < c.gcAt.loose && packs < c.gcAt.packs) {
@@ -195,35 +186,8 @@ func (c *cache) reachable(h plumbing.Hash) ([]plumbing.Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []plumbing.Hash{h}
-	seen := map[plumbing.Hash]bool{}
-	var walk func(t plumbing.Hash) error
-	walk = func(t plumbing.Hash) error {
-		if seen[t] {
-			return nil
-		}
-		seen[t] = true
-		out = append(out, t)
-		es, err := c.objs.tree(t)
-		if err != nil {
-			return err
-		}
-		for _, e := range es {
-			switch {
-			case e.Mode == filemode.Submodule, seen[e.Hash]:
-			case e.Mode == filemode.Dir:
-				err = walk(e.Hash)
-			default:
-				seen[e.Hash] = true
-				out = append(out, e.Hash)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return out, walk(commit.TreeHash)
+	objs, err := gitremote.NewObjects(c.objs.tree, commit.TreeHash, plumbing.ZeroHash)
+	return append([]plumbing.Hash{h}, objs...), err
 }
 
 // readHint returns the head this cache last saw, if the store has it.

@@ -10,16 +10,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// A run's ledger, summaries and log directories on the branch hold one
-// file per save or iteration. They are fanned out by hundreds, so that a
-// save rewrites three small trees per directory, not one that grows with
-// the run: chunk 12345 of the ledger is ledger/01/23/12345.jsonl, chunk 7
-// ledger/00/00/0007.jsonl. The first level is the index divided by 10,000
-// (two digits at least, more from chunk 1,000,000 on), the second the
-// hundreds within it. Checkpoints written before the fan-out kept the
-// files flat (ledger/0007.jsonl): readers find both, and the first save
-// of such a run moves its files into the fanned layout. Full hundreds are
-// then consolidated into one blob each (see bucketMagic).
+// A run's ledger, summaries and log directories on the branch are fanned
+// out by hundreds: chunk 12345 of the ledger is ledger/01/23/12345.jsonl,
+// chunk 7 ledger/00/00/0007.jsonl (the first level is the index / 10,000,
+// two digits at least; the second the hundreds within it). Checkpoints
+// written before the fan-out kept the files flat (ledger/0007.jsonl):
+// readers find both, and fanMigrate moves them.
 
 // fanSpan holds the directory levels above a chunk, each bucket spanning
 // the number of indices given; the last is the fan-out.

@@ -20,7 +20,7 @@ func (b *Branch) refresh(ctx context.Context) error {
 	// A collection of the cache (by this or another process) keeps only
 	// its head: offer the remote only the commits still held.
 	b.cache.haves = slices.DeleteFunc(b.cache.haves, func(h plumbing.Hash) bool { return b.cache.store.HasEncodedObject(h) != nil })
-	head, err := b.remote.fetch(ctx, b.cache.store, b.cache.haves)
+	head, err := b.remote.Fetch(ctx, b.cache.store, b.ref, b.cache.haves)
 	if err != nil {
 		return err
 	}
@@ -98,19 +98,15 @@ func (b *Branch) load(ctx context.Context, runID string) (*Checkpoint, error) {
 	return &cp, nil
 }
 
-// Runs lists every run with a checkpoint at the head last seen (fetched
-// if none was), the most recently updated first (ties by id).
-func (b *Branch) Runs(ctx context.Context) ([]RunInfo, error) {
+func (b *Branch) hold() func() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	runs, err := b.runs(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list runs on branch %q: %w", b.opts.Branch, err)
-	}
-	return runs, nil
+	return b.mu.Unlock
 }
 
-func (b *Branch) runs(ctx context.Context) ([]RunInfo, error) {
+func (b *Branch) place() string { return fmt.Sprintf("on branch %q", b.opts.Branch) }
+
+// runIDs lists the runs at the head last seen (fetched if none was).
+func (b *Branch) runIDs(ctx context.Context) ([]string, error) {
 	if err := b.view(ctx); err != nil {
 		return nil, err
 	}
@@ -119,25 +115,13 @@ func (b *Branch) runs(ctx context.Context) ([]RunInfo, error) {
 		return nil, err
 	}
 	var ids []string
-	if err := b.runIDs(runsTree, "", &ids); err != nil {
-		return nil, err
-	}
-	runs := make([]RunInfo, 0, len(ids))
-	for _, id := range ids {
-		cp, err := b.load(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("run %q: %w", id, err)
-		}
-		runs = append(runs, RunInfo{ID: id, Status: cp.Status, Iteration: cp.Iteration, UpdatedAt: cp.UpdatedAt})
-	}
-	sortRuns(runs)
-	return runs, nil
+	return ids, b.findRuns(runsTree, "", &ids)
 }
 
-// runIDs appends the ids of the runs in the tree es, found at run id
+// findRuns appends the ids of the runs in the tree es, found at run id
 // prefix: directories holding a checkpoint.json. It does not descend into
 // a run's own directories, so listing costs the number of runs.
-func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) error {
+func (b *Branch) findRuns(es []object.TreeEntry, prefix string, ids *[]string) error {
 	for _, e := range es {
 		switch {
 		case e.Name == checkpointFile && e.Mode != filemode.Dir && prefix != "":
@@ -149,7 +133,7 @@ func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) err
 			if err != nil {
 				return err
 			}
-			if err := b.runIDs(sub, path.Join(prefix, e.Name), ids); err != nil {
+			if err := b.findRuns(sub, path.Join(prefix, e.Name), ids); err != nil {
 				return err
 			}
 		}
@@ -157,47 +141,18 @@ func (b *Branch) runIDs(es []object.TreeEntry, prefix string, ids *[]string) err
 	return nil
 }
 
-// Latest returns the id of the most recently updated run, or an error
-// wrapping ErrNotFound when the branch has none.
-func (b *Branch) Latest(ctx context.Context) (string, error) {
-	runs, err := b.Runs(ctx)
-	return latest(runs, err, fmt.Sprintf("on branch %q", b.opts.Branch))
+func (b *Branch) ledger(runID string, cp *Checkpoint) ([]byte, error) {
+	return b.chunks(runID, ledgerDir, ledgerFiles, cp.LedgerChunks, -1)
 }
 
-// Ledger returns the run's committed ledger: chunks 0 to cp.LedgerChunks-1
-// at the head last seen, concatenated.
-func (b *Branch) Ledger(ctx context.Context, runID string) ([]byte, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out, err := b.chunks(ctx, runID, ledgerDir, ledgerFiles, func(cp *Checkpoint) (int, int64) { return cp.LedgerChunks, -1 })
-	if err != nil {
-		return nil, fmt.Errorf("read ledger %q: %w", runID, err)
-	}
-	return out, nil
-}
-
-// Log returns the run's committed log: its chunks at the head last seen,
-// concatenated, which hold exactly cp.LogBytes bytes.
-func (b *Branch) Log(ctx context.Context, runID string) ([]byte, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out, err := b.chunks(ctx, runID, logDir, logFiles, func(cp *Checkpoint) (int, int64) { return -1, cp.LogBytes })
-	if err != nil {
-		return nil, fmt.Errorf("read log %q: %w", runID, err)
-	}
-	return out, nil
+func (b *Branch) log(runID string, cp *Checkpoint) ([]byte, error) {
+	return b.chunks(runID, logDir, logFiles, -1, cp.LogBytes)
 }
 
 // chunks concatenates the chunks of the run's directory dir, the files of
-// files (in any layout, see fanAll) from 0: as many as count says, or
-// (count -1) as many as it takes to hold the bytes it says, which must end
-// on a chunk's end.
-func (b *Branch) chunks(ctx context.Context, runID, dir string, files indexed, count func(*Checkpoint) (int, int64)) ([]byte, error) {
-	cp, err := b.load(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	n, size := count(cp)
+// files (in any layout, see fanAll) from 0: n of them, or (n -1) as many
+// as hold size bytes, which must end on a chunk's end.
+func (b *Branch) chunks(runID, dir string, files indexed, n int, size int64) ([]byte, error) {
 	e, ok, err := b.objs.lookup(b.tree, append(runPath(runID), dir))
 	if err != nil {
 		return nil, err
@@ -220,28 +175,6 @@ func (b *Branch) chunks(ctx context.Context, runID, dir string, files indexed, c
 		return nil, fmt.Errorf("the log's chunks hold %d bytes, the checkpoint %d", len(out), size)
 	}
 	return out, nil
-}
-
-// Summary returns the summary of one iteration at the head last seen, or
-// an error wrapping ErrNotFound when the run has none for it.
-func (b *Branch) Summary(ctx context.Context, runID string, iteration int) (string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	cp, err := b.load(ctx, runID)
-	if err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	if err := uncommitted(cp, iteration); err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	data, ok, err := b.summary(runID, iteration)
-	if err == nil && !ok {
-		err = notFound("the run has no summary for it")
-	}
-	if err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	return string(data), nil
 }
 
 // summary reads the summary of an iteration at the head last seen, in any

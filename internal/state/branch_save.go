@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loop-action/loop-action/internal/backoff"
+	"github.com/loop-action/loop-action/internal/gitremote"
 )
 
 // Names of the branch store's own entries in a run's tree, beside
@@ -53,40 +53,23 @@ const (
 )
 
 // Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
-// the log and the summaries, as one commit on the branch:
+// the log and the summaries, as one commit on the branch: it stores the
+// loop root's workspace (only what changed is written), rebuilds the run's
+// tree on the head last seen (each numbered file fanned out, see fanPath),
+// and pushes a commit of the new root tree with that head as the expected
+// old value of the branch, sending only the objects new along the changed
+// paths. A save's cost does not grow with the run.
 //
-//  1. the loop root's workspace is stored (only what changed is written);
-//  2. the run's tree is rebuilt from the head last seen: checkpoint.json,
-//     reviews.json, the workspace tree, ledger chunk cp.LedgerChunks from
-//     c.Ledger, the summary of cp.Iteration from c.Summary, and the next
-//     log chunk from c.Log (each fanned out, see fanPath);
-//  3. a commit of the new root tree, whose parent is that head, is pushed
-//     with the head as the expected old value of the branch, sending only
-//     the objects that are new along the changed paths.
-//
-// If another writer moved the branch, Save fetches what it added, checks
-// that nobody else wrote this run (else it fails with an error wrapping
-// ErrLocked), rebuilds the run's files on the new head and pushes again,
-// with jittered exponential backoff (20 ms doubling to 1 s): up to 256
-// times while other writers' checkpoints are what moved it, up to 32
-// times while pushes fail with the branch where it was (see pushRetry);
-// when those run out, the error says "gave up after 32 attempts".
-// A push this Branch believed failed but that landed is recognised as its
-// own. When the push succeeds Save updates cp as [Dir.Save] does; on error
-// cp is unchanged and the same Save can be retried.
-//
-// A save costs the same however long the run: it reads and rewrites the
-// trees on the run's path and, in its fanned-out ledger, summaries and log
-// directories, the few small trees on the path of the file it adds (see
-// fanPath), and sends the objects that differ from the head's along those
-// paths; once a hundred of them is complete it replaces their directory by
-// one blob (see Branch). The first save of a run written before the
-// fan-out moves its files once, and its next saves consolidate its full
-// hundreds one per directory and save.
+// If another writer moved the branch, Save fetches, checks that nobody
+// else wrote this run (else it fails with an error wrapping ErrLocked),
+// rebuilds on the new head and pushes again, with jittered backoff (see
+// pushRetry); when the tries run out the error says "gave up after 32
+// attempts". A push this Branch believed failed but that landed is
+// recognised as its own. On success Save updates cp as [Dir.Save] does; on
+// error cp is unchanged and the same Save can be retried.
 //
 // Save honours ctx throughout, network included; to save after a
-// cancellation (a cancelled run is saved too), pass
-// context.WithoutCancel(ctx).
+// cancellation, pass context.WithoutCancel(ctx).
 func (b *Branch) Save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if cp == nil {
 		return errors.New("save checkpoint: nil checkpoint")
@@ -132,7 +115,10 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 // prepare returns cp as it will be committed, and stores this save's files.
 func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
 	var f saveFiles
-	next := advance(cp, c, b.now())
+	next, data, reviews, err := encode(cp, c, b.now())
+	if err != nil {
+		return next, f, err
+	}
 	if c.KeepWorkspace {
 		f.workspace = b.keptWorkspace(cp.RunID)
 	}
@@ -143,18 +129,8 @@ func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpo
 		}
 		f.workspace = plumbing.NewHash(string(ws))
 	}
-	data, err := json.MarshalIndent(next, "", "  ")
-	if err != nil {
-		return next, f, err
-	}
-	reviews := []byte("[]")
-	if cp.Decisions != nil {
-		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
-			return next, f, err
-		}
-	}
 	err = b.putBlobs(map[*plumbing.Hash][]byte{
-		&f.checkpoint: append(data, '\n'), &f.reviews: append(reviews, '\n'),
+		&f.checkpoint: data, &f.reviews: reviews,
 		&f.ledger: c.Ledger, &f.summary: []byte(c.Summary), &f.log: c.Log,
 	})
 	return next, f, err
@@ -196,7 +172,7 @@ func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles
 	}
 	for {
 		err := b.pushOnce(ctx, cp, next, f, r)
-		if !errors.Is(err, errRace) {
+		if !errors.Is(err, gitremote.ErrRace) {
 			return err
 		}
 		r.lost = err
@@ -206,7 +182,7 @@ func (b *Branch) pushRace(ctx context.Context, cp, next *Checkpoint, f saveFiles
 		if done, err := b.afterRace(ctx, r); done || err != nil {
 			return err
 		}
-		if errors.Is(r.lost, errRefused) && b.head == r.head {
+		if errors.Is(r.lost, gitremote.ErrRefused) && b.head == r.head {
 			if r.refusals++; r.refusals == maxRefusals {
 				return r.lost
 			}
@@ -320,13 +296,13 @@ func (b *Branch) push(ctx context.Context, root plumbing.Hash, next *Checkpoint)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	objs, err := b.objs.newObjects(root, b.tree)
+	objs, err := gitremote.NewObjects(b.objs.tree, root, b.tree)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	objs = append(objs, commit)
 	start := time.Now()
-	err = b.remote.push(ctx, b.cache.store, b.head, commit, objs)
+	err = b.remote.Push(ctx, b.cache.store, b.ref, b.head, commit, objs)
 	b.exchange += time.Since(start)
 	return commit, err
 }
@@ -357,13 +333,7 @@ func (b *Branch) keptWorkspace(id string) plumbing.Hash {
 
 // ownOf returns the entries of a run's tree that belong to the run.
 func ownOf(es []object.TreeEntry) []object.TreeEntry {
-	var own []object.TreeEntry
-	for _, e := range es {
-		if slices.Contains(ownNames, e.Name) {
-			own = append(own, e)
-		}
-	}
-	return own
+	return slices.DeleteFunc(slices.Clone(es), func(e object.TreeEntry) bool { return !slices.Contains(ownNames, e.Name) })
 }
 
 // ownKey names a state of a run's files.

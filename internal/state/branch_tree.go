@@ -155,9 +155,3 @@ func (o *objects) graft(root plumbing.Hash, path []string, edit func([]object.Tr
 	}
 	return o.putTree(next)
 }
-
-// newObjects returns what a push of tree next sends to a remote holding
-// tree prev (see gitremote.NewObjects), reading trees through the cache.
-func (o *objects) newObjects(next, prev plumbing.Hash) ([]plumbing.Hash, error) {
-	return gitremote.NewObjects(o.tree, next, prev)
-}

@@ -48,11 +48,9 @@ var reserved = []string{"checkpoint.json", "ledger", "summaries", "reviews.json"
 
 // ValidRunID reports why a run id cannot be used, or nil. Run ids look like
 // "quickstart/pr-12" or "nightly/main": 1–200 bytes of [A-Za-z0-9._/-],
-// no leading or trailing '/', no empty, "." or ".." segments. Segments that
-// start with '.' (the store's lock and temporary files do) or that are
-// named like a run's own files (checkpoint.json, ledger, summaries,
-// reviews.json, run.log, log, workspace) are refused too: each would let
-// one run's directory overlap another's.
+// no leading or trailing '/', no empty, "." or ".." segments, and no
+// segment that starts with '.' (the store's lock and temporary files do)
+// or is named like a run's own files (see reserved).
 func ValidRunID(id string) error {
 	if id == "" {
 		return errors.New("run id is empty")

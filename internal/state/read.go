@@ -22,29 +22,10 @@ type RunInfo struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Runs lists every run with a checkpoint, the most recently updated first
-// (ties by id). A checkpoint that cannot be loaded is an error.
-func (d *Dir) Runs(ctx context.Context) ([]RunInfo, error) {
-	ids, err := d.runIDs()
-	if err != nil {
-		return nil, fmt.Errorf("list runs in %q: %w", d.path, err)
-	}
-	runs := make([]RunInfo, 0, len(ids))
-	for _, id := range ids {
-		cp, err := d.load(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("list runs in %q: run %q: %w", d.path, id, err)
-		}
-		runs = append(runs, RunInfo{ID: id, Status: cp.Status, Iteration: cp.Iteration, UpdatedAt: cp.UpdatedAt})
-	}
-	sortRuns(runs)
-	return runs, nil
-}
-
 // runIDs finds every runs/<run-id>/checkpoint.json. It does not descend into
 // a run's ledger or summaries, whose names no run id segment may take, so
 // listing costs the number of runs, not their length.
-func (d *Dir) runIDs() ([]string, error) {
+func (d *Dir) runIDs(context.Context) ([]string, error) {
 	var ids []string
 	err := fs.WalkDir(d.root.FS(), runsDir, func(p string, e fs.DirEntry, err error) error {
 		switch {
@@ -65,75 +46,45 @@ func (d *Dir) runIDs() ([]string, error) {
 	return ids, err
 }
 
-// Latest returns the id of the most recently updated run, or an error
-// wrapping ErrNotFound when the store has none.
-func (d *Dir) Latest(ctx context.Context) (string, error) {
-	runs, err := d.Runs(ctx)
-	return latest(runs, err, fmt.Sprintf("in %q", d.path))
-}
+func (d *Dir) hold() func()  { return func() {} }
+func (d *Dir) place() string { return fmt.Sprintf("in %q", d.path) }
 
-// Ledger returns the committed ledger of a run: chunks 0 to
-// cp.LedgerChunks-1, concatenated. Chunks beyond those, left by an
-// interrupted save, are never read.
-func (d *Dir) Ledger(ctx context.Context, runID string) ([]byte, error) {
-	cp, err := d.load(ctx, runID)
-	if err != nil {
-		return nil, fmt.Errorf("read ledger %q: %w", runID, err)
-	}
+func (d *Dir) ledger(runID string, cp *Checkpoint) ([]byte, error) {
 	var out []byte
 	for i := range cp.LedgerChunks {
 		rel := filepath.Join(runDir(runID), ledgerDir, chunkName(i))
 		chunk, err := d.readFile(rel)
 		if err != nil {
-			return nil, fmt.Errorf("read ledger %q: committed chunk %s: %w", runID, d.abs(rel), err)
+			return nil, fmt.Errorf("committed chunk %s: %w", d.abs(rel), err)
 		}
 		out = append(out, chunk...)
 	}
 	return out, nil
 }
 
-// Log returns the committed run log: its first cp.LogBytes bytes.
-func (d *Dir) Log(ctx context.Context, runID string) ([]byte, error) {
-	cp, err := d.load(ctx, runID)
-	if err != nil {
-		return nil, fmt.Errorf("read log %q: %w", runID, err)
-	}
+func (d *Dir) log(runID string, cp *Checkpoint) ([]byte, error) {
 	if cp.LogBytes == 0 {
 		return []byte{}, nil
 	}
 	rel := filepath.Join(runDir(runID), logFile)
 	f, _, err := workspace.OpenFile(d.root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("read log %q: %w", runID, err)
+		return nil, err
 	}
 	defer f.Close()
 	buf := make([]byte, cp.LogBytes)
 	if _, err := io.ReadFull(f, buf); err != nil {
-		return nil, fmt.Errorf("read log %q: %s is shorter than the %d bytes committed: %w", runID, d.abs(rel), cp.LogBytes, err)
+		return nil, fmt.Errorf("%s is shorter than the %d bytes committed: %w", d.abs(rel), cp.LogBytes, err)
 	}
 	return buf, nil
 }
 
-// Summary returns the summary of one iteration, or an error wrapping
-// ErrNotFound when the run has none for it. Iterations after the
-// checkpoint's are never read: their summaries are not committed.
-func (d *Dir) Summary(ctx context.Context, runID string, iteration int) (string, error) {
-	cp, err := d.load(ctx, runID)
-	if err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	if err := uncommitted(cp, iteration); err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	rel := filepath.Join(runDir(runID), summariesDir, summaryName(iteration))
-	data, err := d.readFile(rel)
+func (d *Dir) summary(runID string, iteration int) ([]byte, bool, error) {
+	data, err := d.readFile(filepath.Join(runDir(runID), summariesDir, summaryName(iteration)))
 	if errors.Is(err, fs.ErrNotExist) {
-		err = notFound("the run has no summary for it")
+		return nil, false, nil
 	}
-	if err != nil {
-		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
-	}
-	return string(data), nil
+	return data, err == nil, err
 }
 
 // notFound is an error that says what is missing and matches ErrNotFound.
@@ -148,10 +99,9 @@ func (e notFound) Is(target error) bool { return target == ErrNotFound }
 // reach.
 const maxStoreFile = 256 << 20
 
-// readFile reads the store-relative file rel. The store's directory lies in
-// the loop root, where an agent can replace a file with a FIFO, whose
-// open(2) would wait for a writer forever: only a regular file is read,
-// up to maxStoreFile bytes.
+// readFile reads the store-relative file rel, a regular file only (an
+// agent could put a FIFO there, whose open(2) would wait forever), up to
+// maxStoreFile bytes.
 func (d *Dir) readFile(rel string) ([]byte, error) {
 	return workspace.ReadFile(d.root, rel, maxStoreFile)
 }

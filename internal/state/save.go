@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,41 +15,24 @@ import (
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// Save commits one checkpoint of cp.RunID, with what c adds to the ledger,
-// the log and the summaries. It writes, side by side:
+// Save commits one checkpoint of cp.RunID. It writes, side by side, the
+// ledger chunk from c.Ledger, the summary of cp.Iteration from c.Summary
+// (or removes one left by a killed save that this commit would cover), the
+// log truncated to cp.LogBytes then c.Log appended, reviews.json (unless it
+// holds cp.Decisions already) and checkpoint.json's temporary file; once
+// all are durable it renames checkpoint.json into place, the commit point,
+// and fsyncs the run's directory. Every file but the log is replaced whole
+// through [workspace.Atomic], and the log is only appended to beyond what
+// the committed checkpoint covers: a process killed, or a machine crashed,
+// at any instant leaves the previous checkpoint or the new one, never a
+// torn mix.
 //
-//   - ledger/<cp.LedgerChunks>.jsonl from c.Ledger, if non-empty;
-//   - summaries/<cp.Iteration>.md from c.Summary, if non-empty; if empty,
-//     it removes such a file that no committed checkpoint covers (left by
-//     a save killed before its commit), which this commit would cover;
-//   - run.log: truncated to cp.LogBytes (dropping whatever an interrupted
-//     save appended), then c.Log appended, one append per save;
-//   - reviews.json, cp.Decisions as a JSON array, unless it holds them
-//     already (decisions change rarely);
-//   - checkpoint.json's temporary file;
-//
-// and then, once all are durable, renames checkpoint.json into place, the
-// commit point, and fsyncs the run's directory. Each file but the log is
-// replaced whole through [workspace.Atomic] (a temporary file, fsynced,
-// renamed over the target, the directory fsynced), so no committed file is
-// ever torn, and the log is only appended to beyond what the committed
-// checkpoint covers. Until the rename of checkpoint.json the previous
-// checkpoint stands and nothing written before it is visible to readers:
-// a process killed, or a machine crashed, at any instant leaves the
-// previous checkpoint or the new one, never a torn mix, and a crash loses
-// at most the save under way.
-//
-// When the commit is made Save updates cp in place: LedgerChunks (+1 when
-// a chunk was written), LedgerEvents (+c.Events), LogBytes (+len(c.Log)),
-// UpdatedAt and Version; checkpoint.json holds those new values. On error cp
-// is unchanged and the same Save can be retried.
-//
-// The cost of a save does not depend on the run's length: it writes the new
-// chunk and appends to the log, and never lists or rewrites what came before.
-//
-// Save honours ctx only until the commit starts; to save after a
-// cancellation (a cancelled run is saved too), pass
-// context.WithoutCancel(ctx).
+// On commit Save updates cp in place (LedgerChunks, LedgerEvents,
+// LogBytes, UpdatedAt, Version, as checkpoint.json holds them); on error cp
+// is unchanged and the same Save can be retried. A save writes the new
+// chunk and appends to the log, and never lists or rewrites what came
+// before. Save honours ctx only until the commit starts; to save after a
+// cancellation, pass context.WithoutCancel(ctx).
 func (d *Dir) Save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if cp == nil {
 		return errors.New("save checkpoint: nil checkpoint")
@@ -73,16 +55,7 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	defer m.Unlock()
 
 	run := runDir(cp.RunID)
-	next := advance(cp, c, d.now())
-	reviews := []byte("[]\n")
-	if cp.Decisions != nil {
-		var err error
-		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
-			return err
-		}
-		reviews = append(reviews, '\n')
-	}
-	data, err := json.MarshalIndent(next, "", "  ")
+	next, data, reviews, err := encode(cp, c, d.now())
 	if err != nil {
 		return err
 	}
@@ -106,7 +79,7 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 		parts.Go(func() { errs[3] = d.put(run, reviewsFile, reviews) })
 	}
 	commit := filepath.Join(run, checkpointFile)
-	tmp, err := staged(run, checkpointFile).Stage(d.root, commit, bytes.NewReader(append(data, '\n')))
+	tmp, err := staged(run, checkpointFile).Stage(d.root, commit, bytes.NewReader(data))
 	if err != nil {
 		errs[4] = fmt.Errorf("write %s: %w", d.abs(commit), err)
 	}
@@ -194,20 +167,14 @@ func (d *Dir) dropUncommitted(dir, name string) error {
 	return d.syncDir(dir)
 }
 
-// openWrite opens the store-relative file rel for writing with flag. The
-// store lies within agents' reach, and a FIFO put in a file's place would
-// block open(2) until someone reads it: the open does not wait
-// (O_NONBLOCK, which changes nothing for a regular file), and anything
-// but a regular file is refused.
-func (d *Dir) openWrite(rel string, flag int) (*os.File, error) {
-	return workspace.OpenWrite(d.root, rel, flag, 0o644)
-}
-
 // appendLog makes run's log its first at bytes followed by data, and
 // fsyncs it. The log must hold at least the at bytes already committed.
+// The store lies within agents' reach, and a FIFO put in the log's place
+// would block open(2): workspace.OpenWrite does not wait, and refuses
+// anything but a regular file.
 func (d *Dir) appendLog(run string, at int64, data []byte) error {
 	rel := filepath.Join(run, logFile)
-	f, err := d.openWrite(rel, os.O_RDWR|os.O_CREATE)
+	f, err := workspace.OpenWrite(d.root, rel, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,8 +41,10 @@ type Store interface {
 }
 
 var (
-	_ Store = (*Dir)(nil)
-	_ Store = (*Branch)(nil)
+	_ Store   = (*Dir)(nil)
+	_ Store   = (*Branch)(nil)
+	_ backend = (*Dir)(nil)
+	_ backend = (*Branch)(nil)
 )
 
 // DefaultBranch is the state branch the action uses when none is given.
@@ -91,22 +94,119 @@ func OpenStore(ctx context.Context, spec, root string, opts RemoteOptions) (Stor
 	return b, nil
 }
 
-// latest is the first of runs, a store's listing (where names it), or
-// an error wrapping ErrNotFound when there is none.
-func latest(runs []RunInfo, err error, where string) (string, error) {
+// backend is what one kind of store reads; the readers both stores offer
+// are written once over it (see reads).
+type backend interface {
+	hold() (release func()) // serialises a read with the store's other operations
+	place() string          // the store, for messages: `in "/path"`, `on branch "x"`
+	load(ctx context.Context, runID string) (*Checkpoint, error)
+	runIDs(ctx context.Context) ([]string, error)
+	// ledger and log read what the run's checkpoint cp counts; summary reads
+	// one iteration's, not ok when the run has none.
+	ledger(runID string, cp *Checkpoint) ([]byte, error)
+	log(runID string, cp *Checkpoint) ([]byte, error)
+	summary(runID string, iteration int) (data []byte, ok bool, err error)
+}
+
+// reads are the readers of [Store] both stores share. Nothing beyond what
+// the checkpoint counts is ever read, so what an interrupted save left is
+// invisible.
+type reads struct{ b backend }
+
+// Runs lists every run with a checkpoint, the most recently updated first
+// (ties by id). A checkpoint that cannot be loaded is an error.
+func (r reads) Runs(ctx context.Context) ([]RunInfo, error) {
+	defer r.b.hold()()
+	ids, err := r.b.runIDs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list runs %s: %w", r.b.place(), err)
+	}
+	runs := make([]RunInfo, 0, len(ids))
+	for _, id := range ids {
+		cp, err := r.b.load(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("list runs %s: run %q: %w", r.b.place(), id, err)
+		}
+		runs = append(runs, RunInfo{ID: id, Status: cp.Status, Iteration: cp.Iteration, UpdatedAt: cp.UpdatedAt})
+	}
+	slices.SortFunc(runs, func(a, b RunInfo) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return runs, nil
+}
+
+// Latest returns the id of the most recently updated run, or an error
+// wrapping ErrNotFound when the store has none.
+func (r reads) Latest(ctx context.Context) (string, error) {
+	runs, err := r.Runs(ctx)
 	switch {
 	case err != nil:
 		return "", err
 	case len(runs) == 0:
-		return "", fmt.Errorf("latest run %s: %w", where, ErrNotFound)
+		return "", fmt.Errorf("latest run %s: %w", r.b.place(), ErrNotFound)
 	}
 	return runs[0].ID, nil
 }
 
-// advance is cp as a save of c commits it at now: the ledger and log
-// counts, the format version and the time.
-func advance(cp *Checkpoint, c Commit, now time.Time) Checkpoint {
-	next := *cp
+// Ledger returns the run's committed ledger: chunks 0 to
+// cp.LedgerChunks-1, concatenated.
+func (r reads) Ledger(ctx context.Context, runID string) ([]byte, error) {
+	return r.committed(ctx, "ledger", runID, r.b.ledger)
+}
+
+// Log returns the run's committed log: its first cp.LogBytes bytes.
+func (r reads) Log(ctx context.Context, runID string) ([]byte, error) {
+	return r.committed(ctx, "log", runID, r.b.log)
+}
+
+func (r reads) committed(ctx context.Context, what, runID string, read func(string, *Checkpoint) ([]byte, error)) ([]byte, error) {
+	defer r.b.hold()()
+	cp, err := r.b.load(ctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %q: %w", what, runID, err)
+	}
+	out, err := read(runID, cp)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %q: %w", what, runID, err)
+	}
+	return out, nil
+}
+
+// Summary returns the summary of one iteration, or an error wrapping
+// ErrNotFound when the run has none for it. Iterations after the
+// checkpoint's are never read: their summaries are not committed.
+func (r reads) Summary(ctx context.Context, runID string, iteration int) (string, error) {
+	defer r.b.hold()()
+	data, err := r.readSummary(ctx, runID, iteration)
+	if err != nil {
+		return "", fmt.Errorf("read summary %q iteration %d: %w", runID, iteration, err)
+	}
+	return string(data), nil
+}
+
+func (r reads) readSummary(ctx context.Context, runID string, iteration int) ([]byte, error) {
+	cp, err := r.b.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if iteration < 0 || iteration > cp.Iteration {
+		return nil, notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration))
+	}
+	data, ok, err := r.b.summary(runID, iteration)
+	if err == nil && !ok {
+		err = notFound("the run has no summary for it")
+	}
+	return data, err
+}
+
+// encode returns cp as a save of c commits it at now (the ledger and log
+// counts, the format version and the time), and the checkpoint.json and
+// reviews.json that save writes.
+func encode(cp *Checkpoint, c Commit, now time.Time) (next Checkpoint, checkpoint, reviews []byte, err error) {
+	next = *cp
 	if len(c.Ledger) > 0 {
 		next.LedgerChunks++
 		next.LedgerEvents += c.Events
@@ -114,25 +214,14 @@ func advance(cp *Checkpoint, c Commit, now time.Time) Checkpoint {
 	next.LogBytes += int64(len(c.Log))
 	next.Version = Version
 	next.UpdatedAt = now.UTC().Round(0)
-	return next
-}
-
-// uncommitted refuses to read the summary of an iteration the checkpoint
-// cp does not cover.
-func uncommitted(cp *Checkpoint, iteration int) error {
-	if iteration < 0 || iteration > cp.Iteration {
-		return notFound(fmt.Sprintf("not committed: the checkpoint is at iteration %d", cp.Iteration))
+	if checkpoint, err = json.MarshalIndent(next, "", "  "); err != nil {
+		return next, nil, nil, err
 	}
-	return nil
-}
-
-// sortRuns orders runs as List returns them: the most recently updated
-// first, then by id.
-func sortRuns(runs []RunInfo) {
-	slices.SortFunc(runs, func(a, b RunInfo) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
+	reviews = []byte("[]")
+	if cp.Decisions != nil {
+		if reviews, err = json.MarshalIndent(cp.Decisions, "", "  "); err != nil {
+			return next, nil, nil, err
 		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	}
+	return next, append(checkpoint, '\n'), append(reviews, '\n'), nil
 }
