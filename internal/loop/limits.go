@@ -20,6 +20,14 @@ const MaxConfigSize = 256 << 10
 // decoding.
 const MaxNesting = 32
 
+// MaxKeyPath is the longest a key may be with the path of the tables it
+// sits in, in bytes, as the key index writes it (goal[1].check[0].type).
+// A loop config's longest is well under 100 bytes. Without the bound a
+// long table header followed by many short keys costs memory quadratic in
+// the file's size, in BurntSushi/toml and in the key index alike (a 64 KiB
+// header and 64 KiB of keys took 840 MB).
+const MaxKeyPath = 1024
+
 // checkLimits reports a config that is too large or nests too deep, before
 // anything decodes it; when it is within both, it returns the config's
 // keys. The key scan is one linear pass that stops at the first value too
@@ -30,9 +38,13 @@ func checkLimits(file string, src []byte) ([]keyPos, *Diagnostic) {
 		return nil, &Diagnostic{Pos: Position{File: file, Line: 1, Col: 1}, Message: fmt.Sprintf(
 			"the config is %d bytes; a loop config may be at most %d bytes (256 KiB)", len(src), MaxConfigSize)}
 	}
-	keys, deep := scanKeys(src, MaxNesting)
-	if deep != nil {
-		return nil, &Diagnostic{Pos: Position{File: file, Line: deep.line, Col: deep.col}, Message: fmt.Sprintf(
+	keys, stop := scanKeys(src, MaxNesting)
+	switch {
+	case stop != nil && stop.long:
+		return nil, &Diagnostic{Pos: Position{File: file, Line: stop.line, Col: stop.col}, Message: fmt.Sprintf(
+			"this key's path, with its tables', is more than %d bytes long; a loop config never needs one that long", MaxKeyPath)}
+	case stop != nil:
+		return nil, &Diagnostic{Pos: Position{File: file, Line: stop.line, Col: stop.col}, Message: fmt.Sprintf(
 			"this value is nested more than %d levels deep (each table header or dotted key segment, inline table and array counts one); a loop config never needs that many",
 			MaxNesting)}
 	}

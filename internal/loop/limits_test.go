@@ -62,6 +62,31 @@ func TestLimitsRefuseDeepNesting(t *testing.T) {
 	}
 }
 
+func TestLimitsRefuseLongKeys(t *testing.T) {
+	t.Parallel()
+	const msg = "this key's path, with its tables', is more than 1024 bytes long; a loop config never needs one that long"
+	k := func(n int) string { return strings.Repeat("k", n) }
+	for _, tt := range []struct{ name, src, want string }{
+		{"a key path of 1024 bytes", "[t]\n" + k(1022) + " = 1\n", ""},
+		{"a key path of 1025 bytes", "[t]\n" + k(1023) + " = 1\n", "f.toml:2:1: " + msg},
+		{"a dotted key", "a = 1\nx." + k(1023) + ".y = 1\n", "f.toml:2:1: " + msg},
+		{"a header", "a = 1\n[" + k(1025) + "]\n", "f.toml:2:1: " + msg},
+		{"a quoted header segment", `[t."` + k(1025) + `"]` + "\n", "f.toml:1:1: " + msg},
+		{"a key in an array's inline table", "a = [{ " + k(1025) + " = 1 }]\n", "f.toml:1:8: " + msg},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := ""
+			if _, d := checkLimits("f.toml", []byte(tt.src)); d != nil {
+				got = d.String()
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("checkLimits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestLimitsRefuseALargeConfig(t *testing.T) {
 	t.Parallel()
 	filler := "# " + strings.Repeat("x", 97) + "\n"

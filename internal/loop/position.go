@@ -16,8 +16,9 @@ type keyPos struct {
 }
 
 // scanKeys returns every key defined in src, in document order, unless a
-// value is nested deeper than maxDepth (MaxNesting says how depth counts):
-// then it stops there and returns where that value starts.
+// value is nested deeper than maxDepth (MaxNesting says how depth counts)
+// or a key's path is longer than MaxKeyPath: then it stops there and
+// returns where that value or key starts.
 //
 // It is meant for documents that toml.Decode accepts, and it runs before
 // the decoder, to bound its cost (limits.go): on anything else it still
@@ -36,11 +37,17 @@ type keyPos struct {
 //
 // Like toml.ParseError, lines count '\n' only and columns are byte offsets
 // within the line, measured after a leading byte-order mark.
-func scanKeys(src []byte, maxDepth int) (keys []keyPos, tooDeep *keySegment) {
+func scanKeys(src []byte, maxDepth int) (keys []keyPos, stop *scanStop) {
 	s := newKeyScanner(src)
 	s.maxDepth = maxDepth
 	s.document()
-	return s.out, s.tooDeep
+	return s.out, s.stop
+}
+
+// scanStop is where a key scan stopped, and why.
+type scanStop struct {
+	keySegment
+	long bool // a key's path is longer than MaxKeyPath; else a value is too deep
 }
 
 // keyScanner walks a TOML document once, front to back.
@@ -55,7 +62,7 @@ type keyScanner struct {
 	arrays   map[string]int  // [[header]] path, without index -> elements so far
 	table    keyNode         // table selected by the last header
 	maxDepth int
-	tooDeep  *keySegment // where the first value deeper than maxDepth starts
+	stop     *scanStop // the first value too deep or key too long
 }
 
 // keyNode is a location in the document: its indexed path, its key and its
@@ -105,8 +112,20 @@ func (s *keyScanner) within(depth int, at keySegment) bool {
 	if depth <= s.maxDepth {
 		return true
 	}
-	if s.tooDeep == nil {
-		s.tooDeep = &at
+	if s.stop == nil {
+		s.stop = &scanStop{keySegment: at}
+	}
+	return false
+}
+
+// short reports whether n's path is at most MaxKeyPath bytes; when it is
+// not, it records at as the place where the scan stops.
+func (s *keyScanner) short(n keyNode, at keySegment) bool {
+	if len(n.path) <= MaxKeyPath {
+		return true
+	}
+	if s.stop == nil {
+		s.stop = &scanStop{keySegment: at, long: true}
 	}
 	return false
 }
@@ -117,7 +136,7 @@ func (s *keyScanner) here() keySegment {
 
 // document handles one top-level item (header or key/value) per line.
 func (s *keyScanner) document() {
-	for s.pos < len(s.src) && s.tooDeep == nil {
+	for s.pos < len(s.src) && s.stop == nil {
 		start := s.pos
 		s.skipBlank()
 		if s.peek() == '[' {
@@ -143,7 +162,9 @@ func (s *keyScanner) header() {
 		return
 	}
 	s.table = s.resolve(segs, array)
-	s.emit(s.table, segs[0])
+	if s.short(s.table, at) {
+		s.emit(s.table, segs[0])
+	}
 }
 
 // resolve turns a header into a path. A segment naming an array of tables
@@ -175,6 +196,9 @@ func (s *keyScanner) keyValue(base keyNode) {
 	n := base
 	for i, sg := range segs {
 		n = n.child(sg.name)
+		if !s.short(n, segs[0]) {
+			return
+		}
 		if i == len(segs)-1 || !s.seen[n.path] {
 			s.emit(n, sg)
 		}
@@ -255,7 +279,7 @@ func (s *keyScanner) value(n keyNode) {
 // 1.1, accepted by toml v1.6).
 func (s *keyScanner) items(end byte, item func(i int)) {
 	s.advance()
-	for i := 0; s.pos < len(s.src) && s.tooDeep == nil; {
+	for i := 0; s.pos < len(s.src) && s.stop == nil; {
 		s.skipBlank()
 		switch s.peek() {
 		case end:
