@@ -145,7 +145,7 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 
 // build writes every file of the export through w and returns the manifest.
 func build(w *writer, in Input, src *source) (Manifest, error) {
-	w.mkdir(outDir)
+	w.err = w.mkdirAll(outDir)
 	placed, clashes := place(src.files)
 	for _, c := range clashes { // their names may hold a secret too
 		w.withhold(Withheld{Path: w.mask(c.Path), Source: w.mask(c.Source), Reason: w.mask(c.Reason)})
@@ -212,15 +212,6 @@ func checkPath(rel string) error {
 		return fmt.Errorf("refusing to write %q: not a path inside the export", rel)
 	}
 	return nil
-}
-
-func (w *writer) mkdir(rel string) {
-	if w.err != nil {
-		return
-	}
-	if w.err = checkPath(rel); w.err == nil {
-		w.err = w.mkdirAll(filepath.FromSlash(rel))
-	}
 }
 
 // mkdirAll creates the directory name and its parents, each with mode 0755
