@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"text/template"
-
-	"github.com/loop-action/loop-action/internal/process"
 )
 
 // The templates' own delimiters, since GitHub's ${{ }} and TOML's [[ ]]
@@ -70,7 +68,7 @@ func Render(o Options) ([]File, error) {
 		return nil, err
 	}
 	t, err := template.New("").Delims(leftDelim, rightDelim).
-		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList, "words": process.Quote}).
+		Funcs(template.FuncMap{"toml": tomlString, "list": tomlList, "words": shellWords}).
 		ParseFS(templates, "templates/*")
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
@@ -183,6 +181,16 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// shellWords quotes items as the words of a POSIX shell command line, each
+// single-quoted (process.Quote would leave the safe ones bare).
+func shellWords(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }
 
 // tomlList renders strings as the items of a TOML array.
