@@ -67,20 +67,13 @@ func (c *applyCmd) Run(cl *cli, d *deps) error {
 	changes, err := delivery.Apply(d.ctx, delivery.Local{Root: root, Base: cp.Commit, Snapshot: string(snap), Objects: objs, Checkout: k})
 	var edits *delivery.LocalEditsError
 	if errors.As(err, &edits) {
-		return &usageError{fmt.Errorf("apply run %q: %s the run changed %s local edits, so nothing was written:\n  %s\ncommit or stash them, then apply again",
-			cp.RunID, phrase.Plural(len(edits.Paths), "path", "paths"), has(len(edits.Paths)), strings.Join(edits.Paths, "\n  "))}
+		return &usageError{fmt.Errorf("apply run %q: %s local edits, so nothing was written:\n  %s\ncommit or stash them, then apply again",
+			cp.RunID, phrase.Plural(len(edits.Paths), "path the run changed has", "paths the run changed have"), strings.Join(edits.Paths, "\n  "))}
 	}
 	if err != nil {
 		return err
 	}
 	return writeApplied(d, cp, snap, changes)
-}
-
-func has(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
 }
 
 // checkBase refuses a run whose starting commit the loop root's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -33,11 +32,6 @@ type env struct {
 	lookup func(string) (string, bool)
 	vars   []string // the whole environment, which agents and checks inherit
 	wd     string
-}
-
-func environ() env {
-	wd, _ := os.Getwd()
-	return env{lookup: os.LookupEnv, vars: os.Environ(), wd: wd}
 }
 
 // deps are what every command gets: the streams and the environment.
@@ -114,7 +108,14 @@ func run(ctx context.Context, args []string, e env, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	err = kctx.Run(&c, &deps{ctx: ctx, env: e, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now})
-	return report(err, stderr)
+	var (
+		quiet    exitCodeError
+		reported reportedError
+	)
+	if err != nil && !errors.As(err, &quiet) && !errors.As(err, &reported) {
+		fmt.Fprintln(stderr, err) // unless the command has already said it
+	}
+	return exitCode(err)
 }
 
 // reportedError is an error the command has already shown (the action's
@@ -124,19 +125,6 @@ type reportedError struct{ err error }
 
 func (e reportedError) Error() string { return e.err.Error() }
 func (e reportedError) Unwrap() error { return e.err }
-
-// report prints err, if it needs printing, and returns the exit code.
-func report(err error, stderr io.Writer) int {
-	code := exitCode(err)
-	var (
-		quiet    exitCodeError
-		reported reportedError
-	)
-	if err != nil && !errors.As(err, &quiet) && !errors.As(err, &reported) {
-		fmt.Fprintln(stderr, err)
-	}
-	return code
-}
 
 // exitCode maps an error to the program's exit code, for every command and
 // the action alike; it is the only place that does.

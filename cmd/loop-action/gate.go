@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/runner"
@@ -53,7 +55,7 @@ func (g *gateCmd) Run(c *cli, d *deps) error {
 	if g.JSON {
 		err = writeJSON(d, v)
 	} else {
-		writeWarnings(d.stderr, cfg.Warnings)
+		fmt.Fprint(d.stderr, cfg.Warnings.String())
 		err = v.write(d.stdout)
 	}
 	if err != nil {
@@ -89,12 +91,10 @@ func (v gateView) write(w io.Writer) error {
 	return p.err
 }
 
+// label is a status as the tables show it: PASS, PENDING, or else FAIL.
 func label(s gate.Status) string {
-	switch s {
-	case gate.Pass:
-		return "PASS"
-	case gate.Pending:
-		return "PENDING"
+	if s != gate.Pass && s != gate.Pending {
+		s = gate.Fail
 	}
-	return "FAIL"
+	return strings.ToUpper(string(s))
 }

@@ -132,27 +132,24 @@ func (h *hookStatusCmd) Run(c *cli, d *deps) error {
 }
 
 // printResult prints one target's ruling: the goal table with the failing
-// evidence, or one line for a cached pass.
-func printResult(stdout, stderr io.Writer, r hook.Result) error {
+// evidence, or one line for a cached pass. All of it goes to stderr: git
+// passes pre-push's stdout through but sends pre-commit's to stderr; a
+// hook's report belongs with git's own.
+func printResult(w io.Writer, r hook.Result) error {
+	p := &printer{w: w}
 	if r.Cached {
-		_, err := fmt.Fprintf(stderr, "loop-action hook: %s passes: tree %s was certified under the same config, checks and environment (from the cache; nothing measured)\n",
+		p.f("loop-action hook: %s passes: tree %s was certified under the same config, checks and environment (from the cache; nothing measured)\n",
 			r.Target.Name(), r.Target.Tree[:7])
-		return err
+		return p.err
 	}
-	fmt.Fprintf(stdout, "%s:\n", r.Target.Name())
-	v := gateView{
-		Success:        r.Success,
-		AwaitingReview: gate.AwaitingReview(r.Config, r.Verdicts),
-		Goals:          r.Verdicts,
-	}
-	if err := v.write(stdout); err != nil {
-		return err
+	p.f("%s:\n", r.Target.Name())
+	if p.err == nil {
+		p.err = gateView{Success: r.Success, AwaitingReview: gate.AwaitingReview(r.Config, r.Verdicts), Goals: r.Verdicts}.write(w)
 	}
 	if len(r.Changed) > 0 {
-		_, err := fmt.Fprintf(stderr, "loop-action hook: %s\n", r.ChangedNote())
-		return err
+		p.f("loop-action hook: %s\n", r.ChangedNote())
 	}
-	return nil
+	return p.err
 }
 
 type hookRunCmd struct {
@@ -260,9 +257,7 @@ func (h *hookRunCmd) gate(d *deps, g *hook.Gate, t hook.Target) bool {
 		fmt.Fprintf(d.stderr, "loop-action hook: %s: %v\n", t.Name(), err)
 		return false
 	}
-	// All on stderr: git passes pre-push's stdout through but sends
-	// pre-commit's to stderr; a hook's report belongs with git's own.
-	if err := printResult(d.stderr, d.stderr, res); err != nil {
+	if err := printResult(d.stderr, res); err != nil {
 		fmt.Fprintf(d.stderr, "loop-action hook: %v\n", err)
 		return false
 	}

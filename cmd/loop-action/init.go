@@ -87,8 +87,9 @@ func nameOf(root string) string {
 	return n
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether the stream s is a terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
@@ -110,13 +111,8 @@ func ask(in io.Reader, out io.Writer, o *scaffold.Options) error {
 	if o.Template != "gate-only" {
 		o.Preset = question("agent ("+scaffold.PresetList()+")", o.Preset)
 	}
-	tests := o.Tests
-	if len(tests) == 0 {
-		for _, s := range o.Stacks {
-			tests = append(tests, s.Test)
-		}
-	}
-	if t := question("test command", strings.Join(tests, " && ")); t != strings.Join(tests, " && ") {
+	tests := strings.Join(o.TestCommands(), " && ")
+	if t := question("test command", tests); t != tests {
 		o.Tests = []string{t}
 	}
 	o.Name = question("loop name", o.Name)

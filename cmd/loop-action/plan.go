@@ -69,7 +69,7 @@ func (p *planCmd) Run(c *cli, d *deps) error {
 	if p.JSON {
 		return writeJSON(d, v)
 	}
-	writeWarnings(d.stderr, cfg.Warnings)
+	fmt.Fprint(d.stderr, cfg.Warnings.String())
 	return v.write(d.stdout)
 }
 
@@ -197,13 +197,13 @@ func (v planView) writeBudgets(p *printer) {
 	s := v.Stop
 	p.f("\nbudgets:\n")
 	p.f("  iterations       %d\n", s.MaxIterations)
-	p.f("  no progress      %s\n", offOr(s.NoProgress, fmt.Sprintf("stop after %d stale iterations", s.NoProgress)))
-	p.f("  perturb          %s\n", offOr(s.PerturbAfter, fmt.Sprintf("after %d stale iterations", s.PerturbAfter)))
-	p.f("  wall clock       %s\n", noneOr(s.MaxWallClock.IsSet(), s.MaxWallClock.String()))
-	p.f("  tokens           %s\n", noneOr(s.MaxTokens > 0, fmt.Sprint(s.MaxTokens)))
-	p.f("  cost             %s\n", noneOr(s.MaxCostUSD > 0, fmt.Sprintf("$%.2f", s.MaxCostUSD)))
-	p.f("  node revisions   %s\n", noneOr(s.MaxRevisionsPerNode > 0, fmt.Sprintf("%d failed revisions per builder", s.MaxRevisionsPerNode)))
-	p.f("  node failures    %s\n", offOr(s.MaxNodeFailures, fmt.Sprintf("escalate at %d", s.MaxNodeFailures)))
+	p.f("  no progress      %s\n", setOr(s.NoProgress != 0, fmt.Sprintf("stop after %d stale iterations", s.NoProgress), "off"))
+	p.f("  perturb          %s\n", setOr(s.PerturbAfter != 0, fmt.Sprintf("after %d stale iterations", s.PerturbAfter), "off"))
+	p.f("  wall clock       %s\n", setOr(s.MaxWallClock.IsSet(), s.MaxWallClock.String(), "none"))
+	p.f("  tokens           %s\n", setOr(s.MaxTokens > 0, fmt.Sprint(s.MaxTokens), "none"))
+	p.f("  cost             %s\n", setOr(s.MaxCostUSD > 0, fmt.Sprintf("$%.2f", s.MaxCostUSD), "none"))
+	p.f("  node revisions   %s\n", setOr(s.MaxRevisionsPerNode > 0, fmt.Sprintf("%d failed revisions per builder", s.MaxRevisionsPerNode), "none"))
+	p.f("  node failures    %s\n", setOr(s.MaxNodeFailures != 0, fmt.Sprintf("escalate at %d", s.MaxNodeFailures), "off"))
 	if v.Cost.USD != nil {
 		p.f("\nworst-case cost: $%.2f (%s)\n", *v.Cost.USD, v.Cost.Basis)
 	} else {
@@ -213,16 +213,10 @@ func (v planView) writeBudgets(p *printer) {
 		v.Dispatches, v.Dispatches/max(s.MaxIterations, 1), s.MaxIterations)
 }
 
-func offOr(n int, s string) string {
-	if n == 0 {
-		return "off"
-	}
-	return s
-}
-
-func noneOr(set bool, s string) string {
+// setOr is s for a budget that is set, or else unset ("off", "none").
+func setOr(set bool, s, unset string) string {
 	if !set {
-		return "none"
+		return unset
 	}
 	return s
 }
@@ -237,8 +231,4 @@ func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
-}
-
-func writeWarnings(w io.Writer, ds loop.Diagnostics) {
-	fmt.Fprint(w, ds.String())
 }

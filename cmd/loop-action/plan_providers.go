@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -70,7 +71,7 @@ func providerDetails(pp plannedProvider) string {
 	parts := []string{"prompt " + promptPhrase(pp.Prompt), "usage " + pp.Usage}
 	for _, t := range loop.TierLadder {
 		if args, ok := pp.Tiers[t]; ok {
-			parts = append(parts, t+" tier: "+orNothing(quoteTemplate(args)))
+			parts = append(parts, t+" tier: "+cmp.Or(quoteTemplate(args), "(nothing)"))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -84,13 +85,6 @@ func promptPhrase(mode string) string {
 		return "in {prompt_file}"
 	}
 	return "on stdin"
-}
-
-func orNothing(s string) string {
-	if s == "" {
-		return "(nothing)"
-	}
-	return s
 }
 
 // quoteTemplate quotes an argv template for a shell, leaving the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -94,13 +95,8 @@ func (r *reviewDecision) decide(cl *cli, d *deps, approve bool) error {
 }
 
 func (r *reviewDecision) by(d *deps) string {
-	if r.By != "" {
-		return r.By
-	}
-	if u, ok := d.env.lookup("USER"); ok && u != "" {
-		return u
-	}
-	return "local user"
+	user, _ := d.env.lookup("USER")
+	return cmp.Or(r.By, user, "local user")
 }
 
 // hasManual checks that the goal exists and has a manual check.

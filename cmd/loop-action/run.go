@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
-
-	"github.com/mattn/go-isatty"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/loop"
@@ -166,8 +163,7 @@ func (d *deps) color() bool {
 	if _, set := d.env.lookup("NO_COLOR"); set {
 		return false
 	}
-	f, ok := d.stderr.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+	return isTerminal(d.stderr)
 }
 
 // spendLine renders what a run used.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -23,6 +24,9 @@ func gitHead(root string) (branch, commit string) {
 	return branch, head.Hash().String()
 }
 
+// notRunIDRune is a rune a branch name may hold and a run id may not.
+var notRunIDRune = regexp.MustCompile(`[^A-Za-z0-9._/-]`)
+
 // deriveRunID names a run when run has no --run-id (resume and the other
 // commands take the latest run instead): <loop>/<branch>, or <loop>/local
 // outside a branch, as the action names scheduled runs.
@@ -30,12 +34,5 @@ func deriveRunID(loopName, branch string) string {
 	if branch == "" {
 		return loopName + "/local"
 	}
-	clean := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '/':
-			return r
-		}
-		return '-'
-	}, branch)
-	return loopName + "/" + strings.Trim(clean, "/")
+	return loopName + "/" + strings.Trim(notRunIDRune.ReplaceAllString(branch, "-"), "/")
 }

@@ -112,15 +112,6 @@ func startup(args []string) (env, error) {
 	if err := process.Guard(); err != nil {
 		return env{}, err
 	}
-	return s.overlay(environ()), nil
-}
-
-// received checks what a re-executed process finds: the handover variable
-// is removed, and no secret is left in the environment.
-func received(s secrets) (secrets, error) {
-	os.Unsetenv(handoverVar)
-	if left := secretsIn(os.Environ()); len(left) > 0 {
-		return nil, fmt.Errorf("%d secrets are still in the environment after the handover", len(left))
-	}
-	return s, nil
+	wd, _ := os.Getwd()
+	return s.overlay(env{lookup: os.LookupEnv, vars: os.Environ(), wd: wd}), nil
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/loop-action/loop-action/internal/process"
 )
 
-// takeSecrets returns the secrets handed over by the first execution, or,
+// takeSecrets returns the secrets handed over by the first execution
+// (with the handover variable removed, and no secret left in the
+// environment), or,
 // in the first execution, re-executes the program without them, confined;
 // it only returns then if that fails. With no secrets to take, a process
 // that is confined already is not re-executed, and one that cannot be
@@ -22,7 +24,11 @@ func takeSecrets(args []string) (secrets, error) {
 		if err != nil {
 			return nil, fmt.Errorf("take over the secrets of the first execution: %w", err)
 		}
-		return received(s)
+		os.Unsetenv(handoverVar)
+		if left := secretsIn(os.Environ()); len(left) > 0 {
+			return nil, fmt.Errorf("%d secrets are still in the environment after the handover", len(left))
+		}
+		return s, nil
 	}
 	s := secretsIn(os.Environ())
 	if len(s) == 0 && process.Confined() {

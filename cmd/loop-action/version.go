@@ -31,10 +31,7 @@ func (versionCmd) Run(d *deps) error {
 
 // buildVersion is the version this binary reports.
 func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		info = nil
-	}
+	info, _ := debug.ReadBuildInfo() // nil when the binary has none
 	return deriveVersion(version, info)
 }
 

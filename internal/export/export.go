@@ -128,7 +128,9 @@ func DirName(name string) string { return SanitizeName(name) + "-success" }
 // beside it and renamed into place, replacing an older export there: a
 // reader sees the old export or the new one, never a mix. (A directory
 // cannot be renamed over a non-empty one, so the old export is first moved
-// aside; for that instant the path does not exist.)
+// aside; for that instant the path does not exist.) Every step in parent
+// goes through an os.Root opened on it once: a symlink swapped in for any
+// directory Write makes or moves there sends nothing outside parent.
 func Write(parent string, in Input) (dir string, m Manifest, err error) {
 	if in.Config == nil {
 		return "", Manifest{}, errors.New("write success export: no config")
@@ -143,7 +145,7 @@ func Write(parent string, in Input) (dir string, m Manifest, err error) {
 
 // build writes every file of the export through w and returns the manifest.
 func build(w *writer, in Input, src *source) (Manifest, error) {
-	w.mkdir(outDir)
+	w.err = w.mkdirAll(outDir)
 	placed, clashes := place(src.files)
 	for _, c := range clashes { // their names may hold a secret too
 		w.withhold(Withheld{Path: w.mask(c.Path), Source: w.mask(c.Source), Reason: w.mask(c.Reason)})
@@ -201,21 +203,15 @@ func newWriter(r *os.Root, secrets []secret.Secret) *writer {
 
 func (w *writer) withhold(wh Withheld) { w.withheld = append(w.withheld, wh) }
 
+// heldBy names the secret a file holds, for a Withheld reason.
+func heldBy(name string) string { return "it " + secret.Holds(name) }
+
 // checkPath rejects a path that is not local to the export directory.
 func checkPath(rel string) error {
 	if rel == "" || rel == "." || !filepath.IsLocal(filepath.FromSlash(rel)) || path.Clean(rel) != rel {
 		return fmt.Errorf("refusing to write %q: not a path inside the export", rel)
 	}
 	return nil
-}
-
-func (w *writer) mkdir(rel string) {
-	if w.err != nil {
-		return
-	}
-	if w.err = checkPath(rel); w.err == nil {
-		w.err = w.mkdirAll(filepath.FromSlash(rel))
-	}
 }
 
 // mkdirAll creates the directory name and its parents, each with mode 0755
@@ -241,15 +237,17 @@ func (w *writer) write(rel string, data []byte, mode fs.FileMode) {
 
 // createScanned writes rel from src, read once, and looks for the secrets
 // in it on the way. When it finds one it removes the file again (the
-// export is still being built aside) and returns the secret's name.
-func (w *writer) createScanned(rel string, src io.Reader) string {
+// export is still being built aside), withholds it (from source, a path
+// in the loop root, if any) and reports true.
+func (w *writer) createScanned(rel, source string, src io.Reader) bool {
 	sc := w.secrets.Scanner()
 	if w.err = w.create(rel, src, 0o644, sc); w.err != nil || sc.Found() == "" {
-		return ""
+		return false
 	}
 	w.files = w.files[:len(w.files)-1]
 	w.err = w.remove(rel)
-	return sc.Found()
+	w.withhold(Withheld{Path: rel, Source: source, Reason: heldBy(sc.Found())})
+	return true
 }
 
 // remove removes the file rel and the directories above it that it leaves

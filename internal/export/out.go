@@ -49,8 +49,11 @@ func collect(root string, pats []string, parent *os.Root, dirName string) (*sour
 			return err
 		case p == ".":
 			return nil
-		case metadata(d.Name()):
-			return skip(d)
+		case d.Name() == ".git" || d.Name() == ".loop": // git's and loop-action's own state
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		case d.IsDir():
 			if self(p) || !mayMatchUnder(pats, p) {
 				return fs.SkipDir
@@ -80,17 +83,6 @@ func cleanPatterns(patterns []string) ([]string, error) {
 		pats = append(pats, p)
 	}
 	return pats, nil
-}
-
-// metadata reports whether a directory entry belongs to git or to
-// loop-action's own state, which an export never carries.
-func metadata(name string) bool { return name == ".git" || name == ".loop" }
-
-func skip(d fs.DirEntry) error {
-	if d.IsDir() {
-		return fs.SkipDir
-	}
-	return nil
 }
 
 // matches reports whether p, or a directory above it, matches a pattern.
@@ -136,21 +128,12 @@ func selfSkipper(root, parent *os.Root, dirName string) func(string) bool {
 	}
 }
 
-// outPath is where the loop-root file rel goes in the export: out/<rel>,
-// except that a path already under out/ keeps its place (out/ is not
-// repeated).
-func outPath(rel string) string {
-	if strings.HasPrefix(rel, outDir+"/") {
-		return rel
-	}
-	return outDir + "/" + rel
-}
-
 // placement is a loop-root file and where it goes in the export.
 type placement struct{ src, dest string }
 
-// place decides where each loop-root file goes. Files already under out/
-// are placed first, so they keep their place; a later file whose place is
+// place decides where each loop-root file goes: out/<rel>, except that a
+// file already under out/ keeps its place (out/ is not repeated). Files
+// under out/ are placed first, so they keep their place; a later file whose place is
 // taken (by a file at the same path, or a file where its directory would
 // be, or the reverse) is withheld, never written over another.
 func place(files []string) ([]placement, []Withheld) {
@@ -162,7 +145,10 @@ func place(files []string) ([]placement, []Withheld) {
 	var placed []placement
 	var withheld []Withheld
 	for _, rel := range order {
-		dest := outPath(rel)
+		dest := rel
+		if !under(rel) {
+			dest = outDir + "/" + rel
+		}
 		if why := clash(dest, files2, dirs); why != "" {
 			withheld = append(withheld, Withheld{Path: dest, Source: rel, Reason: why})
 			continue
@@ -217,10 +203,7 @@ func (w *writer) copyOut(src *os.Root, p placement) {
 		return
 	}
 	defer f.Close()
-	switch found := w.createScanned(p.dest, f); {
-	case found != "":
-		w.withhold(Withheld{Path: p.dest, Source: p.src, Reason: heldBy(found)})
-	case w.err == nil:
+	if !w.createScanned(p.dest, p.src, f) && w.err == nil {
 		w.windows.Keep(p.dest)
 	}
 }

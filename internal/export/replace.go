@@ -13,9 +13,7 @@ import (
 	"github.com/loop-action/loop-action/internal/workspace"
 )
 
-// write is Write. Every step in parent goes through an os.Root opened on
-// it once: a symlink swapped in for any directory Write makes or moves
-// there sends nothing outside parent.
+// write is Write, without its error's context.
 func write(parent, dirName string, in Input) (Manifest, error) {
 	pats, err := cleanPatterns(in.Config.Export.Paths)
 	if err != nil {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
 	"slices"
 	"strconv"
@@ -121,27 +122,10 @@ func describeCheck(ch loop.Check) string {
 	return "unknown check type"
 }
 
-// reuseText explains run.sh and run.cmd. Its code spans are written with
-// ' and turned into backticks.
-var reuseText = strings.ReplaceAll(`## How to reuse
-
-'loop.toml' is the loop config exactly as it converged. To run the same loop on a repository (this one at a later commit, or another with the same layout), run from anywhere:
-
-'''sh
-./run.sh [ROOT] [loop-action run flags...]
-'''
-
-or, on Windows:
-
-'''bat
-run.cmd [ROOT] [loop-action run flags...]
-'''
-
-ROOT is the loop root, the repository to run in; it defaults to the current directory. Both scripts run 'loop-action -C ROOT --config <this directory>/loop.toml run', pass any further arguments to 'run' and exit with its exit code (127 when loop-action is not on PATH, 2 when ROOT is not a directory). Paths in 'loop.toml' (checks, protected paths, context files, '[export] paths') are relative to ROOT. A new run starts afresh: its agents may take another path, and the gate decides again whether it succeeds.
-
-They need:
-
-`, "'", "`")
+// reuseText explains run.sh and run.cmd.
+//
+//go:embed reuse.md
+var reuseText string
 
 func writeReuse(b *strings.Builder, in Input, outFiles, withheld int) {
 	b.WriteString(reuseText)

@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -27,14 +28,7 @@ var Agents = map[string]Agent{
 const DefaultPreset = "claude-code"
 
 // Presets lists the agents' names, sorted.
-func Presets() []string {
-	names := make([]string, 0, len(Agents))
-	for n := range Agents {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func Presets() []string { return slices.Sorted(maps.Keys(Agents)) }
 
 // PresetList is Presets joined for a message.
 func PresetList() string { return strings.Join(Presets(), ", ") }

@@ -93,11 +93,7 @@ func viewOf(o Options) (view, error) {
 	if !loopName.MatchString(o.Name) {
 		return view{}, fmt.Errorf("loop name %q: use letters, digits, - and _, starting with a letter or digit", o.Name)
 	}
-	if len(o.Tests) == 0 {
-		for _, s := range o.Stacks {
-			o.Tests = append(o.Tests, s.Test)
-		}
-	}
+	o.Tests = o.TestCommands()
 	if len(o.Tests) == 0 {
 		return view{}, fmt.Errorf("no test command: none was detected (go.mod, package.json, pyproject.toml, Cargo.toml, a Makefile's test target); name one")
 	}
@@ -114,6 +110,18 @@ func viewOf(o Options) (view, error) {
 	return v, nil
 }
 
+// TestCommands is Tests, or else the stacks' test commands.
+func (o Options) TestCommands() []string {
+	if len(o.Tests) > 0 {
+		return o.Tests
+	}
+	var tests []string
+	for _, s := range o.Stacks {
+		tests = append(tests, s.Test)
+	}
+	return tests
+}
+
 func objective(o Options) string {
 	tests := "`" + strings.Join(o.Tests, "`, `") + "`"
 	if o.Template == "gate-only" {
@@ -125,27 +133,19 @@ func objective(o Options) string {
 // protect is what agents may not change: the workflows and the loop config
 // always, and the stacks' tests.
 func protect(o Options) []string {
-	lists := [][]string{{".github/**"}}
-	for _, s := range o.Stacks {
-		lists = append(lists, s.Tests)
-	}
-	return union(lists...)
+	return union([]string{".github/**"}, o.Stacks, func(s Stack) []string { return s.Tests })
 }
 
 // excludes is what the stacks write into the repository.
 func excludes(stacks []Stack) []string {
-	var lists [][]string
-	for _, s := range stacks {
-		lists = append(lists, s.Writes)
-	}
-	return union(lists...)
+	return union(nil, stacks, func(s Stack) []string { return s.Writes })
 }
 
-// union is the items of lists in order, each once.
-func union(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		for _, p := range l {
+// union is first, then the items of each stack's list, each once.
+func union(first []string, stacks []Stack, list func(Stack) []string) []string {
+	out := slices.Clone(first)
+	for _, s := range stacks {
+		for _, p := range list(s) {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}
@@ -183,7 +183,8 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-// shellWords quotes items as the words of a POSIX shell command line.
+// shellWords quotes items as the words of a POSIX shell command line, each
+// single-quoted (process.Quote would leave the safe ones bare).
 func shellWords(items []string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
