@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/loop-action/loop-action/internal/runner"
 )
 
 func main() {
@@ -19,7 +17,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "loop-action: %v\n", err)
 		os.Exit(exitInternal)
 	}
-	runner.TuneGC(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], e, os.Stdin, os.Stdout, os.Stderr)
 	stop()
