@@ -5,6 +5,9 @@
 // Chat Completions (opencode's openai-compatible provider), streamed as
 // server-sent events where the CLI asks for them.
 //
+// For a client that is not a CLI (the openai provider), Replies starts a
+// server that answers with replies a test wrote, in order, verbatim.
+//
 // It plays a Script: the main conversation's n-th request (n = the tool
 // results the CLI has sent back so far) gets the script's n-th step, a call
 // of one of the CLI's own tools or a final text; requests that offer no tools
@@ -68,25 +71,49 @@ type Served struct {
 	Input, Output int64
 }
 
+// Request is a request as the server received it.
+type Request struct {
+	Path   string
+	Header http.Header
+	Raw    []byte
+	Body   map[string]any // Raw decoded
+}
+
 // Server is the fake model endpoint.
 type Server struct {
 	URL string
 
-	script Script
-	mu     sync.Mutex
-	served []Served
-	bodies [][]byte
+	script   Script
+	replying bool // answer with replies, not the script
+	mu       sync.Mutex
+	replies  []Reply
+	served   []Served
+	requests []Request
+	// Otherwise answers when Replies has no reply left; nil answers 500.
+	Otherwise func(Request) Reply
 }
 
 // New starts a server playing script; it stops when the test ends.
 func New(t testing.TB, script Script) *Server {
+	return start(t, &Server{script: script})
+}
+
+// Replies starts a server that answers every request with replies, in
+// order, then with Otherwise; it stops when the test ends.
+func Replies(t testing.TB, replies ...Reply) *Server {
+	return start(t, &Server{replying: true, replies: replies})
+}
+
+func start(t testing.TB, s *Server) *Server {
 	t.Helper()
-	s := &Server{script: script}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
 }
+
+// BaseURL is what an OpenAI client's base URL is set to.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
 
 // Served returns what the server answered so far, in order.
 func (s *Server) Served() []Served {
@@ -95,11 +122,20 @@ func (s *Server) Served() []Served {
 	return append([]Served(nil), s.served...)
 }
 
-// Bodies returns the request bodies received so far, in order.
-func (s *Server) Bodies() [][]byte {
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([][]byte(nil), s.bodies...)
+	return append([]Request(nil), s.requests...)
+}
+
+// Bodies returns the request bodies received so far, in order.
+func (s *Server) Bodies() [][]byte {
+	var out [][]byte
+	for _, r := range s.Requests() {
+		out = append(out, r.Raw)
+	}
+	return out
 }
 
 // Total sums the tokens of the successful answers; with main, only those
@@ -162,13 +198,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "modelfake: unknown endpoint "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 		return
 	}
+	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Raw: body}
+	_ = json.Unmarshal(body, &req.Body)
+	if s.replying {
+		s.reply(req).write(w)
+		return
+	}
 	t, err := p.decode(r.URL.Path, body)
 	if err != nil {
 		p.fail(w, http.StatusBadRequest, "modelfake: "+err.Error())
 		return
 	}
 	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
+	s.requests = append(s.requests, req)
 	a := s.decide(t, len(s.served))
 	rec := Served{Protocol: p.name(), Path: r.URL.Path, Model: t.model, Side: a.side, Step: t.step, Status: http.StatusOK}
 	if a.side {
@@ -191,6 +233,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.write(w, t, a)
+}
+
+// reply records req and picks its scripted reply.
+func (s *Server) reply(req Request) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
+	switch {
+	case len(s.replies) > 0:
+		r := s.replies[0]
+		s.replies = s.replies[1:]
+		return r
+	case s.Otherwise != nil:
+		return s.Otherwise(req)
+	}
+	return Error(http.StatusInternalServerError, fmt.Sprintf("modelfake: no reply scripted for request %d", len(s.requests)), nil)
 }
 
 // decide picks the answer to the n-th request (0-based), t. Usage differs
@@ -235,23 +293,24 @@ func (st Step) arguments() string {
 	if st.Input == nil {
 		return "{}"
 	}
-	b, err := json.Marshal(st.Input)
+	return mustJSON(st.Input)
+}
+
+// mustJSON is v as JSON; the fake's own values always encode.
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("modelfake: step input: %v", err))
+		panic(fmt.Sprintf("modelfake: %v", err))
 	}
 	return string(b)
 }
 
 // sse writes one server-sent event; event may be "".
 func sse(w io.Writer, event string, data any) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		panic(fmt.Sprintf("modelfake: event: %v", err))
-	}
 	if event != "" {
 		fmt.Fprintf(w, "event: %s\n", event)
 	}
-	fmt.Fprintf(w, "data: %s\n\n", b)
+	fmt.Fprintf(w, "data: %s\n\n", mustJSON(data))
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -259,9 +318,7 @@ func sse(w io.Writer, event string, data any) {
 
 // writeJSON writes v as a JSON body with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	Reply{Status: status, Body: mustJSON(v)}.write(w)
 }
 
 // startSSE starts an event stream.

@@ -65,6 +65,9 @@ func TestServerPlaysTheScript(t *testing.T) {
 			if in, out := s.Total(true); in != served[1].Input+served[2].Input || out != served[1].Output+served[2].Output {
 				t.Errorf("main total %d+%d, served %+v", in, out, served)
 			}
+			if b := s.Bodies(); len(b) != 3 || string(b[1]) != tt.first {
+				t.Errorf("bodies %q, want the three requests", b)
+			}
 		})
 	}
 }
@@ -79,6 +82,32 @@ func TestServerFails(t *testing.T) {
 	}
 	if in, out := s.Total(false); in+out != 0 {
 		t.Errorf("failed answers counted %d tokens", in+out)
+	}
+}
+
+// TestReplies: replies answer in order, verbatim, then Otherwise, then a
+// 500; every request is recorded with its headers and decoded body.
+func TestReplies(t *testing.T) {
+	t.Parallel()
+	s := Replies(t, Completion("hello", 7, 3), Error(429, "slow down", map[string]string{"Retry-After": "1"}))
+	for _, want := range []struct {
+		status int
+		body   string
+	}{{200, `"content":"hello"`}, {429, `"message":"slow down"`}, {500, "no reply scripted for request 3"}} {
+		if status, got := post(t, s, "/v1/chat/completions", `{"model":"m"}`); status != want.status || !strings.Contains(got, want.body) {
+			t.Errorf("answer %d %s, want %d with %s", status, got, want.status, want.body)
+		}
+	}
+	s.Otherwise = func(r Request) Reply { return Completion("again "+r.Body["model"].(string), 1, 1) }
+	if status, got := post(t, s, "/v1/chat/completions", `{"model":"m"}`); status != 200 || !strings.Contains(got, `"content":"again m"`) {
+		t.Errorf("answer %d %s, want Otherwise's", status, got)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 4 || reqs[0].Path != "/v1/chat/completions" || reqs[0].Header.Get("Content-Type") != "application/json" || reqs[0].Body["model"] != "m" {
+		t.Errorf("requests %+v", reqs)
+	}
+	if s.BaseURL() != s.URL+"/v1" {
+		t.Errorf("base URL %s", s.BaseURL())
 	}
 }
 
