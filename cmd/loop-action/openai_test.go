@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loop-action/loop-action/internal/testing/openaifake"
+	"github.com/loop-action/loop-action/internal/testing/modelfake"
 )
 
 // openaiQuickstart is the quickstart loop with an openai builder: it sees
@@ -68,10 +68,10 @@ func TestOpenAIRunConvergesAndKeepsTheKey(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
 	defer cancel()
 	key := secretValue(t, "sk-")
-	srv := openaifake.New(t)
-	srv.Otherwise = func(r openaifake.Request) openaifake.Reply {
+	srv := modelfake.Replies(t)
+	srv.Otherwise = func(r modelfake.Request) modelfake.Reply {
 		// A careless endpoint that quotes the key back in its answer.
-		return openaifake.Completion("Key "+key+" accepted.\n\n"+calcFix, 1200, 80)
+		return modelfake.Completion("Key "+key+" accepted.\n\n"+calcFix, 1200, 80)
 	}
 	dir := project(t, strings.ReplaceAll(openaiQuickstart, "%URL%", srv.BaseURL()))
 	out, err := loopAction(ctx, t, dir, append(baseEnv(t), "TEST_OPENAI_KEY="+key), "run").CombinedOutput()
@@ -92,9 +92,9 @@ func TestOpenAIWrongKeyEndsTheRunClearly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), hostileBound)
 	defer cancel()
 	key := secretValue(t, "sk-")
-	srv := openaifake.New(t)
-	srv.Otherwise = func(openaifake.Request) openaifake.Reply {
-		return openaifake.Error(401, "Incorrect API key provided: "+key, nil)
+	srv := modelfake.Replies(t)
+	srv.Otherwise = func(modelfake.Request) modelfake.Reply {
+		return modelfake.Error(401, "Incorrect API key provided: "+key, nil)
 	}
 	dir := project(t, strings.ReplaceAll(openaiQuickstart, "%URL%", srv.BaseURL()))
 	out, err := loopAction(ctx, t, dir, append(baseEnv(t), "TEST_OPENAI_KEY="+key), "run").CombinedOutput()

@@ -15,7 +15,7 @@ import (
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/state"
-	"github.com/loop-action/loop-action/internal/testing/openaifake"
+	"github.com/loop-action/loop-action/internal/testing/modelfake"
 )
 
 const apiKey = "sk-live-9f8e7d6c5b4a3210"
@@ -50,7 +50,7 @@ const fix = "The check wants a sum.\n\nadd.txt\n```\n<<<<<<< SEARCH\nreturn a - 
 
 // apiHarness is a run of src against srv, in a root holding add.txt, a
 // locked/ file, a .git/config and a link "out" to a directory outside.
-func apiHarness(t *testing.T, src string, srv *openaifake.Server) (*harness, string) {
+func apiHarness(t *testing.T, src string, srv *modelfake.Server) (*harness, string) {
 	t.Helper()
 	h := newHarness(t, strings.ReplaceAll(src, "%URL%", srv.BaseURL()), nil)
 	outside := t.TempDir()
@@ -106,7 +106,7 @@ func noKey(t *testing.T, h *harness) {
 
 func TestOpenAIBuilderFixesTheCheck(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 1000, 50))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 1000, 50))
 	h, _ := apiHarness(t, openaiLoop, srv)
 	out := h.run(context.Background())
 	if !out.Success || out.Iteration != 1 {
@@ -152,7 +152,7 @@ func message(body map[string]any, i int) string {
 
 func TestOpenAIRetriesA429AndConverges(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Error(429, "slow down", map[string]string{"Retry-After": "1"}), openaifake.Completion(fix, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Error(429, "slow down", map[string]string{"Retry-After": "1"}), modelfake.Completion(fix, 10, 5))
 	h, _ := apiHarness(t, openaiLoop, srv)
 	out := h.run(context.Background())
 	if !out.Success || len(srv.Requests()) != 2 {
@@ -162,9 +162,9 @@ func TestOpenAIRetriesA429AndConverges(t *testing.T) {
 
 func TestOpenAIWrongKeyEndsTheRun(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t)
-	srv.Otherwise = func(openaifake.Request) openaifake.Reply {
-		return openaifake.Error(401, "Incorrect API key provided: "+apiKey, nil)
+	srv := modelfake.Replies(t)
+	srv.Otherwise = func(modelfake.Request) modelfake.Reply {
+		return modelfake.Error(401, "Incorrect API key provided: "+apiKey, nil)
 	}
 	src := strings.Replace(openaiLoop, "max_iterations = 1", "max_iterations = 5", 1)
 	h, _ := apiHarness(t, src, srv)
@@ -184,7 +184,7 @@ func TestOpenAIWrongKeyEndsTheRun(t *testing.T) {
 // in an error message does not get it into the ledger or the checkpoint.
 func TestOpenAIKeyEchoedByTheServerIsMasked(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Error(400, "bad request from key "+apiKey, nil))
+	srv := modelfake.Replies(t, modelfake.Error(400, "bad request from key "+apiKey, nil))
 	h, _ := apiHarness(t, openaiLoop, srv)
 	out := h.run(context.Background())
 	if out.Success {
@@ -215,8 +215,8 @@ after = ["fixer"]
 // for command judges.
 func TestOpenAIJudgeWithoutAVerdictIsAskedOnceMore(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5), openaifake.Completion("Looks right to me.", 10, 5),
-		openaifake.Completion(`{"verdict":"pass","reason":"a sum","evidence":"add.txt: return a + b","score":9}`, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 10, 5), modelfake.Completion("Looks right to me.", 10, 5),
+		modelfake.Completion(`{"verdict":"pass","reason":"a sum","evidence":"add.txt: return a + b","score":9}`, 10, 5))
 	h, _ := apiHarness(t, judgedLoop, srv)
 	out := h.run(context.Background())
 	if !out.Success || len(srv.Requests()) != 3 || count(h.events(), ledger.JudgeRetried, "review") != 1 {
@@ -229,8 +229,8 @@ func TestOpenAIJudgeWithoutAVerdictIsAskedOnceMore(t *testing.T) {
 
 func TestOpenAIJudgeFailKeepsTheGoalUnmet(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5),
-		openaifake.Completion(`{"verdict":"fail","reason":"the sum is untested","evidence":"no test file"}`, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 10, 5),
+		modelfake.Completion(`{"verdict":"fail","reason":"the sum is untested","evidence":"no test file"}`, 10, 5))
 	h, _ := apiHarness(t, judgedLoop, srv)
 	out := h.run(context.Background())
 	if out.Success || out.Verdicts[0].Satisfied {
@@ -263,7 +263,7 @@ func TestOpenAIHostileEditsAreRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := openaifake.New(t, openaifake.Completion(tt.reply, 10, 5))
+			srv := modelfake.Replies(t, modelfake.Completion(tt.reply, 10, 5))
 			h, outside := apiHarness(t, openaiLoop, srv)
 			out := h.run(context.Background())
 			if out.Success {
@@ -297,7 +297,7 @@ func TestOpenAIHostileEditsAreRefused(t *testing.T) {
 func TestOpenAIBuilderLearnsWhyItsEditsFailed(t *testing.T) {
 	t.Parallel()
 	wrong := "add.txt\n<<<<<<< SEARCH\nreturn a-b\n=======\nreturn a+b\n>>>>>>> REPLACE\n"
-	srv := openaifake.New(t, openaifake.Completion(wrong, 10, 5), openaifake.Completion(fix, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(wrong, 10, 5), modelfake.Completion(fix, 10, 5))
 	h, _ := apiHarness(t, strings.Replace(openaiLoop, "max_iterations = 1", "max_iterations = 3", 1), srv)
 	out := h.run(context.Background())
 	if !out.Success || out.Iteration != 2 {
@@ -320,7 +320,7 @@ func TestOpenAIBuilderLearnsWhyItsEditsFailed(t *testing.T) {
 // edits land in its worktree and are published like any node's.
 func TestOpenAIIsolatedBuilderEditsItsWorktree(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 10, 5))
 	src := strings.Replace(openaiLoop, "goals = [\"sum\"]", "goals = [\"sum\"]\nisolate = true", 1)
 	h, _ := apiHarness(t, src, srv)
 	out := h.run(context.Background())
@@ -340,7 +340,7 @@ func TestOpenAIIsolatedBuilderEditsItsWorktree(t *testing.T) {
 // says so), and never shows what a link in the root points to.
 func TestOpenAIContextFilesAreCappedAndNeverFollowLinks(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 10, 5))
 	h, outside := apiHarness(t, openaiLoop, srv)
 	if err := os.WriteFile(filepath.Join(h.root, "big.txt"), bytes.Repeat([]byte("b"), ContextCap), 0o644); err != nil {
 		t.Fatal(err)
@@ -371,7 +371,7 @@ func TestOpenAIContextFilesAreCappedAndNeverFollowLinks(t *testing.T) {
 // models wrote), run without it.
 func TestOpenAIKeyReachesNoAgentAndNoCheck(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(fix, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(fix, 10, 5))
 	src := openaiLoop + `  [[goal.check]]
   type = "test"
   run = "env > check-env.txt; test -z \"$TEST_OPENAI_KEY\""

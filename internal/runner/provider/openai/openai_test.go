@@ -14,18 +14,18 @@ import (
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner/provider"
-	"github.com/loop-action/loop-action/internal/testing/openaifake"
+	"github.com/loop-action/loop-action/internal/testing/modelfake"
 )
 
 const testKey = "sk-test-0123456789abcdef"
 
-func recorded(t *testing.T, name string, status int, header map[string]string) openaifake.Reply {
+func recorded(t *testing.T, name string, status int, header map[string]string) modelfake.Reply {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return openaifake.Reply{Status: status, Header: header, Body: string(b)}
+	return modelfake.Reply{Status: status, Header: header, Body: string(b)}
 }
 
 // sleeps records the waits of a retry policy instead of waiting.
@@ -41,7 +41,7 @@ func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func client(srv *openaifake.Server, s *sleeps) Client {
+func client(srv *modelfake.Server, s *sleeps) Client {
 	spec := loop.Provider{Type: "openai", Price: &loop.Price{Input: 2, Output: 8}}
 	spec.BaseURL, spec.Model, spec.APIKeyEnv = srv.BaseURL(), "gpt-4.1", "TEST_OPENAI_KEY"
 	spec.Headers = map[string]string{"HTTP-Referer": "https://example.com/loop", "api-key": "azure-style"}
@@ -59,7 +59,7 @@ func request(tier string) provider.Request {
 
 func TestBuilderRequestAndReply(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, recorded(t, "completion.json", 200, nil))
+	srv := modelfake.Replies(t, recorded(t, "completion.json", 200, nil))
 	resp := client(srv, &sleeps{}).Dispatch(context.Background(), request(loop.TierStrong))
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
@@ -117,7 +117,7 @@ func message(body map[string]any, i int) string {
 
 func TestJudgeAsksForJSON(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, openaifake.Completion(`{"verdict":"fail","reason":"no tests","evidence":"x_test.go missing"}`, 10, 5))
+	srv := modelfake.Replies(t, modelfake.Completion(`{"verdict":"fail","reason":"no tests","evidence":"x_test.go missing"}`, 10, 5))
 	resp := client(srv, &sleeps{}).Judge(context.Background(), request(""))
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
@@ -133,8 +133,8 @@ func TestJudgeAsksForJSON(t *testing.T) {
 
 func TestJudgeFallsBackWithoutJSONMode(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t, recorded(t, "error_400_response_format.json", 400, nil),
-		openaifake.Completion("Looks fine.\n{\"verdict\":\"pass\",\"reason\":\"r\",\"evidence\":\"e\"}", 10, 5))
+	srv := modelfake.Replies(t, recorded(t, "error_400_response_format.json", 400, nil),
+		modelfake.Completion("Looks fine.\n{\"verdict\":\"pass\",\"reason\":\"r\",\"evidence\":\"e\"}", 10, 5))
 	resp := client(srv, &sleeps{}).Judge(context.Background(), request(""))
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
@@ -149,7 +149,7 @@ func TestFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		replies  func(t *testing.T) []openaifake.Reply
+		replies  func(t *testing.T) []modelfake.Reply
 		env      []string
 		deadline time.Duration // 0: none
 		want     string        // a substring of the error; "" means success
@@ -158,47 +158,47 @@ func TestFailures(t *testing.T) {
 		waits    []time.Duration
 	}{
 		{name: "401 names the provider and the variable, and is not retried",
-			replies: func(t *testing.T) []openaifake.Reply {
-				return []openaifake.Reply{recorded(t, "error_401.json", 401, nil)}
+			replies: func(t *testing.T) []modelfake.Reply {
+				return []modelfake.Reply{recorded(t, "error_401.json", 401, nil)}
 			},
 			want: `provider "api": ` + "%URL%" + ` refused the API key in TEST_OPENAI_KEY (401 Unauthorized); check that variable`, fatal: true, requests: 1},
 		{name: "404 names the model",
-			replies: func(t *testing.T) []openaifake.Reply {
-				return []openaifake.Reply{recorded(t, "error_404.json", 404, nil)}
+			replies: func(t *testing.T) []modelfake.Reply {
+				return []modelfake.Reply{recorded(t, "error_404.json", 404, nil)}
 			},
 			want: `has no model "gpt-4.1" or no chat completions endpoint (404 Not Found): The model ` + "`gpt-9`", fatal: true, requests: 1},
 		{name: "429 waits its Retry-After seconds, then succeeds",
-			replies: func(t *testing.T) []openaifake.Reply {
-				return []openaifake.Reply{recorded(t, "error_429.json", 429, map[string]string{"Retry-After": "7"}), recorded(t, "completion.json", 200, nil)}
+			replies: func(t *testing.T) []modelfake.Reply {
+				return []modelfake.Reply{recorded(t, "error_429.json", 429, map[string]string{"Retry-After": "7"}), recorded(t, "completion.json", 200, nil)}
 			},
 			requests: 2, waits: []time.Duration{7 * time.Second}},
 		{name: "500s are retried, then given up",
-			replies: func(t *testing.T) []openaifake.Reply {
+			replies: func(t *testing.T) []modelfake.Reply {
 				r := recorded(t, "error_500.json", 500, nil)
-				return []openaifake.Reply{r, r, r, r, r}
+				return []modelfake.Reply{r, r, r, r, r}
 			},
 			want: `still answered 500 Internal Server Error after retrying: The server had an error`, requests: 5},
 		{name: "a Retry-After past the wall-clock budget is not waited for",
-			replies: func(t *testing.T) []openaifake.Reply {
-				return []openaifake.Reply{recorded(t, "error_429.json", 429, map[string]string{"Retry-After": "3600"}), recorded(t, "completion.json", 200, nil)}
+			replies: func(t *testing.T) []modelfake.Reply {
+				return []modelfake.Reply{recorded(t, "error_429.json", 429, map[string]string{"Retry-After": "3600"}), recorded(t, "completion.json", 200, nil)}
 			},
 			deadline: time.Minute, want: `still answered 429 Too Many Requests after retrying`, requests: 1},
 		{name: "a missing key is fatal and sends nothing", env: []string{"PATH=/bin"},
-			replies: func(*testing.T) []openaifake.Reply { return nil },
+			replies: func(*testing.T) []modelfake.Reply { return nil },
 			want:    `provider "api": the environment variable TEST_OPENAI_KEY (api_key_env) is not set`, fatal: true},
 		{name: "an emptied key is missing: its last value counts, as in a child", env: []string{"TEST_OPENAI_KEY=" + testKey, "TEST_OPENAI_KEY="},
-			replies: func(*testing.T) []openaifake.Reply { return nil },
+			replies: func(*testing.T) []modelfake.Reply { return nil },
 			want:    `the environment variable TEST_OPENAI_KEY (api_key_env) is not set`, fatal: true},
 		{name: "a 400 is not retried",
-			replies: func(*testing.T) []openaifake.Reply {
-				return []openaifake.Reply{openaifake.Error(400, "max_tokens is too large", nil)}
+			replies: func(*testing.T) []modelfake.Reply {
+				return []modelfake.Reply{modelfake.Error(400, "max_tokens is too large", nil)}
 			},
 			want: `answered 400 Bad Request: max_tokens is too large`, requests: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := openaifake.New(t, tt.replies(t)...)
+			srv := modelfake.Replies(t, tt.replies(t)...)
 			s := &sleeps{}
 			c := client(srv, s)
 			req := request("")
@@ -244,7 +244,7 @@ func TestTheProcessEnvironmentIsNotRead(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-the-process")
 	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Leak: yes")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	srv := openaifake.New(t, openaifake.Completion("ok", 1, 1))
+	srv := modelfake.Replies(t, modelfake.Completion("ok", 1, 1))
 	c := client(srv, &sleeps{})
 	c.Spec.APIKeyEnv = ""
 	resp := c.Dispatch(context.Background(), request(""))
@@ -259,11 +259,11 @@ func TestTheProcessEnvironmentIsNotRead(t *testing.T) {
 
 func TestCancelledCallIsNotAFailureOfTheNode(t *testing.T) {
 	t.Parallel()
-	srv := openaifake.New(t)
+	srv := modelfake.Replies(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv.Otherwise = func(openaifake.Request) openaifake.Reply {
+	srv.Otherwise = func(modelfake.Request) modelfake.Reply {
 		cancel()
-		return openaifake.Error(http.StatusServiceUnavailable, "busy", nil)
+		return modelfake.Error(http.StatusServiceUnavailable, "busy", nil)
 	}
 	resp := client(srv, &sleeps{}).Dispatch(ctx, request(""))
 	if resp.Err == nil || !resp.Result.Canceled {
@@ -298,8 +298,8 @@ func TestRetryAfter(t *testing.T) {
 
 func TestAnAnswerPastTheCapIsNotRead(t *testing.T) {
 	t.Parallel()
-	huge := openaifake.Completion(strings.Repeat("x", MaxReplyBytes), 1, 1)
-	srv := openaifake.New(t, huge, huge)
+	huge := modelfake.Completion(strings.Repeat("x", MaxReplyBytes), 1, 1)
+	srv := modelfake.Replies(t, huge, huge)
 	resp := client(srv, &sleeps{}).Dispatch(context.Background(), request(""))
 	if resp.Err == nil || !strings.Contains(resp.Err.Error(), "the answer is larger than 16 MiB") {
 		t.Fatalf("error %v, want the cap named", resp.Err)
