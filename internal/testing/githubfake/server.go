@@ -46,6 +46,7 @@ type fault struct {
 	status          int
 	headers         map[string]string
 	body            string
+	every           bool // FailEvery's: never used up
 }
 
 // New starts a fake on a loopback port. Close it when done.
@@ -98,7 +99,19 @@ func (s *Server) FailNext(method, pathPattern string, status int, headers map[st
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathPattern, status, headers, body})
+	s.faults = append(s.faults, fault{method, pathPattern, status, headers, body, false})
+}
+
+// FailEvery makes every request whose method and path match (as in
+// FailNext) answer status with GitHub's usual body, from now on: an API
+// that is down, or a token refused one kind of call.
+func (s *Server) FailEvery(method, pathPattern string, status int) {
+	if _, err := path.Match(pathPattern, "/"); err != nil {
+		panic(fmt.Sprintf("githubfake: FailEvery pattern %q: %v", pathPattern, err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, fault{method, pathPattern, status, nil, "", true})
 }
 
 // Requests is the log of requests served so far, as "METHOD path" with the
@@ -149,7 +162,9 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 		if ok, _ := path.Match(f.pattern, r.URL.Path); !ok {
 			continue
 		}
-		s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		if !f.every {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		}
 		for k, v := range f.headers {
 			w.Header().Set(k, v)
 		}
