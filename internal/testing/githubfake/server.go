@@ -94,24 +94,23 @@ func (s *Server) SetToken(token, user string) {
 // call adds one, and the oldest matching one is used first. Requests with a
 // bad token are refused before faults are considered.
 func (s *Server) FailNext(method, pathPattern string, status int, headers map[string]string, body string) {
-	if _, err := path.Match(pathPattern, "/"); err != nil {
-		panic(fmt.Sprintf("githubfake: FailNext pattern %q: %v", pathPattern, err))
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathPattern, status, headers, body, false})
+	s.fail(fault{method, pathPattern, status, headers, body, false})
 }
 
 // FailEvery makes every request whose method and path match (as in
 // FailNext) answer status with GitHub's usual body, from now on: an API
 // that is down, or a token refused one kind of call.
 func (s *Server) FailEvery(method, pathPattern string, status int) {
-	if _, err := path.Match(pathPattern, "/"); err != nil {
-		panic(fmt.Sprintf("githubfake: FailEvery pattern %q: %v", pathPattern, err))
+	s.fail(fault{method, pathPattern, status, nil, "", true})
+}
+
+func (s *Server) fail(f fault) {
+	if _, err := path.Match(f.pattern, "/"); err != nil {
+		panic(fmt.Sprintf("githubfake: fault pattern %q: %v", f.pattern, err))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathPattern, status, nil, "", true})
+	s.faults = append(s.faults, f)
 }
 
 // Requests is the log of requests served so far, as "METHOD path" with the

@@ -45,7 +45,6 @@ func (s *Server) AddStatus(owner, repo string, st Status) {
 	rs := s.repo(owner, repo)
 	st.ID, st.CreatedAt, st.Context = s.id(), s.now(), cmp.Or(st.Context, "default")
 	rs.statuses = append(rs.statuses, st)
-	s.user(st.Creator, "")
 }
 
 func (s statusesAPI) json(base, full string, st Status) *github.RepoStatus {
