@@ -2,7 +2,7 @@ package action
 
 import (
 	stdcmp "cmp"
-	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -21,7 +21,6 @@ const approvers = "\n[review]\napprovers = [\"BOSS\", \"reader\"]\n"
 // heard at all. A permission that cannot be checked refuses the command.
 func TestWhoMayCommand(t *testing.T) {
 	t.Parallel()
-	errDown := errors.New("get permission: 502 bad gateway")
 	tests := []struct {
 		name      string
 		config    string
@@ -66,11 +65,11 @@ func TestWhoMayCommand(t *testing.T) {
 			m := newMemJob(t, demoLoop+tt.config)
 			m.pause()
 			if tt.permFails {
-				m.gh.fail("Permission", errDown)
+				m.gh.FailEvery("GET", "/repos/*/*/collaborators/*/permission", http.StatusBadGateway)
 			}
-			id := m.gh.add(7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
+			id := m.gh.AddComment(owner, repo, 7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
 			st := m.catchUp()
-			if diff := cmp.Diff(tt.reactions, m.gh.reactionsTo(id)); diff != "" {
+			if diff := cmp.Diff(tt.reactions, reactionsTo(m.gh, id)); diff != "" {
 				t.Errorf("reactions (-want +got):\n%s", diff)
 			}
 			wantReplies(t, m.replies(tt.author), tt.reply)
@@ -113,7 +112,7 @@ func TestOnlyWritersMakeTheBotSpeak(t *testing.T) {
 	hostile := "/loop ![x](https://example.com/x.png)"
 	for _, body := range []string{hostile, "/loop help", "/loop approve ui", "/loop @octo-org/everyone"} {
 		id, _ := m.command("reader", body)
-		if diff := cmp.Diff([]string{"-1", "eyes"}, m.gh.reactionsTo(id)); diff != "" {
+		if diff := cmp.Diff([]string{"-1", "eyes"}, reactionsTo(m.gh, id)); diff != "" {
 			t.Errorf("reactions to the reader's %q (-want +got):\n%s", body, diff)
 		}
 	}
@@ -147,23 +146,29 @@ func TestWhichCommentsAreCommands(t *testing.T) {
 		reply     string
 		decided   bool
 	}{
-		{"below other text", func(m *memJob) int64 { return m.gh.add(7, "writer", "User", "LGTM\n\n/loop approve ui") },
+		{"below other text", func(m *memJob) int64 {
+			return m.gh.AddComment(owner, repo, 7, "writer", "User", "LGTM\n\n/loop approve ui")
+		},
 			[]string{"+1", "eyes"}, "", true},
-		{"quoted", func(m *memJob) int64 { return m.gh.add(7, "writer", "User", "> /loop approve ui") }, nil, "", false},
-		{"fenced", func(m *memJob) int64 { return m.gh.add(7, "writer", "User", "```\n/loop approve ui\n```") }, nil, "", false},
-		{"in an HTML comment", func(m *memJob) int64 { return m.gh.add(7, "writer", "User", "<!--\n/loop approve ui\n-->") }, nil, "", false},
+		{"quoted", func(m *memJob) int64 { return m.gh.AddComment(owner, repo, 7, "writer", "User", "> /loop approve ui") }, nil, "", false},
+		{"fenced", func(m *memJob) int64 {
+			return m.gh.AddComment(owner, repo, 7, "writer", "User", "```\n/loop approve ui\n```")
+		}, nil, "", false},
+		{"in an HTML comment", func(m *memJob) int64 {
+			return m.gh.AddComment(owner, repo, 7, "writer", "User", "<!--\n/loop approve ui\n-->")
+		}, nil, "", false},
 		{"edited into a command", func(m *memJob) int64 {
-			id := m.gh.add(7, "writer", "User", "Looks fine, I will have a closer look tomorrow.")
-			m.gh.edit(id, "/loop approve ui")
+			id := m.gh.AddComment(owner, repo, 7, "writer", "User", "Looks fine, I will have a closer look tomorrow.")
+			m.gh.EditComment(owner, repo, id, "/loop approve ui")
 			return id
 		}, []string{"-1", "eyes"}, "an edited comment is never a command", false},
 		{"a command edited", func(m *memJob) int64 {
-			id := m.gh.add(7, "writer", "User", "/loop reject ui too dark")
-			m.gh.edit(id, "/loop approve ui")
+			id := m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop reject ui too dark")
+			m.gh.EditComment(owner, repo, id, "/loop approve ui")
 			return id
 		}, []string{"-1", "eyes"}, "an edited comment is never a command", false},
 		{"already handled", func(m *memJob) int64 {
-			id := m.gh.add(7, "writer", "User", "/loop approve ui")
+			id := m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
 			cp := m.checkpoint()
 			cp.LastCommentID = id
 			if err := m.s.store.Save(m.t.Context(), cp, state.Commit{KeepWorkspace: true}); err != nil {
@@ -171,7 +176,7 @@ func TestWhichCommentsAreCommands(t *testing.T) {
 			}
 			return id
 		}, nil, "", false},
-		{"malformed", func(m *memJob) int64 { return m.gh.add(7, "writer", "User", "/loop approve nope") },
+		{"malformed", func(m *memJob) int64 { return m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve nope") },
 			[]string{"-1", "eyes"}, "no goal `nope`: the goals are `tests`, `ui`", false},
 	}
 	for _, tt := range tests {
@@ -181,7 +186,7 @@ func TestWhichCommentsAreCommands(t *testing.T) {
 			m.pause()
 			id := tt.write(m)
 			m.catchUp()
-			if diff := cmp.Diff(tt.reactions, m.gh.reactionsTo(id)); diff != "" {
+			if diff := cmp.Diff(tt.reactions, reactionsTo(m.gh, id)); diff != "" {
 				t.Errorf("reactions (-want +got):\n%s", diff)
 			}
 			wantReplies(t, m.replies("writer"), tt.reply)

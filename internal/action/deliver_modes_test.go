@@ -151,7 +151,7 @@ func TestNoneAndForkDeliverNothing(t *testing.T) {
 	if !errors.Is(res.err, ErrUnsuccessful) || res.outputs["stop-reason"] != "gate-only" {
 		t.Fatalf("fork: %v, outputs %v\n%s", res.err, res.outputs, res.log)
 	}
-	if fork.ran() != 0 || len(fork.git.tried()) != 0 || len(fork.gh.setStatuses()) != 0 {
+	if fork.ran() != 0 || len(fork.git.tried()) != 0 || len(fork.gh.AllStatuses(owner, repo)) != 0 {
 		t.Errorf("fork: agent %d, pushes %+v, statuses %q", fork.ran(), fork.git.tried(), fork.statuses())
 	}
 }
@@ -177,7 +177,7 @@ func TestScheduleOpensOnePullRequest(t *testing.T) {
 		t.Fatalf("second run: %v, outputs %v\n%s", res.err, res.outputs, res.log)
 	}
 	var loopPulls []string
-	for _, pr := range f.gh.pulls {
+	for _, pr := range f.gh.Pulls(owner, repo) {
 		if pr.HeadRef == "loop/demo" {
 			loopPulls = append(loopPulls, fmt.Sprintf("#%d %s→%s", pr.Number, pr.HeadRef, pr.BaseRef))
 			if !strings.Contains(pr.Body, "**Fixed in "+f.git.refs["refs/heads/loop/demo"][:7]) {
@@ -197,7 +197,7 @@ func TestScheduleOpensOnePullRequest(t *testing.T) {
 	if f.git.refs["refs/heads/main"] != main {
 		t.Error("main was pushed to")
 	}
-	last := f.gh.setStatuses()[len(f.gh.setStatuses())-1]
+	last := f.gh.AllStatuses(owner, repo)[len(f.gh.AllStatuses(owner, repo))-1]
 	if last.SHA != f.git.refs["refs/heads/loop/demo"] || last.State != "success" {
 		t.Errorf("last status %+v, want success on the delivered commit", last)
 	}

@@ -80,7 +80,7 @@ func TestDeliveredCommitIsNotLoopedOn(t *testing.T) {
 	}
 	d := f.git.tried()[0].SHA
 	f.setHead(d)
-	before := len(f.gh.setStatuses())
+	before := len(f.gh.AllStatuses(owner, repo))
 	for range 2 {
 		res := f.pr(nil)
 		if res.err != nil {
@@ -132,7 +132,7 @@ func judgedFlow(t *testing.T) *flow {
 		*sha = f.git.commit(parent, files, "with a judge")
 	}
 	f.git.refs["refs/heads/main"] = f.base
-	f.gh.files[f.base+":.github/loop.toml"] = []byte(judgedLoop)
+	f.gh.AddFile(owner, repo, f.base, ".github/loop.toml", []byte(judgedLoop))
 	f.setHead(f.head)
 	return f
 }
@@ -276,7 +276,7 @@ func TestCheckoutMustBeTheHead(t *testing.T) {
 	if !errors.As(res.err, &usage) || !strings.Contains(res.err.Error(), want) || !strings.Contains(res.err.Error(), "ref: ${{ github.event.pull_request.head.sha }}") {
 		t.Fatalf("job: %v, want a usage error naming the commit and the paths, with the fix", res.err)
 	}
-	if f.ran() != 0 || len(f.gh.setStatuses()) != 0 || f.checkpoint("demo/pr-7") != nil {
+	if f.ran() != 0 || len(f.gh.AllStatuses(owner, repo)) != 0 || f.checkpoint("demo/pr-7") != nil {
 		t.Errorf("something ran: agent %d, statuses %q", f.ran(), f.statuses())
 	}
 }
@@ -298,7 +298,7 @@ func TestLoopBranchIsNotLoopedOn(t *testing.T) {
 	ev["pull_request"].(map[string]any)["head"].(map[string]any)["ref"] = "loop/demo"
 	ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = f.base
 	res := f.job("pull_request", ev, d, nil)
-	if res.err != nil || res.outputs["stop-reason"] != "gate-only" || !strings.Contains(f.sticky8(), "a branch this loop delivers to") {
+	if res.err != nil || res.outputs["stop-reason"] != "gate-only" || !strings.Contains(stickyOn(f.gh, 8), "a branch this loop delivers to") {
 		t.Fatalf("the loop's pull request: %v, outputs %v\n%s", res.err, res.outputs, res.log)
 	}
 	if f.ran() != 1 || len(f.git.tried()) != 1 {
@@ -321,14 +321,4 @@ func TestFailedPushIsRetried(t *testing.T) {
 	if res.err != nil || res.outputs["delivered-sha"] == "" || f.git.refs["refs/heads/feature"] != res.outputs["delivered-sha"] {
 		t.Fatalf("the retry: %v, outputs %v\n%s", res.err, res.outputs, res.log)
 	}
-}
-
-// sticky8 is the bot's sticky comment on #8, or "".
-func (f *flow) sticky8() string {
-	for _, c := range f.gh.list(8) {
-		if c.Author == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
-			return c.Body
-		}
-	}
-	return ""
 }

@@ -3,13 +3,15 @@ package action
 import (
 	stdcmp "cmp"
 	"context"
-	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // commentEvent is an issue_comment payload: comment id by author (of type
@@ -46,34 +48,32 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 		reply     string
 		summary   string // part of the summary output and the notice; "" when the job fails
 	}{
-		{name: "an edit", action: "edited", author: "writer", body: "/loop approve ui", summary: "ignored: comment 1001 was edited, not created"},
-		{name: "on an issue", author: "writer", body: "/loop approve ui", onIssue: true, summary: "ignored: comment 1001 is on issue #7, not on a pull request"},
-		{name: "by a bot", author: "renovate[bot]", typ: "Bot", body: "/loop approve ui", summary: "ignored: comment 1001 is by @renovate[bot], a bot"},
+		{name: "an edit", action: "edited", author: "writer", body: "/loop approve ui", summary: "ignored: comment 3000000001 was edited, not created"},
+		{name: "on an issue", author: "writer", body: "/loop approve ui", onIssue: true, summary: "ignored: comment 3000000001 is on issue #7, not on a pull request"},
+		{name: "by a bot", author: "renovate[bot]", typ: "Bot", body: "/loop approve ui", summary: "ignored: comment 3000000001 is by @renovate[bot], a bot"},
 		{name: "by the bot's login", author: "GITHUB-ACTIONS[bot]", body: "/loop approve ui", summary: "a bot or the bot's own login"},
-		{name: "no command", author: "writer", body: "thanks, looks good", summary: "ignored: comment 1001 holds no /loop command"},
+		{name: "no command", author: "writer", body: "thanks, looks good", summary: "ignored: comment 3000000001 holds no /loop command"},
 		{name: "a quoted command", author: "writer", body: "> /loop approve ui", summary: "holds no /loop command"},
 		{name: "without a token", author: "writer", body: "/loop approve ui", setup: func(m *memJob) { m.j.client = nil },
 			err: "input github-token is empty: the action needs it to answer /loop commands"},
 		{name: "on a pull request GitHub does not know", author: "writer", body: "/loop approve ui",
-			setup: func(m *memJob) { delete(m.gh.pulls, 7) }, err: "get pull request octo-org/demo#7: not found", calls: true},
+			setup: func(m *memJob) { m.gh.FailEvery("GET", "/repos/*/*/pulls/7", http.StatusNotFound) }, err: "get pull request octo-org/demo#7", calls: true},
 		{name: "on a fork, by a reader", author: "reader", body: "/loop approve @octo-org/everyone", fork: true,
-			calls: true, reactions: []string{"-1"}, summary: "refused: comment 1001 by @reader: pull request #7 comes from a fork (mallory/demo)"},
+			calls: true, reactions: []string{"-1"}, summary: "refused: comment 3000000001 by @reader: pull request #7 comes from a fork (mallory/demo)"},
 		{name: "on a fork, by a writer", author: "writer", body: "/loop approve @octo-org/everyone", fork: true,
 			calls: true, reactions: []string{"-1"}, reply: "this pull request comes from a fork, so loop-action only evaluates the gate on it",
 			summary: "/loop commands never run its code with this repository's token and secrets"},
 		{name: "on a fork, by a writer whose permission cannot be checked", author: "writer", body: "/loop approve", fork: true,
-			setup: func(m *memJob) { m.gh.fail("Permission", errors.New("502")) }, calls: true, reactions: []string{"-1"}, summary: "refused: comment 1001"},
+			setup: func(m *memJob) { m.gh.FailEvery("GET", "/repos/*/*/collaborators/*/permission", http.StatusBadGateway) }, calls: true, reactions: []string{"-1"}, summary: "refused: comment 3000000001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := newMemJob(t, demoLoop)
 			if tt.fork {
-				pr := m.gh.pulls[7]
-				pr.HeadRepo, pr.Fork = "mallory/demo", true
-				m.gh.pulls[7] = pr
+				m.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, Author: "writer", HeadSHA: memHead, BaseSHA: memBase, HeadRepo: "mallory/demo"})
 			}
-			id := m.gh.add(7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
+			id := m.gh.AddComment(owner, repo, 7, tt.author, stdcmp.Or(tt.typ, "User"), tt.body)
 			if tt.setup != nil {
 				tt.setup(m)
 			}
@@ -82,10 +82,10 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("the job's error: %v, want one containing %q", err, tt.err)
 			}
-			if calls := m.gh.made(); (len(calls) > 0) != tt.calls {
+			if calls := m.gh.Requests(); (len(calls) > 0) != tt.calls {
 				t.Errorf("calls %q, want some: %t", calls, tt.calls)
 			}
-			if diff := cmp.Diff(tt.reactions, m.gh.reactionsTo(id)); diff != "" {
+			if diff := cmp.Diff(tt.reactions, reactionsTo(m.gh, id)); diff != "" {
 				t.Errorf("reactions (-want +got):\n%s", diff)
 			}
 			wantReplies(t, m.replies(tt.author), tt.reply)
@@ -128,14 +128,16 @@ func TestLoopConfigComesFromTheBase(t *testing.T) {
 		{name: "allow-head-config", ref: memBase, headAllow: true, maxIter: 1},
 		{name: "no base commit", ref: "", err: "no base commit to read the loop config from"},
 		{name: "no token", ref: memBase, setup: func(m *memJob) { m.j.client = nil }, err: "input github-token is empty"},
-		{name: "the base has none", ref: memBase, setup: func(m *memJob) { delete(m.gh.files, memBase+":.github/loop.toml") },
+		{name: "the base has none", ref: memBase, setup: func(m *memJob) {
+			m.gh.FailEvery("GET", "/repos/*/*/contents/.github/loop.toml", http.StatusNotFound)
+		},
 			err: "read the loop config from the base commit (the pull request's own copy is not trusted)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := newMemJob(t, demoLoop)
-			m.gh.files[memBase+":.github/loop.toml"] = []byte(demoLoop)
+			m.gh.AddFile(owner, repo, memBase, ".github/loop.toml", []byte(demoLoop))
 			writeFile(t, filepath.Join(m.j.workspace, ".github/loop.toml"), lenient)
 			m.j.in.AllowHeadConfig = tt.headAllow
 			if tt.setup != nil {

@@ -2,11 +2,13 @@ package action
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // forgeDelivery writes onto the run's state, as anyone with push access
@@ -77,12 +79,12 @@ func TestForgedDeliveryNeverPassesAJob(t *testing.T) {
 				d.SHA, d.Base, d.Snapshot = f.git.commit(f.head, files, "forged"), f.head, f.git.get(f.head).Snapshot
 			}
 			if tt.status != "" {
-				f.gh.setStatusAs("mallory", f.head, "success", "loop/demo", tt.status)
+				f.gh.AddStatus(owner, repo, githubfake.Status{Creator: "mallory", SHA: f.head, State: "success", Context: "loop/demo", Description: tt.status})
 			}
 			f.forgeDelivery(tt.st, d)
-			before := len(f.gh.setStatuses())
+			before := len(f.gh.AllStatuses(owner, repo))
 			res := f.pr(nil)
-			set := f.gh.setStatuses()[before:]
+			set := f.gh.AllStatuses(owner, repo)[before:]
 			var successes []string
 			for _, s := range set {
 				if s.State == "success" {
@@ -167,9 +169,9 @@ func TestCertifiedOnGitHub(t *testing.T) {
 			t.Parallel()
 			m := newMemJob(t, demoLoop)
 			for _, s := range tt.statuses {
-				m.gh.setStatusAs(s[0], memHead, s[1], "loop/demo", s[2])
+				m.gh.AddStatus(owner, repo, githubfake.Status{Creator: s[0], SHA: memHead, State: s[1], Context: "loop/demo", Description: s[2]})
 			}
-			m.gh.setStatusAs(bot, memHead, "failure", "loop/other", "another loop's")
+			m.gh.AddStatus(owner, repo, githubfake.Status{Creator: bot, SHA: memHead, State: "failure", Context: "loop/other", Description: "another loop's"})
 			why, err := m.j.pub().certifiedOnGitHub(t.Context(), m.s, memHead, snap)
 			if err != nil || (why == "") != (tt.why == "") || !strings.Contains(why, tt.why) {
 				t.Errorf("why %q, error %v; want %q", why, err, tt.why)
@@ -179,9 +181,8 @@ func TestCertifiedOnGitHub(t *testing.T) {
 	t.Run("the API fails", func(t *testing.T) {
 		t.Parallel()
 		m := newMemJob(t, demoLoop)
-		down := errors.New("502 bad gateway")
-		m.gh.fail("LatestStatus", down)
-		if why, err := m.j.pub().certifiedOnGitHub(t.Context(), m.s, memHead, snap); !errors.Is(err, down) || why != "" {
+		m.gh.FailEvery("GET", "/repos/*/*/commits/*/statuses", http.StatusBadGateway)
+		if why, err := m.j.pub().certifiedOnGitHub(t.Context(), m.s, memHead, snap); err == nil || !strings.Contains(err.Error(), "502 Bad Gateway") || why != "" {
 			t.Errorf("why %q, error %v; want the error", why, err)
 		}
 	})

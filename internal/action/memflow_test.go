@@ -16,17 +16,19 @@ import (
 
 	"github.com/loop-action/loop-action/internal/action/github"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // A flow is pull request #7 (feature → main) of the demo repository, or
 // its default branch, through several jobs of the action, in memory:
-// memGitHub for GitHub, memGit for git, a dir: store that keeps each
+// githubfake for GitHub, memGit for git, a dir: store that keeps each
 // run's workspace like the state branch does, and a real runner with a
 // scripted agent in a fresh checkout per job. The jobs go through
 // job.handle, as Main's do, with everything but the process around them.
 type flow struct {
 	t        *testing.T
-	gh       *memGitHub
+	gh       *githubfake.Server
+	api      *github.Client // the jobs' client
 	git      *memGit
 	states   string // the dir: store's directory
 	spaces   *spaces
@@ -74,8 +76,9 @@ const (
 
 func newFlow(t *testing.T, config, agent string) *flow {
 	t.Helper()
-	f := &flow{t: t, gh: newMemGitHub(owner, repo, bot), git: newMemGit(t), states: t.TempDir(), spaces: &spaces{m: map[string]map[string]string{}},
+	f := &flow{t: t, git: newMemGit(t), states: t.TempDir(), spaces: &spaces{m: map[string]map[string]string{}},
 		agentLog: filepath.Join(t.TempDir(), "agent.log")}
+	f.gh, f.api = newGitHub(t)
 	f.environ = append(os.Environ(), "AGENT_LOG="+f.agentLog)
 	files := map[string]string{"calc.sh": buggyCalc, "test.sh": calcTest, "agents/fixer.sh": agent,
 		".github/loop.toml": config, ".gitignore": ".loop/\n"}
@@ -83,9 +86,9 @@ func newFlow(t *testing.T, config, agent string) *flow {
 	files["README.md"] = "# demo\n"
 	f.head = f.git.commit(f.base, files, "readme")
 	f.git.refs["refs/heads/main"], f.git.refs["refs/heads/feature"] = f.base, f.head
-	f.gh.files[f.base+":.github/loop.toml"] = []byte(config)
-	f.gh.permit("writer", "write")
-	f.gh.permit("reader", "read")
+	f.gh.AddFile(owner, repo, f.base, ".github/loop.toml", []byte(config))
+	f.gh.SetPermission(owner, repo, "writer", "write")
+	f.gh.SetPermission(owner, repo, "reader", "read")
 	f.setHead(f.head)
 	return f
 }
@@ -96,10 +99,7 @@ func (f *flow) setHead(sha string) {
 	f.git.mu.Lock()
 	f.git.refs["refs/heads/feature"] = sha
 	f.git.mu.Unlock()
-	f.gh.mu.Lock()
-	f.gh.pulls[7] = github.PR{Number: 7, Title: "Fix add()", Author: "writer", State: "open", HeadSHA: sha, HeadRef: "feature",
-		HeadRepo: owner + "/" + repo, BaseRef: "main", BaseSHA: f.base, BaseRepo: owner + "/" + repo}
-	f.gh.mu.Unlock()
+	f.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, Title: "Fix add()", Author: "writer", HeadSHA: sha, BaseSHA: f.base})
 }
 
 // ran is how many times the agent ran.
@@ -135,7 +135,7 @@ func (f *flow) pr(in func(*Inputs)) jobResult {
 // comment writes body on #7 as user and runs the issue_comment job.
 func (f *flow) comment(user, body string, in func(*Inputs)) (int64, jobResult) {
 	f.t.Helper()
-	id := f.gh.add(7, user, "User", body)
+	id := f.gh.AddComment(owner, repo, 7, user, "User", body)
 	ev := map[string]any{"action": "created", "issue": map[string]any{"number": float64(7), "pull_request": map[string]any{"url": "u"}},
 		"comment":    map[string]any{"id": float64(id), "body": body, "user": map[string]any{"login": user, "type": "User"}},
 		"repository": map[string]any{"default_branch": "main"}}
@@ -168,7 +168,7 @@ func (f *flow) job(event string, ev map[string]any, sha string, in func(*Inputs)
 		in: Inputs{Config: ".github/loop.toml", Token: "ghs_github-token-0123456789", StateBranch: "loop-state", Bot: bot,
 			Comment: true, FailOnUnsuccessful: true, UploadExport: true, Deliver: DeliverAuto},
 		ctx:   &githubactions.GitHubContext{EventName: event, Event: ev, ServerURL: "https://github.com", RunID: 4242, SHA: sha, RefName: cmp.Or(f.refName, "main")},
-		owner: owner, repo: repo, workspace: ws, client: f.gh, git: f.git,
+		owner: owner, repo: repo, workspace: ws, client: f.api, git: f.git,
 	}
 	j.stores = func(context.Context) (state.Store, error) { return f.store(ws) }
 	if in != nil {
@@ -200,16 +200,19 @@ func (f *flow) checkpoint(runID string) *state.Checkpoint {
 // statuses are the loop/demo statuses set, as "sha7 state: description".
 func (f *flow) statuses() []string {
 	var out []string
-	for _, s := range f.gh.setStatuses() {
+	for _, s := range f.gh.AllStatuses(owner, repo) {
 		out = append(out, s.SHA[:7]+" "+s.State+": "+s.Description)
 	}
 	return out
 }
 
 // sticky is the bot's sticky comment on #7, or "".
-func (f *flow) sticky() string {
-	for _, c := range f.gh.list(7) {
-		if c.Author == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
+func (f *flow) sticky() string { return stickyOn(f.gh, 7) }
+
+// stickyOn is the bot's sticky comment of the demo loop on n, or "".
+func stickyOn(gh *githubfake.Server, n int) string {
+	for _, c := range gh.Comments(owner, repo, n) {
+		if c.User == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
 			return c.Body
 		}
 	}

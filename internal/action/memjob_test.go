@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +17,17 @@ import (
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 // A memJob is one job of the action on pull request #7 of the demo loop,
-// with memGitHub for GitHub and a dir: store for the state branch: the
-// action's decisions run in process, with no HTTP server, no git and no
-// agent. Tests call the decision they are about (catchUp, the verifier,
+// with githubfake for GitHub and a dir: store for the state branch: the
+// action's decisions run in process, with no git and no agent. Tests call the decision they are about (catchUp, the verifier,
 // report) directly; the end-to-end tests drive the same through Main.
 type memJob struct {
 	t        *testing.T
-	gh       *memGitHub
+	gh       *githubfake.Server
+	api      *github.Client // the job's client, also when a test takes it away
 	j        *job
 	s        *session
 	log      *bytes.Buffer
@@ -40,6 +42,29 @@ const (
 	memSnap = "5a5a000000000000000000000000000000000003"
 )
 
+// newGitHub is the decision tests' GitHub: the demo repository on the
+// fake, whose clock moves on a second at every stamp (so that an edit
+// shows), and a client over it acting as the bot that never retries.
+func newGitHub(t *testing.T) (*githubfake.Server, *github.Client) {
+	t.Helper()
+	fake := githubfake.New()
+	t.Cleanup(fake.Close)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	fake.SetClock(func() time.Time { now = now.Add(time.Second); return now }) // called under the fake's lock
+	fake.SetToken("ghs_decisions", bot)
+	fake.AddRepo(owner, repo)
+	c, err := github.New(fake.URL(), "ghs_decisions", github.WithRetry(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, c
+}
+
+// reactionsTo are the reactions to comment id, sorted.
+func reactionsTo(gh *githubfake.Server, id int64) []string {
+	return slices.Sorted(slices.Values(gh.Reactions(owner, repo, id)))
+}
+
 func newMemJob(t *testing.T, config string) *memJob {
 	t.Helper()
 	cfg, err := loop.Parse(".github/loop.toml", []byte(config))
@@ -51,12 +76,12 @@ func newMemJob(t *testing.T, config string) *memJob {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	m := &memJob{t: t, gh: newMemGitHub(owner, repo, bot), log: &bytes.Buffer{}, commands: t.TempDir()}
-	m.gh.permit("writer", "write")
-	m.gh.permit("reader", "read")
-	m.gh.permit("boss", "admin")
-	m.gh.pulls[7] = github.PR{Number: 7, Author: "writer", State: "open", HeadSHA: memHead, HeadRef: "feature",
-		HeadRepo: owner + "/" + repo, BaseRef: "main", BaseSHA: memBase, BaseRepo: owner + "/" + repo}
+	m := &memJob{t: t, log: &bytes.Buffer{}, commands: t.TempDir()}
+	m.gh, m.api = newGitHub(t)
+	m.gh.SetPermission(owner, repo, "writer", "write")
+	m.gh.SetPermission(owner, repo, "reader", "read")
+	m.gh.SetPermission(owner, repo, "boss", "admin")
+	m.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, Author: "writer", HeadSHA: memHead, BaseSHA: memBase})
 	env := map[string]string{
 		"GITHUB_OUTPUT":       filepath.Join(m.commands, "set_output"),
 		"GITHUB_STEP_SUMMARY": filepath.Join(m.commands, "step_summary"),
@@ -68,7 +93,7 @@ func newMemJob(t *testing.T, config string) *memJob {
 		in: Inputs{Config: ".github/loop.toml", StateBranch: "loop-state", Bot: bot,
 			Comment: true, FailOnUnsuccessful: true},
 		ctx:   &githubactions.GitHubContext{ServerURL: "https://github.com", RunID: 4242},
-		owner: owner, repo: repo, workspace: t.TempDir(), client: m.gh,
+		owner: owner, repo: repo, workspace: t.TempDir(), client: m.api,
 	}
 	m.s = &session{cfg: cfg, store: store, runID: "demo/pr-7", pr: 7, head: memHead}
 	return m
@@ -91,7 +116,7 @@ func (m *memJob) pause() int64 {
 
 // request posts the bot's request to review goal on snapshot.
 func (m *memJob) request(goal, snapshot string) int64 {
-	return m.gh.add(7, bot, "Bot", reviewMarker("demo", goal, snapshot)+"\n⏸ **Review wanted**")
+	return m.gh.AddComment(owner, repo, 7, bot, "Bot", reviewMarker("demo", goal, snapshot)+"\n⏸ **Review wanted**")
 }
 
 // command writes body on the pull request as author and has the job
@@ -99,7 +124,7 @@ func (m *memJob) request(goal, snapshot string) int64 {
 // does before it runs the loop.
 func (m *memJob) command(author, body string) (int64, steer) {
 	m.t.Helper()
-	id := m.gh.add(7, author, "User", body)
+	id := m.gh.AddComment(owner, repo, 7, author, "User", body)
 	return id, m.catchUp()
 }
 
@@ -118,7 +143,11 @@ func (m *memJob) catchUp() steer {
 		}
 		m.s.run = nil
 	}()
-	st, err := m.j.catchUp(ctx, m.s, m.gh.pulls[7])
+	pr, err := m.api.PullRequest(ctx, owner, repo, 7)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	st, err := m.j.catchUp(ctx, m.s, pr)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -141,8 +170,8 @@ func (m *memJob) checkpoint() *state.Checkpoint {
 // replies are the bot's comments addressed to login.
 func (m *memJob) replies(login string) []string {
 	var out []string
-	for _, c := range m.gh.list(7) {
-		if c.Author == bot && strings.HasPrefix(c.Body, "@"+login+":") {
+	for _, c := range m.gh.Comments(owner, repo, 7) {
+		if c.User == bot && strings.HasPrefix(c.Body, "@"+login+":") {
 			out = append(out, c.Body)
 		}
 	}

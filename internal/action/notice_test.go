@@ -20,13 +20,13 @@ func TestRefusedCommandsSaySo(t *testing.T) {
 		notice  string // part of a notice line; "" when the summary is the only one
 	}{
 		{name: "a reader's /loop run", user: "reader", body: "/loop run",
-			summary: "loop demo: nothing to run: comment 1001 by @reader refused: /loop run needs write permission on octo-org/demo; you have read",
-			notice:  "comment 1001 by @reader refused: /loop run needs write permission"},
+			summary: "loop demo: nothing to run: comment 3000000001 by @reader refused: /loop run needs write permission on octo-org/demo; you have read",
+			notice:  "comment 3000000001 by @reader refused: /loop run needs write permission"},
 		{name: "a writer's /loop run before the loop ran", user: "writer", body: "/loop run",
-			summary: "refused: the loop has not run on this pull request yet", notice: "comment 1001 by @writer refused"},
+			summary: "refused: the loop has not run on this pull request yet", notice: "comment 3000000001 by @writer refused"},
 		{name: "a writer's malformed command", user: "writer", body: "/loop frobnicate",
 			summary: "refused: unknown /loop command `frobnicate`", notice: "refused: unknown /loop command"},
-		{name: "a writer's /loop help", user: "writer", body: "/loop help", summary: "loop demo: nothing to run: comment 1001 by @writer: /loop help done"},
+		{name: "a writer's /loop help", user: "writer", body: "/loop help", summary: "loop demo: nothing to run: comment 3000000001 by @writer: /loop help done"},
 		{name: "a stranger's /loop status before the loop ran", user: "stranger", body: "/loop status",
 			summary: "loop demo: nothing to report: the loop has not run on this pull request yet"},
 	}

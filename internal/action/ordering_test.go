@@ -1,7 +1,7 @@
 package action
 
 import (
-	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -9,6 +9,7 @@ import (
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 const otherSnap = "0dd0000000000000000000000000000000000004"
@@ -32,25 +33,25 @@ func TestApprovalsAnswerTheReviewRequest(t *testing.T) {
 		{name: "after a newer request for another snapshot", before: func(m *memJob) { m.request("ui", otherSnap) },
 			reply: "your approval predates the review request for snapshot `5a5a000`"},
 		{name: "after a request for another snapshot only",
-			before: func(m *memJob) { m.gh.remove(m.lastRequest()); m.request("ui", otherSnap) },
+			before: func(m *memJob) { m.gh.DeleteComment(owner, repo, m.lastRequest()); m.request("ui", otherSnap) },
 			reply:  "no review of snapshot `5a5a000` of goal `ui` had been requested", asked: true},
 		{name: "after a request another user wrote", before: func(m *memJob) {
-			m.gh.remove(m.lastRequest())
-			m.gh.add(7, "mallory", "User", reviewMarker("demo", "ui", memSnap))
+			m.gh.DeleteComment(owner, repo, m.lastRequest())
+			m.gh.AddComment(owner, repo, 7, "mallory", "User", reviewMarker("demo", "ui", memSnap))
 		}, reply: "the request is posted now", asked: true},
 		{name: "after a request written under the bot's login by a user", before: func(m *memJob) {
-			m.gh.remove(m.lastRequest())
-			m.gh.add(7, bot, "User", reviewMarker("demo", "ui", memSnap))
+			m.gh.DeleteComment(owner, repo, m.lastRequest())
+			m.gh.AddComment(owner, repo, 7, bot, "User", reviewMarker("demo", "ui", memSnap))
 		}, reply: "the request is posted now", asked: true},
 		{name: "after a request of another loop", before: func(m *memJob) {
-			m.gh.remove(m.lastRequest())
-			m.gh.add(7, bot, "Bot", reviewMarker("other", "ui", memSnap))
+			m.gh.DeleteComment(owner, repo, m.lastRequest())
+			m.gh.AddComment(owner, repo, 7, bot, "Bot", reviewMarker("other", "ui", memSnap))
 		}, reply: "the request is posted now", asked: true},
 		{name: "after a request whose marker is not its first line", before: func(m *memJob) {
-			m.gh.remove(m.lastRequest())
-			m.gh.add(7, bot, "Bot", "quoting:\n"+reviewMarker("demo", "ui", memSnap))
+			m.gh.DeleteComment(owner, repo, m.lastRequest())
+			m.gh.AddComment(owner, repo, 7, bot, "Bot", "quoting:\n"+reviewMarker("demo", "ui", memSnap))
 		}, reply: "the request is posted now", asked: true},
-		{name: "with no request at all", before: func(m *memJob) { m.gh.remove(m.lastRequest()) },
+		{name: "with no request at all", before: func(m *memJob) { m.gh.DeleteComment(owner, repo, m.lastRequest()) },
 			reply: "the request is posted now: look at it, then approve again", asked: true},
 	}
 	for _, tt := range tests {
@@ -93,10 +94,10 @@ func TestApprovalsAnswerTheReviewRequest(t *testing.T) {
 func TestApprovalPredatingTheRequestIsRefused(t *testing.T) {
 	t.Parallel()
 	m := newMemJob(t, demoLoop)
-	early := m.gh.add(7, "writer", "User", "/loop approve ui")
+	early := m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
 	m.pause()
 	m.catchUp()
-	if diff := cmp.Diff([]string{"-1", "eyes"}, m.gh.reactionsTo(early)); diff != "" {
+	if diff := cmp.Diff([]string{"-1", "eyes"}, reactionsTo(m.gh, early)); diff != "" {
 		t.Errorf("reactions (-want +got):\n%s", diff)
 	}
 	wantReplies(t, m.replies("writer"), "your approval predates the review request for snapshot `5a5a000` of goal `ui`")
@@ -125,9 +126,7 @@ func TestDecisionsNeedTheRunAsItStands(t *testing.T) {
 			"it starts with the next push, or re-run the pull_request workflow"},
 		{"after the head moved", func(m *memJob) {
 			m.pause()
-			pr := m.gh.pulls[7]
-			pr.HeadSHA = strings.Repeat("e", 40)
-			m.gh.pulls[7] = pr
+			m.gh.AddPull(owner, repo, githubfake.Pull{Number: 7, Author: "writer", HeadSHA: strings.Repeat("e", 40), BaseSHA: memBase})
 		}, "/loop approve ui", "the pull request's head moved to eeeeeee since the loop last ran on cafe000"},
 		{"a goal with no review pending", func(m *memJob) { m.pause() }, "/loop approve tests",
 			"no review of goal `tests` is pending"},
@@ -135,8 +134,8 @@ func TestDecisionsNeedTheRunAsItStands(t *testing.T) {
 			"the run is already over (success)"},
 		{"while the request cannot be posted", func(m *memJob) {
 			m.pause()
-			m.gh.remove(m.lastRequest())
-			m.gh.fail("Comment", errors.New("403 forbidden"))
+			m.gh.DeleteComment(owner, repo, m.lastRequest())
+			m.gh.FailEvery("POST", "/repos/*/*/issues/7/comments", http.StatusBadGateway)
 		}, "/loop approve ui", ""},
 	}
 	for _, tt := range tests {
@@ -145,7 +144,7 @@ func TestDecisionsNeedTheRunAsItStands(t *testing.T) {
 			m := newMemJob(t, demoLoop)
 			tt.setup(m)
 			id, st := m.command("writer", tt.body)
-			if diff := cmp.Diff([]string{"-1", "eyes"}, m.gh.reactionsTo(id)); diff != "" {
+			if diff := cmp.Diff([]string{"-1", "eyes"}, reactionsTo(m.gh, id)); diff != "" {
 				t.Errorf("reactions (-want +got):\n%s", diff)
 			}
 			wantReplies(t, m.replies("writer"), tt.reply)
@@ -161,7 +160,12 @@ func TestDecisionsNeedTheRunAsItStands(t *testing.T) {
 
 // ownRequests are the bot's review requests on the pull request.
 func (m *memJob) ownRequests() []reviewRequest {
-	return m.j.pub().reviewRequests(m.gh.list(7), "demo")
+	m.t.Helper()
+	cs, err := m.api.Comments(m.t.Context(), owner, repo, 7)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return m.j.pub().reviewRequests(cs, "demo")
 }
 
 // lastRequest is the id of the bot's newest review request.

@@ -3,15 +3,17 @@ package action
 import (
 	"context"
 	"errors"
-	"strings"
+	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/loop-action/loop-action/internal/gate"
 	"github.com/loop-action/loop-action/internal/ledger"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
+	"github.com/loop-action/loop-action/internal/testing/githubfake"
 )
 
 const runURL = "https://github.com/octo-org/demo/actions/runs/4242"
@@ -32,8 +34,8 @@ func TestRunOutcomeReports(t *testing.T) {
 	over := stuck
 	over.Ran = false
 	requested := []ledger.Event{{Type: ledger.ReviewRequested, Goal: "ui", Snapshot: memSnap, Reason: "Does the summary read well?"}}
-	status := func(st, desc string) []memStatus {
-		return []memStatus{{SHA: memHead, State: st, Context: "loop/demo", Description: desc, TargetURL: runURL, Creator: bot}}
+	status := func(st, desc string) []githubfake.Status {
+		return []githubfake.Status{{SHA: memHead, State: st, Context: "loop/demo", Description: desc, TargetURL: runURL, Creator: bot}}
 	}
 	tests := []struct {
 		name     string
@@ -41,7 +43,7 @@ func TestRunOutcomeReports(t *testing.T) {
 		evs      []ledger.Event
 		refresh  bool
 		setup    func(m *memJob)
-		statuses []memStatus
+		statuses []githubfake.Status
 		sticky   bool
 		requests []reviewRequest // the bot's review requests after the report, ids left out
 		dv       delivery        // for a success: what conclude made of it (deliver_test.go tests how)
@@ -71,9 +73,12 @@ func TestRunOutcomeReports(t *testing.T) {
 			statuses: status("failure", "no-progress after 3 iterations: 3 iterations without progress"), jobErr: ErrUnsuccessful},
 		{name: "a branch's run", out: paused, evs: requested, setup: func(m *memJob) { m.s.pr = 0 },
 			outputs: map[string]string{"stop-reason": "awaiting-review"}},
-		{name: "the status cannot be set", out: stuck, setup: func(m *memJob) { m.gh.fail("SetStatus", errors.New("502")) },
+		{name: "the status cannot be set", out: stuck, setup: func(m *memJob) { m.gh.FailEvery("POST", "/repos/*/*/statuses/*", http.StatusBadGateway) },
 			sticky: true, outputs: map[string]string{"success": "false"}, jobErr: ErrUnsuccessful},
-		{name: "the sticky comment cannot be written", out: success, dv: delivery{success: true}, setup: func(m *memJob) { m.gh.fail("UpsertSticky", errors.New("502")) },
+		{name: "the sticky comment cannot be written", out: success, dv: delivery{success: true}, setup: func(m *memJob) {
+			m.gh.FailEvery("POST", "/repos/*/*/issues/7/comments", http.StatusBadGateway)
+			m.gh.FailEvery("PATCH", "/repos/*/*/issues/comments/*", http.StatusBadGateway)
+		},
 			reportErr: errors.New("502")},
 	}
 	for _, tt := range tests {
@@ -91,10 +96,10 @@ func TestRunOutcomeReports(t *testing.T) {
 			if (err != nil) != (tt.reportErr != nil) {
 				t.Fatalf("report: %v, want an error: %t", err, tt.reportErr != nil)
 			}
-			if diff := cmp.Diff(tt.statuses, m.gh.setStatuses()); diff != "" {
+			if diff := cmp.Diff(tt.statuses, m.gh.AllStatuses(owner, repo), cmpopts.IgnoreFields(githubfake.Status{}, "ID", "CreatedAt")); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
-			if got := m.sticky(); got != tt.sticky {
+			if got := stickyOn(m.gh, 7) != ""; got != tt.sticky {
 				t.Errorf("sticky comment written: %t, want %t", got, tt.sticky)
 			}
 			got := m.ownRequests()
@@ -118,15 +123,4 @@ func TestRunOutcomeReports(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sticky reports whether the bot's sticky comment of the demo loop is on
-// the pull request.
-func (m *memJob) sticky() bool {
-	for _, c := range m.gh.list(7) {
-		if c.Author == bot && strings.HasPrefix(c.Body, Marker("demo")+"\n") {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,7 @@ package action
 
 import (
 	"context"
-	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -14,13 +14,12 @@ import (
 	"github.com/loop-action/loop-action/internal/state"
 )
 
-// edits counts the sticky comment writes memGitHub saw.
-func (m *memGitHub) edits() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// edits counts the sticky comment writes the fake saw: each begins with
+// reading the comments, whether or not its write goes through.
+func (m *memJob) edits() int {
 	n := 0
-	for _, c := range m.calls {
-		if strings.HasPrefix(c, "UpsertSticky ") {
+	for _, r := range m.gh.Requests() {
+		if strings.HasPrefix(r, "GET /repos/octo-org/demo/issues/7/comments?") {
 			n++
 		}
 	}
@@ -56,14 +55,14 @@ func TestProgressIsThrottled(t *testing.T) {
 	for i, s := range steps {
 		now = start.Add(s.at)
 		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: s.status, Iteration: i, MaxIterations: 9, Verdicts: pausedVerdicts()})
-		if got := m.gh.edits(); got != s.edits {
+		if got := m.edits(); got != s.edits {
 			t.Fatalf("after a checkpoint at +%s (%s): %d edits, want %d", s.at, s.status, got, s.edits)
 		}
 	}
 	p.stop()
 	now = start.Add(time.Hour)
 	p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, Iteration: 10, MaxIterations: 9})
-	if got := m.gh.edits(); got != 3 {
+	if got := m.edits(); got != 3 {
 		t.Errorf("%d edits after stop, want 3: the final report is the last write", got)
 	}
 }
@@ -74,7 +73,7 @@ func TestProgressIsThrottled(t *testing.T) {
 func TestProgressFailureIsAWarningOutsideTheFence(t *testing.T) {
 	t.Parallel()
 	m := newMemJob(t, demoLoop)
-	m.gh.failing["UpsertSticky"] = errors.New("403 resource not accessible by integration")
+	m.gh.FailEvery("POST", "/repos/*/*/issues/7/comments", http.StatusBadGateway)
 	start := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 	now := start
 	m.j.env.Now = func() time.Time { return now }
@@ -84,7 +83,7 @@ func TestProgressFailureIsAWarningOutsideTheFence(t *testing.T) {
 		now = now.Add(20 * time.Second)
 		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, Iteration: 1, MaxIterations: 9})
 	})
-	if got := m.gh.edits(); got != 1 {
+	if got := m.edits(); got != 1 {
 		t.Errorf("%d edit attempts, want 1", got)
 	}
 	_, fenced := groups(t, m.log.String())
@@ -109,8 +108,8 @@ func TestNoProgressWithoutAPullRequestsComment(t *testing.T) {
 			tune(m)
 			p := m.j.newProgress(context.Background(), m.s)
 			p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running}) // nil: does nothing
-			if p != nil || m.gh.edits() != 0 {
-				t.Errorf("progress %v, %d edits", p, m.gh.edits())
+			if p != nil || m.edits() != 0 {
+				t.Errorf("progress %v, %d edits", p, m.edits())
 			}
 		})
 	}
@@ -169,7 +168,7 @@ func TestProgressIntervalIsTheJobs(t *testing.T) {
 		now = now.Add(step)
 		p.checkpointed(&state.Checkpoint{RunID: m.s.runID, Status: state.Running, MaxIterations: 9})
 	}
-	if got := m.gh.edits(); got != 2 {
+	if got := m.edits(); got != 2 {
 		t.Errorf("%d edits at +0s, +30s, +59s and +60s with a minute between, want 2", got)
 	}
 }

@@ -22,13 +22,13 @@ func TestLoopPush(t *testing.T) {
 		t.Fatalf("the run: %v\n%s", res.err, res.log)
 	}
 	id, res := f.comment("reader", "/loop push", comment)
-	if res.err != nil || len(f.git.tried()) != 0 || !cmp.Equal(f.gh.reactionsTo(id), []string{"-1", "eyes"}) {
-		t.Fatalf("a reader's push: %v, pushes %+v, reactions %v", res.err, f.git.tried(), f.gh.reactionsTo(id))
+	if res.err != nil || len(f.git.tried()) != 0 || !cmp.Equal(reactionsTo(f.gh, id), []string{"-1", "eyes"}) {
+		t.Fatalf("a reader's push: %v, pushes %+v, reactions %v", res.err, f.git.tried(), reactionsTo(f.gh, id))
 	}
 	id, res = f.comment("writer", "/loop push", comment)
 	pushes := f.git.tried()
-	if res.err != nil || len(pushes) != 1 || !cmp.Equal(f.gh.reactionsTo(id), []string{"+1", "eyes"}) {
-		t.Fatalf("a writer's push: %v, pushes %+v, reactions %v\n%s", res.err, pushes, f.gh.reactionsTo(id), res.log)
+	if res.err != nil || len(pushes) != 1 || !cmp.Equal(reactionsTo(f.gh, id), []string{"+1", "eyes"}) {
+		t.Fatalf("a writer's push: %v, pushes %+v, reactions %v\n%s", res.err, pushes, reactionsTo(f.gh, id), res.log)
 	}
 	d := pushes[0].SHA
 	if pushes[0].Ref != "refs/heads/feature" || pushes[0].Old != head || f.git.get(d).Files["calc.sh"] != fixedCalc {
@@ -48,7 +48,7 @@ func TestLoopPush(t *testing.T) {
 
 	id, _ = f.comment("writer", "/loop push", comment)
 	if len(f.git.tried()) != 1 || !strings.Contains(lastReply(f), "already pushed") {
-		t.Errorf("a second push: pushes %+v, reply %q, reactions %v", f.git.tried(), lastReply(f), f.gh.reactionsTo(id))
+		t.Errorf("a second push: pushes %+v, reply %q, reactions %v", f.git.tried(), lastReply(f), reactionsTo(f.gh, id))
 	}
 	f.comment("writer", "/loop push", nil)
 	if !strings.Contains(lastReply(f), "/loop push is for `deliver: comment` or `deliver: none`; with `deliver: auto` the loop delivers certified work itself") {
@@ -57,9 +57,9 @@ func TestLoopPush(t *testing.T) {
 }
 
 func lastReply(f *flow) string {
-	cs := f.gh.list(7)
+	cs := f.gh.Comments(owner, repo, 7)
 	for i := len(cs) - 1; i >= 0; i-- {
-		if cs[i].Author == bot && strings.HasPrefix(cs[i].Body, "@") {
+		if cs[i].User == bot && strings.HasPrefix(cs[i].Body, "@") {
 			return cs[i].Body
 		}
 	}

@@ -2,7 +2,7 @@ package action
 
 import (
 	"context"
-	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -30,7 +30,7 @@ func (m *memJob) verify(ds ...gate.Decision) ([]gate.Decision, []runner.DroppedD
 func TestStoredDecisionsAreVerified(t *testing.T) {
 	t.Parallel()
 	say := func(author, body string) func(m *memJob) int64 {
-		return func(m *memJob) int64 { return m.gh.add(7, author, "User", body) }
+		return func(m *memJob) int64 { return m.gh.AddComment(owner, repo, 7, author, "User", body) }
 	}
 	tests := []struct {
 		name   string
@@ -50,19 +50,19 @@ func TestStoredDecisionsAreVerified(t *testing.T) {
 			edit: func(d *gate.Decision) { d.Comment = 0 }, why: "it names no comment it came from"},
 		{name: "a fabricated comment id", write: func(*memJob) int64 { return 4_000_000_123 },
 			why: "comment 4000000123 is not on pull request #7"},
-		{name: "a comment on another pull request", write: func(m *memJob) int64 { return m.gh.add(8, "writer", "User", "/loop approve ui") },
+		{name: "a comment on another pull request", write: func(m *memJob) int64 { return m.gh.AddComment(owner, repo, 8, "writer", "User", "/loop approve ui") },
 			why: "is not on pull request #7"},
 		{name: "a reader's comment", write: say("reader", "/loop approve ui"), edit: func(d *gate.Decision) { d.By = "reader" },
 			why: "reader has read permission on octo-org/demo now, not write"},
 		{name: "a writer who lost write since", write: func(m *memJob) int64 {
-			id := m.gh.add(7, "writer", "User", "/loop approve ui")
-			m.gh.permit("writer", "read")
+			id := m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
+			m.gh.SetPermission(owner, repo, "writer", "read")
 			return id
 		}, why: "writer has read permission on octo-org/demo now, not write"},
 		{name: "someone else's comment", write: say("reader", "/loop approve ui"), why: "was written by reader, not writer"},
 		{name: "an edited comment", write: func(m *memJob) int64 {
-			id := m.gh.add(7, "writer", "User", "Nice work.")
-			m.gh.edit(id, "/loop approve ui")
+			id := m.gh.AddComment(owner, repo, 7, "writer", "User", "Nice work.")
+			m.gh.EditComment(owner, repo, id, "/loop approve ui")
 			return id
 		}, why: "was edited after it was written"},
 		{name: "a comment saying something else", write: say("writer", "I will approve this later."), why: "holds no valid /loop command"},
@@ -76,11 +76,11 @@ func TestStoredDecisionsAreVerified(t *testing.T) {
 			edit: func(d *gate.Decision) { d.By = bot }, why: "was written by a bot"},
 		{name: "a writer who is not an approver", config: approvers, write: say("writer", "/loop approve ui"),
 			why: "writer is not among the [review] approvers"},
-		{name: "an approval older than the review request", write: func(m *memJob) int64 { return m.gh.list(7)[0].ID },
+		{name: "an approval older than the review request", write: func(m *memJob) int64 { return m.gh.Comments(owner, repo, 7)[0].ID },
 			why: "no review of goal ui was requested before comment"},
 		{name: "an approval answering a newer snapshot's request", write: func(m *memJob) int64 {
 			m.request("ui", otherSnap)
-			return m.gh.add(7, "writer", "User", "/loop approve ui")
+			return m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui")
 		}, why: "answers the review request for snapshot 0dd0000, not 5a5a000"},
 		{name: "an approval moved to a snapshot never requested", write: say("writer", "/loop approve ui"),
 			edit: func(d *gate.Decision) { d.Snapshot = otherSnap }, why: "answers the review request for snapshot 5a5a000, not 0dd0000"},
@@ -89,7 +89,7 @@ func TestStoredDecisionsAreVerified(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := newMemJob(t, demoLoop+tt.config)
-			m.gh.add(7, "writer", "User", "/loop approve ui") // before the review was requested
+			m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui") // before the review was requested
 			m.pause()
 			d := approval(tt.write(m))
 			if tt.edit != nil {
@@ -120,16 +120,18 @@ func TestStoredDecisionsAreVerified(t *testing.T) {
 // for a later job), never a decision kept unchecked.
 func TestVerificationFailsClosed(t *testing.T) {
 	t.Parallel()
-	for _, method := range []string{"Comments", "Permission"} {
-		t.Run(method, func(t *testing.T) {
+	for read, path := range map[string]string{
+		"Comments":   "/repos/*/*/issues/7/comments",
+		"Permission": "/repos/*/*/collaborators/*/permission",
+	} {
+		t.Run(read, func(t *testing.T) {
 			t.Parallel()
 			m := newMemJob(t, demoLoop)
 			m.pause()
-			d := approval(m.gh.add(7, "writer", "User", "/loop approve ui"))
-			down := errors.New("502 bad gateway")
-			m.gh.fail(method, down)
+			d := approval(m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui"))
+			m.gh.FailEvery("GET", path, http.StatusBadGateway)
 			kept, dropped, err := m.verify(d)
-			if !errors.Is(err, down) || kept != nil || dropped != nil {
+			if err == nil || !strings.Contains(err.Error(), "502 Bad Gateway") || kept != nil || dropped != nil {
 				t.Errorf("kept %+v, dropped %+v, error %v; want only the error", kept, dropped, err)
 			}
 		})
@@ -142,14 +144,15 @@ func TestVerificationReadsOnce(t *testing.T) {
 	t.Parallel()
 	m := newMemJob(t, demoLoop)
 	m.pause()
-	first := approval(m.gh.add(7, "writer", "User", "/loop approve ui"))
-	second := approval(m.gh.add(7, "writer", "User", "/loop approve"))
-	before := len(m.gh.made())
+	first := approval(m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui"))
+	second := approval(m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve"))
+	before := len(m.gh.Requests())
 	kept, dropped, err := m.verify(first, second)
 	if err != nil || len(kept) != 2 || len(dropped) != 0 {
 		t.Fatalf("kept %+v, dropped %+v, error %v; want both kept", kept, dropped, err)
 	}
-	if diff := cmp.Diff([]string{"Comments 7", "Permission writer"}, m.gh.made()[before:]); diff != "" {
+	want := []string{"GET /repos/octo-org/demo/issues/7/comments?per_page=100", "GET /repos/octo-org/demo/collaborators/writer/permission"}
+	if diff := cmp.Diff(want, m.gh.Requests()[before:]); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
@@ -160,13 +163,13 @@ func TestVerificationReadsOnce(t *testing.T) {
 func TestBranchRunKeepsNoDecision(t *testing.T) {
 	t.Parallel()
 	m := newMemJob(t, demoLoop)
-	d := approval(m.gh.add(7, "writer", "User", "/loop approve ui"))
+	d := approval(m.gh.AddComment(owner, repo, 7, "writer", "User", "/loop approve ui"))
 	m.s.pr = 0
 	kept, dropped, err := m.verify(d)
 	if err != nil || kept != nil || len(dropped) != 1 || !strings.Contains(dropped[0].Why, "a branch's run takes no stored decisions") {
 		t.Errorf("kept %+v, dropped %+v, error %v", kept, dropped, err)
 	}
-	if calls := m.gh.made(); len(calls) != 0 {
+	if calls := m.gh.Requests(); len(calls) != 0 {
 		t.Errorf("calls %q, want none", calls)
 	}
 }

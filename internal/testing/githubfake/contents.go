@@ -11,11 +11,7 @@ import (
 func (s *Server) AddFile(owner, repo, ref, path string, content []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rs := s.repo(owner, repo)
-	if rs.files == nil {
-		rs.files = map[string][]byte{}
-	}
-	rs.files[ref+":"+strings.Trim(path, "/")] = append([]byte(nil), content...)
+	s.repo(owner, repo).files[ref+":"+strings.Trim(path, "/")] = append([]byte(nil), content...)
 }
 
 // get answers GET /repos/{o}/{r}/contents/{path...}?ref= for one

@@ -53,7 +53,7 @@ func (s *Server) repo(owner, name string) *repoState {
 	}
 	rs := &repoState{
 		owner: owner, name: name, id: int64(500 + len(s.repos)),
-		pulls: map[int]Pull{}, issues: map[int]bool{}, perms: map[string]string{},
+		pulls: map[int]Pull{}, issues: map[int]bool{}, perms: map[string]string{}, files: map[string][]byte{},
 	}
 	s.repos[key] = rs
 	s.user(owner, "")

@@ -46,6 +46,7 @@ type fault struct {
 	status          int
 	headers         map[string]string
 	body            string
+	every           bool // FailEvery's: never used up
 }
 
 // New starts a fake on a loopback port. Close it when done.
@@ -93,12 +94,23 @@ func (s *Server) SetToken(token, user string) {
 // call adds one, and the oldest matching one is used first. Requests with a
 // bad token are refused before faults are considered.
 func (s *Server) FailNext(method, pathPattern string, status int, headers map[string]string, body string) {
-	if _, err := path.Match(pathPattern, "/"); err != nil {
-		panic(fmt.Sprintf("githubfake: FailNext pattern %q: %v", pathPattern, err))
+	s.fail(fault{method, pathPattern, status, headers, body, false})
+}
+
+// FailEvery makes every request whose method and path match (as in
+// FailNext) answer status with GitHub's usual body, from now on: an API
+// that is down, or a token refused one kind of call.
+func (s *Server) FailEvery(method, pathPattern string, status int) {
+	s.fail(fault{method, pathPattern, status, nil, "", true})
+}
+
+func (s *Server) fail(f fault) {
+	if _, err := path.Match(f.pattern, "/"); err != nil {
+		panic(fmt.Sprintf("githubfake: fault pattern %q: %v", f.pattern, err))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = append(s.faults, fault{method, pathPattern, status, headers, body})
+	s.faults = append(s.faults, f)
 }
 
 // Requests is the log of requests served so far, as "METHOD path" with the
@@ -149,7 +161,9 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 		if ok, _ := path.Match(f.pattern, r.URL.Path); !ok {
 			continue
 		}
-		s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		if !f.every {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		}
 		for k, v := range f.headers {
 			w.Header().Set(k, v)
 		}

@@ -316,6 +316,44 @@ func TestFailNext(t *testing.T) {
 	}
 }
 
+// TestFailEvery: a standing fault answers every matching request, and
+// only those.
+func TestFailEvery(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	s.FailEvery("GET", "/repos/o/r/pulls/*", http.StatusBadGateway)
+	for range 2 {
+		if a := do(t, s, "GET", "/repos/o/r/pulls/1", ""); a.status != http.StatusBadGateway || !strings.Contains(a.body, "Bad Gateway") {
+			t.Errorf("GET: %d %s", a.status, a.body)
+		}
+	}
+	if a := do(t, s, "PATCH", "/repos/o/r/pulls/1", `{"body":"x"}`); a.status != http.StatusOK {
+		t.Errorf("PATCH: %d", a.status)
+	}
+}
+
+// TestAddStatus: a status set by someone else is listed, newest first,
+// with its creator, as one set through the API is.
+func TestAddStatus(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	do(t, s, "POST", "/repos/o/r/statuses/abc", `{"state":"pending","context":"loop/a"}`)
+	s.AddStatus("o", "r", githubfake.Status{SHA: "abc", State: "success", Context: "loop/a", Creator: "mallory"})
+	type status struct {
+		State   string `json:"state"`
+		Creator struct {
+			Login string `json:"login"`
+		} `json:"creator"`
+	}
+	got := decode[[]status](t, do(t, s, "GET", "/repos/o/r/commits/abc/statuses", ""))
+	want := make([]status, 2)
+	want[0].State, want[0].Creator.Login = "success", "mallory"
+	want[1].State, want[1].Creator.Login = "pending", "github-actions[bot]"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
 func TestUser(t *testing.T) {
 	t.Parallel()
 	s := start(t)

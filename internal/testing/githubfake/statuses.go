@@ -37,6 +37,16 @@ func (s *Server) AllStatuses(owner, repo string) []Status {
 	return append([]Status(nil), s.repo(owner, repo).statuses...)
 }
 
+// AddStatus records a status on st.SHA as if st.Creator set it through
+// the API with a token of their own; its ID and CreatedAt are the fake's.
+func (s *Server) AddStatus(owner, repo string, st Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(owner, repo)
+	st.ID, st.CreatedAt, st.Context = s.id(), s.now(), cmp.Or(st.Context, "default")
+	rs.statuses = append(rs.statuses, st)
+}
+
 func (s statusesAPI) json(base, full string, st Status) *github.RepoStatus {
 	opt := func(v string) *string {
 		if v == "" {
