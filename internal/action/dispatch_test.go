@@ -57,7 +57,7 @@ func TestCommentEventsThatRunNothing(t *testing.T) {
 		{name: "without a token", author: "writer", body: "/loop approve ui", setup: func(m *memJob) { m.j.client = nil },
 			err: "input github-token is empty: the action needs it to answer /loop commands"},
 		{name: "on a pull request GitHub does not know", author: "writer", body: "/loop approve ui",
-			setup: func(m *memJob) { m.gh.FailEvery("GET", "/repos/*/*/pulls/7", http.StatusNotFound) }, err: "get pull request octo-org/demo#7", calls: true},
+			setup: func(m *memJob) { m.gh.FailEvery("GET", "/repos/*/*/pulls/7", http.StatusNotFound) }, err: "/repos/octo-org/demo/pulls/7: 404 Not Found", calls: true},
 		{name: "on a fork, by a reader", author: "reader", body: "/loop approve @octo-org/everyone", fork: true,
 			calls: true, reactions: []string{"-1"}, summary: "refused: comment 3000000001 by @reader: pull request #7 comes from a fork (mallory/demo)"},
 		{name: "on a fork, by a writer", author: "writer", body: "/loop approve @octo-org/everyone", fork: true,

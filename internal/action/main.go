@@ -258,9 +258,8 @@ func (in Inputs) unsuccessful(out runner.Outcome, dv delivery) error {
 
 // githubAPI is all the action asks of GitHub's REST API: the seam between
 // its decisions and GitHub. *github.Client implements it over HTTP; the
-// decision tests hold an in-memory stand-in, so that who may command the
-// loop, which comments count and what a run reports are tested without a
-// server, while the client's own tests hold it to GitHub's wire format.
+// decision tests run it against githubfake, the one GitHub fake, which its
+// own tests hold to go-github's reading of GitHub's wire format.
 //
 // Every method names the repository and means what the client's method
 // of that name documents. What it reads (the pull request, the base's
