@@ -47,17 +47,17 @@ func fanOf(t *testing.T, o *objects, d indexed, n int) plumbing.Hash {
 // indices lists the numbered files of the directory tree h, in order.
 func indices(t *testing.T, o *objects, d indexed, h plumbing.Hash) []int {
 	t.Helper()
-	leaves, err := o.fanLeaves(h)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := []int{}
-	for name := range leaves {
-		i, ok := chunkIndex(name, d.ext)
+	err := o.walkLeaves(h, 2, func(e object.TreeEntry) error {
+		i, ok := chunkIndex(e.Name, d.ext)
 		if !ok {
-			t.Fatalf("unexpected file %q", name)
+			return fmt.Errorf("unexpected file %q", e.Name)
 		}
 		out = append(out, i)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	slices.Sort(out)
 	return out

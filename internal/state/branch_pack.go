@@ -96,7 +96,7 @@ func (o *objects) packCandidates(top []object.TreeEntry, d indexed, below int) [
 			if !ok || e.Mode != filemode.Dir || hi > below {
 				continue
 			}
-			c := packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan(), lo: lo}
+			c := packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan, lo: lo}
 			if k := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == d.bucketName(c.n) && isBucket(x, 1) }); k >= 0 {
 				c.packed = es[k].Hash
 			}
@@ -117,8 +117,8 @@ func (o *objects) bucketFiles(h plumbing.Hash, d indexed, lo int) ([]bucketFile,
 	}
 	fs := make([]bucketFile, 0, len(es))
 	for _, e := range es {
-		i, _, ok := d.span(e, len(fanSpan), lo)
-		if !ok || i < lo || i >= lo+bucketSpan() {
+		i, _, ok := d.span(e, 2, lo)
+		if !ok || i < lo || i >= lo+bucketSpan {
 			return nil, false, nil
 		}
 		data, err := o.blob(e.Hash)
@@ -158,6 +158,6 @@ func (o *objects) fanUnpack(e object.TreeEntry, d indexed, lo, from int) (object
 	if err != nil {
 		return e, false, err
 	}
-	n := (lo % fanSpan[0]) / bucketSpan()
+	n := lo % dirSpan / bucketSpan
 	return object.TreeEntry{Name: fmt.Sprintf("%02d", n), Mode: filemode.Dir, Hash: tree}, true, nil
 }
