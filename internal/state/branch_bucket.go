@@ -121,15 +121,17 @@ func (o *objects) readBucket(h plumbing.Hash, lo int) ([]bucketFile, error) {
 }
 
 // fanData returns the content of the file of index i in the directory
-// tree h, in any layout: flat, fanned or consolidated.
+// tree h, in any layout: fanned, flat or consolidated.
 func (o *objects) fanData(h plumbing.Hash, d indexed, i int) ([]byte, bool, error) {
-	blob, ok, err := o.fanGet(h, d, i)
-	if err != nil {
-		return nil, false, err
-	}
-	if ok {
-		data, err := o.blob(blob)
-		return data, err == nil, err
+	for _, p := range [][]string{append(fanPath(i), d.name(i)), {d.name(i)}} {
+		e, ok, err := o.lookup(h, p)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok && e.Mode != filemode.Dir {
+			data, err := o.blob(e.Hash)
+			return data, err == nil, err
+		}
 	}
 	bucket := []string{fmt.Sprintf("%02d", i/dirSpan), d.bucketName(i % dirSpan / bucketSpan)}
 	e, ok, err := o.lookup(h, bucket)

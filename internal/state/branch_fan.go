@@ -42,18 +42,6 @@ var (
 	logFiles     = indexed{logChunkName, ".log"}
 )
 
-// fanGet returns the file of index i in the directory tree h, flat or
-// fanned out (a consolidated bucket's files are read by fanData).
-func (o *objects) fanGet(h plumbing.Hash, d indexed, i int) (plumbing.Hash, bool, error) {
-	for _, p := range [][]string{append(fanPath(i), d.name(i)), {d.name(i)}} {
-		e, ok, err := o.lookup(h, p)
-		if err != nil || (ok && e.Mode != filemode.Dir) {
-			return e.Hash, ok, err
-		}
-	}
-	return plumbing.ZeroHash, false, nil
-}
-
 // fanMigrate returns the directory tree h in the fanned layout: h itself
 // when it holds no file at its top, else a tree holding every numbered
 // file of h (files deeper than the fan-out are not read) fanned out.
