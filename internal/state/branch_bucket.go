@@ -133,8 +133,7 @@ func (o *objects) fanData(h plumbing.Hash, d indexed, i int) ([]byte, bool, erro
 			return data, err == nil, err
 		}
 	}
-	bucket := []string{fmt.Sprintf("%02d", i/dirSpan), d.bucketName(i % dirSpan / bucketSpan)}
-	e, ok, err := o.lookup(h, bucket)
+	e, ok, err := o.lookup(h, []string{fanPath(i)[0], d.bucketName(i % dirSpan / bucketSpan)})
 	if err != nil || !ok || e.Mode == filemode.Dir {
 		return nil, false, err
 	}

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -147,6 +146,5 @@ func (o *objects) fanUnpack(e object.TreeEntry, d indexed, lo, from int) (object
 	if err != nil {
 		return e, false, err
 	}
-	n := lo % dirSpan / bucketSpan
-	return object.TreeEntry{Name: fmt.Sprintf("%02d", n), Mode: filemode.Dir, Hash: tree}, true, nil
+	return object.TreeEntry{Name: fanPath(lo)[1], Mode: filemode.Dir, Hash: tree}, true, nil
 }
