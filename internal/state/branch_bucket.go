@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,9 +42,7 @@ type bucketFile struct {
 func (d indexed) bucketName(n int) string { return fmt.Sprintf("%02d%s", n, d.ext) }
 
 // isBucket reports whether entry e, at fan level l, is a consolidated bucket.
-func isBucket(e object.TreeEntry, l int) bool {
-	return l == len(fanSpan)-1 && e.Mode != filemode.Dir
-}
+func isBucket(e object.TreeEntry, l int) bool { return l == 1 && e.Mode != filemode.Dir }
 
 // encodeBucket returns the consolidated bucket holding fs, in order.
 func encodeBucket(fs []bucketFile) []byte {
@@ -102,7 +101,7 @@ func bucketLine(line []byte, lo int, fs []bucketFile) (i, size int, err error) {
 	switch {
 	case !ok || err1 != nil || err2 != nil || size < 0 || string(a) != strconv.Itoa(i) || string(b) != strconv.Itoa(size):
 		return 0, 0, fmt.Errorf("consolidated bucket: bad header line %q", line)
-	case i < lo || i >= lo+bucketSpan() || (len(fs) > 0 && i <= fs[len(fs)-1].i):
+	case i < lo || i >= lo+bucketSpan || (len(fs) > 0 && i <= fs[len(fs)-1].i):
 		return 0, 0, fmt.Errorf("consolidated bucket at %d: index %d out of place", lo, i)
 	}
 	return i, size, nil
@@ -122,17 +121,19 @@ func (o *objects) readBucket(h plumbing.Hash, lo int) ([]bucketFile, error) {
 }
 
 // fanData returns the content of the file of index i in the directory
-// tree h, in any layout: flat, fanned or consolidated.
+// tree h, in any layout: fanned, flat or consolidated.
 func (o *objects) fanData(h plumbing.Hash, d indexed, i int) ([]byte, bool, error) {
-	blob, ok, err := o.fanGet(h, d, i)
-	if err != nil || ok {
+	for _, p := range [][]string{append(fanPath(i), d.name(i)), {d.name(i)}} {
+		e, ok, err := o.lookup(h, p)
 		if err != nil {
 			return nil, false, err
 		}
-		data, err := o.blob(blob)
-		return data, err == nil, err
+		if ok && e.Mode != filemode.Dir {
+			data, err := o.blob(e.Hash)
+			return data, err == nil, err
+		}
 	}
-	e, ok, err := o.lookup(h, d.bucketPath(i))
+	e, ok, err := o.lookup(h, []string{fanPath(i)[0], d.bucketName(i % dirSpan / bucketSpan)})
 	if err != nil || !ok || e.Mode == filemode.Dir {
 		return nil, false, err
 	}
@@ -140,50 +141,27 @@ func (o *objects) fanData(h plumbing.Hash, d indexed, i int) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	for _, f := range fs {
-		if f.i == i {
-			return f.data, true, nil
-		}
+	if k := slices.IndexFunc(fs, func(f bucketFile) bool { return f.i == i }); k >= 0 {
+		return fs[k].data, true, nil
 	}
 	return nil, false, nil
 }
 
-// bucketPath is the path of the consolidated bucket holding index i.
-func (d indexed) bucketPath(i int) []string {
-	p := fanPath(i)
-	last := len(p) - 1
-	return append(p[:last:last], d.bucketName(i%fanSpan[last-1]/fanSpan[last]))
-}
-
-// bucketSpan is how many indices a bucket spans.
-func bucketSpan() int { return fanSpan[len(fanSpan)-1] }
-
 // bucketLo is the first index of the bucket holding i.
-func bucketLo(i int) int { return i - i%bucketSpan() }
+func bucketLo(i int) int { return i - i%bucketSpan }
 
 // fanAll returns the content of every file of the directory tree h by
 // index, in any layout.
 func (o *objects) fanAll(h plumbing.Hash, d indexed) (map[int][]byte, error) {
 	out := map[int][]byte{}
-	err := o.fanWalk(h, d, 0, 0, func(e object.TreeEntry, l, lo int) error {
-		if isBucket(e, l) {
-			fs, err := o.readBucket(e.Hash, lo)
-			for _, f := range fs {
-				out[f.i] = f.data
-			}
-			return err
-		}
-		data, err := o.blob(e.Hash)
-		out[lo] = data
-		return err
-	})
-	return out, err
+	return out, o.fanRead(h, d, 0, 0, out)
 }
 
-// fanWalk calls visit with each file and consolidated bucket of the tree
-// h at fan level l, whose first index is base, and the first index it
-// holds; names outside the layout are skipped.
-func (o *objects) fanWalk(h plumbing.Hash, d indexed, l, base int, visit func(e object.TreeEntry, l, lo int) error) error {
+// fanRead adds to out the files of the tree h at fan level l, whose first
+// index is base; names outside the layout are skipped. A bucket's
+// directory is read after its consolidated blob (git sorts "00.jsonl"
+// before "00/"), so its files win.
+func (o *objects) fanRead(h plumbing.Hash, d indexed, l, base int, out map[int][]byte) error {
 	es, err := o.tree(h)
 	if err != nil {
 		return err
@@ -193,9 +171,15 @@ func (o *objects) fanWalk(h plumbing.Hash, d indexed, l, base int, visit func(e 
 		switch {
 		case !ok:
 		case e.Mode == filemode.Dir:
-			err = o.fanWalk(e.Hash, d, l+1, lo, visit)
+			err = o.fanRead(e.Hash, d, l+1, lo, out)
+		case isBucket(e, l):
+			var fs []bucketFile
+			fs, err = o.readBucket(e.Hash, lo)
+			for _, f := range fs {
+				out[f.i] = f.data
+			}
 		default:
-			err = visit(e, l, lo)
+			out[lo], err = o.blob(e.Hash)
 		}
 		if err != nil {
 			return err

@@ -15,23 +15,19 @@ import (
 // chunk 7 ledger/00/00/0007.jsonl (the first level is the index / 10,000,
 // two digits at least; the second the hundreds within it). Checkpoints
 // written before the fan-out kept the files flat (ledger/0007.jsonl):
-// readers find both, and fanMigrate moves them.
+// readers find both, and fanMigrate moves them. Below, level 0 is the
+// directory's top, level 1 the hundreds (buckets) and level 2 the files.
 
-// fanSpan holds the directory levels above a chunk, each bucket spanning
-// the number of indices given; the last is the fan-out.
-var fanSpan = []int{10000, 100}
+// dirSpan and bucketSpan are how many indices a directory of level 0 and
+// a bucket span.
+const (
+	dirSpan    = 10000
+	bucketSpan = 100
+)
 
 // fanPath is the directories holding chunk i.
 func fanPath(i int) []string {
-	p := make([]string, len(fanSpan))
-	for l, span := range fanSpan {
-		n := i / span
-		if l > 0 {
-			n %= fanSpan[l-1] / span
-		}
-		p[l] = fmt.Sprintf("%02d", n)
-	}
-	return p
+	return []string{fmt.Sprintf("%02d", i/dirSpan), fmt.Sprintf("%02d", i%dirSpan/bucketSpan)}
 }
 
 // indexed is one of a run's directories of numbered files.
@@ -46,27 +42,32 @@ var (
 	logFiles     = indexed{logChunkName, ".log"}
 )
 
-// fanGet returns the file of index i in the directory tree h, flat or
-// fanned out (a consolidated bucket's files are read by fanData).
-func (o *objects) fanGet(h plumbing.Hash, d indexed, i int) (plumbing.Hash, bool, error) {
-	for _, p := range [][]string{append(fanPath(i), d.name(i)), {d.name(i)}} {
-		e, ok, err := o.lookup(h, p)
-		if err != nil || (ok && e.Mode != filemode.Dir) {
-			return e.Hash, ok, err
-		}
+// fanMigrate returns the directory tree h in the fanned layout: h itself
+// when it holds no file at its top, else a tree holding every numbered
+// file of h (files deeper than the fan-out are not read) fanned out.
+func (o *objects) fanMigrate(h plumbing.Hash, d indexed) (plumbing.Hash, error) {
+	es, err := o.tree(h)
+	if err != nil || !slices.ContainsFunc(es, func(e object.TreeEntry) bool { return e.Mode != filemode.Dir }) {
+		return h, err
 	}
-	return plumbing.ZeroHash, false, nil
+	out := plumbing.ZeroHash
+	err = o.walkLeaves(h, 2, func(e object.TreeEntry) error {
+		i, ok := chunkIndex(e.Name, d.ext)
+		if !ok || e.Name != d.name(i) {
+			return fmt.Errorf("unexpected file %q", e.Name)
+		}
+		out, err = o.fanPut(out, d, i, e.Hash)
+		return err
+	})
+	if err != nil {
+		return h, err
+	}
+	return out, nil
 }
 
-// fanLeaves returns every file of the directory tree h by name, in either
-// layout (files deeper than the fan-out are not read).
-func (o *objects) fanLeaves(h plumbing.Hash) (map[string]plumbing.Hash, error) {
-	out := map[string]plumbing.Hash{}
-	err := o.walkLeaves(h, len(fanSpan), func(e object.TreeEntry) { out[e.Name] = e.Hash })
-	return out, err
-}
-
-func (o *objects) walkLeaves(h plumbing.Hash, depth int, visit func(object.TreeEntry)) error {
+// walkLeaves calls visit with each file of the tree h and of its
+// directories down to depth, whatever their names.
+func (o *objects) walkLeaves(h plumbing.Hash, depth int, visit func(object.TreeEntry) error) error {
 	es, err := o.tree(h)
 	if err != nil {
 		return err
@@ -74,45 +75,15 @@ func (o *objects) walkLeaves(h plumbing.Hash, depth int, visit func(object.TreeE
 	for _, e := range es {
 		switch {
 		case e.Mode != filemode.Dir:
-			visit(e)
+			err = visit(e)
 		case depth > 0:
-			if err := o.walkLeaves(e.Hash, depth-1, visit); err != nil {
-				return err
-			}
+			err = o.walkLeaves(e.Hash, depth-1, visit)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// fanFlat reports whether the directory tree h holds files at its top: a
-// checkpoint written before the fan-out.
-func (o *objects) fanFlat(h plumbing.Hash) (bool, error) {
-	es, err := o.tree(h)
-	return slices.ContainsFunc(es, func(e object.TreeEntry) bool { return e.Mode != filemode.Dir }), err
-}
-
-// fanMigrate returns the directory tree h in the fanned layout: h itself
-// when it is, else a tree holding every numbered file of h fanned out.
-func (o *objects) fanMigrate(h plumbing.Hash, d indexed) (plumbing.Hash, error) {
-	flat, err := o.fanFlat(h)
-	if err != nil || !flat {
-		return h, err
-	}
-	leaves, err := o.fanLeaves(h)
-	if err != nil {
-		return h, err
-	}
-	out := plumbing.ZeroHash
-	for name, blob := range leaves {
-		i, ok := chunkIndex(name, d.ext)
-		if !ok || name != d.name(i) {
-			return h, fmt.Errorf("unexpected file %q", name)
-		}
-		if out, err = o.fanPut(out, d, i, blob); err != nil {
-			return h, err
-		}
-	}
-	return out, nil
 }
 
 // fanPut returns the fanned directory tree h with index i set to blob.
@@ -179,20 +150,17 @@ func (o *objects) dropLevel(h plumbing.Hash, d indexed, l, base, from int) (plum
 // kept as they are.
 func (d indexed) span(e object.TreeEntry, l, base int) (lo, hi int, ok bool) {
 	switch {
-	case l < len(fanSpan) && e.Mode == filemode.Dir:
+	case l == 0 && e.Mode == filemode.Dir:
 		n, err := strconv.Atoi(e.Name)
-		if err != nil || n < 0 {
-			return 0, 0, false
-		}
-		lo = base + n*fanSpan[l]
-		return lo, lo + fanSpan[l], true
+		return n * dirSpan, (n + 1) * dirSpan, err == nil && n >= 0
+	case l == 1 && e.Mode == filemode.Dir:
+		n, err := strconv.Atoi(e.Name)
+		lo = base + n*bucketSpan
+		return lo, lo + bucketSpan, err == nil && n >= 0
 	case isBucket(e, l):
 		n, ok := chunkIndex(e.Name, d.ext)
-		if !ok || e.Name != d.bucketName(n) || n >= fanSpan[l-1]/fanSpan[l] {
-			return 0, 0, false
-		}
-		lo = base + n*fanSpan[l]
-		return lo, lo + fanSpan[l], true
+		lo = base + n*bucketSpan
+		return lo, lo + bucketSpan, ok && e.Name == d.bucketName(n) && n < dirSpan/bucketSpan
 	}
 	i, ok := chunkIndex(e.Name, d.ext)
 	return i, i + 1, ok && e.Mode != filemode.Dir && e.Name == d.name(i)
@@ -209,16 +177,15 @@ func (o *objects) fanLast(h plumbing.Hash, d indexed) (int, bool, error) {
 			return 0, false, err
 		}
 		best, lo := -1, -1
-		for k, e := range es {
-			inner := e.Mode == filemode.Dir || isBucket(e, l)
-			if from, _, ok := d.span(e, l, base); ok && from >= lo && (l < len(fanSpan)) == inner {
+		for k, e := range es { // the flat layout's files at level 0 do not count
+			if from, _, ok := d.span(e, l, base); ok && from >= lo && (l > 0 || e.Mode == filemode.Dir) {
 				best, lo = k, from
 			}
 		}
 		switch {
 		case best < 0:
 			return 0, false, nil
-		case l == len(fanSpan):
+		case l == 2:
 			return lo, true, nil
 		case isBucket(es[best], l):
 			fs, err := o.readBucket(es[best].Hash, lo)

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,15 +24,12 @@ func (o *objects) fanPack(h plumbing.Hash, d indexed) (plumbing.Hash, error) {
 		return h, err
 	}
 	for _, c := range o.packCandidates(top, d, bucketLo(last)) {
-		fs, ok, err := o.bucketFiles(c.bucket.Hash, d, c.lo)
+		fs, ok, err := o.bucketFiles(c, d)
 		if err != nil {
 			return h, err
 		}
 		if !ok {
 			continue // a directory holding something else is left alone
-		}
-		if fs, err = o.mergeBucket(c, fs); err != nil {
-			return h, err
 		}
 		blob, err := o.putBlob(encodeBucket(fs))
 		if err != nil {
@@ -59,25 +55,6 @@ type packCandidate struct {
 	packed plumbing.Hash
 }
 
-// mergeBucket returns the files fs of candidate c with those of the
-// consolidated bucket beside it that fs lacks, in order.
-func (o *objects) mergeBucket(c packCandidate, fs []bucketFile) ([]bucketFile, error) {
-	if c.packed.IsZero() {
-		return fs, nil
-	}
-	old, err := o.readBucket(c.packed, c.lo)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range old {
-		if !slices.ContainsFunc(fs, func(g bucketFile) bool { return g.i == f.i }) {
-			fs = append(fs, f)
-		}
-	}
-	slices.SortFunc(fs, func(a, b bucketFile) int { return a.i - b.i })
-	return fs, nil
-}
-
 // packCandidates returns the bucket directories of the fanned tree whose
 // top level is top that end at or below index below, lowest first.
 func (o *objects) packCandidates(top []object.TreeEntry, d indexed, below int) []packCandidate {
@@ -96,7 +73,7 @@ func (o *objects) packCandidates(top []object.TreeEntry, d indexed, below int) [
 			if !ok || e.Mode != filemode.Dir || hi > below {
 				continue
 			}
-			c := packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan(), lo: lo}
+			c := packCandidate{parent: p.Name, bucket: e, n: (lo - base) / bucketSpan, lo: lo}
 			if k := slices.IndexFunc(es, func(x object.TreeEntry) bool { return x.Name == d.bucketName(c.n) && isBucket(x, 1) }); k >= 0 {
 				c.packed = es[k].Hash
 			}
@@ -107,18 +84,18 @@ func (o *objects) packCandidates(top []object.TreeEntry, d indexed, below int) [
 	return out
 }
 
-// bucketFiles reads the files of the bucket directory h, whose first
-// index is lo, in order; not ok when it holds anything but files of d in
-// its range.
-func (o *objects) bucketFiles(h plumbing.Hash, d indexed, lo int) ([]bucketFile, bool, error) {
-	es, err := o.tree(h)
-	if err != nil {
+// bucketFiles reads the files of candidate c's directory, with those of
+// the consolidated bucket beside it that the directory lacks, in order;
+// not ok when the directory holds anything but files of d in its range.
+func (o *objects) bucketFiles(c packCandidate, d indexed) ([]bucketFile, bool, error) {
+	es, err := o.tree(c.bucket.Hash)
+	if err != nil || len(es) == 0 {
 		return nil, false, err
 	}
 	fs := make([]bucketFile, 0, len(es))
 	for _, e := range es {
-		i, _, ok := d.span(e, len(fanSpan), lo)
-		if !ok || i < lo || i >= lo+bucketSpan() {
+		i, _, ok := d.span(e, 2, c.lo)
+		if !ok || i < c.lo || i >= c.lo+bucketSpan {
 			return nil, false, nil
 		}
 		data, err := o.blob(e.Hash)
@@ -127,8 +104,19 @@ func (o *objects) bucketFiles(h plumbing.Hash, d indexed, lo int) ([]bucketFile,
 		}
 		fs = append(fs, bucketFile{i: i, data: data})
 	}
+	if !c.packed.IsZero() {
+		old, err := o.readBucket(c.packed, c.lo)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, f := range old {
+			if !slices.ContainsFunc(fs, func(g bucketFile) bool { return g.i == f.i }) {
+				fs = append(fs, f)
+			}
+		}
+	}
 	slices.SortFunc(fs, func(a, b bucketFile) int { return a.i - b.i })
-	return fs, len(fs) > 0, nil
+	return fs, true, nil
 }
 
 // fanUnpack returns the consolidated bucket e, whose first index is lo,
@@ -158,6 +146,5 @@ func (o *objects) fanUnpack(e object.TreeEntry, d indexed, lo, from int) (object
 	if err != nil {
 		return e, false, err
 	}
-	n := (lo % fanSpan[0]) / bucketSpan()
-	return object.TreeEntry{Name: fmt.Sprintf("%02d", n), Mode: filemode.Dir, Hash: tree}, true, nil
+	return object.TreeEntry{Name: fanPath(lo)[1], Mode: filemode.Dir, Hash: tree}, true, nil
 }

@@ -88,7 +88,7 @@ func numbered(n int) map[int]string {
 func packed(t *testing.T, o *objects, d indexed, n int) plumbing.Hash {
 	t.Helper()
 	h := fanOf(t, o, d, n)
-	for range n / bucketSpan() {
+	for range n / bucketSpan {
 		next, err := o.fanPack(h, d)
 		if err != nil {
 			t.Fatal(err)
