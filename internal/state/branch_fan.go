@@ -156,7 +156,7 @@ func (d indexed) span(e object.TreeEntry, l, base int) (lo, hi int, ok bool) {
 	case l == 1 && e.Mode == filemode.Dir:
 		n, err := strconv.Atoi(e.Name)
 		lo = base + n*bucketSpan
-		return lo, lo + bucketSpan, err == nil && n >= 0
+		return lo, lo + bucketSpan, err == nil && n >= 0 && n < dirSpan/bucketSpan
 	case isBucket(e, l):
 		n, ok := chunkIndex(e.Name, d.ext)
 		lo = base + n*bucketSpan

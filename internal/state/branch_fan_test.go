@@ -97,6 +97,44 @@ func TestFanDropAndLast(t *testing.T) {
 	}
 }
 
+// TestFanLastSkipsBucketsOutsideTheLayout checks that a second-level
+// directory no fan-out writes (00/150, which fanPath never names) is not
+// read as indices 15000 to 15099: fanLast finds the last chunk the
+// layout holds.
+func TestFanLastSkipsBucketsOutsideTheLayout(t *testing.T) {
+	o := newObjects(memory.NewStorage())
+	full := fanOf(t, o, ledgerFiles, 250)
+	top, err := o.tree(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := o.putBlob([]byte("stray"))
+	stray := plumbing.ZeroHash
+	if err == nil {
+		stray, err = o.putTree([]object.TreeEntry{{Name: chunkName(15000), Mode: filemode.Regular, Hash: blob}})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets, err := o.tree(top[0].Hash) // 00
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets = append(buckets, object.TreeEntry{Name: "150", Mode: filemode.Dir, Hash: stray})
+	h, err := o.putTree(buckets)
+	if err == nil {
+		top[0].Hash = h
+		h, err = o.putTree(top)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, ok, err := o.fanLast(h, ledgerFiles)
+	if err != nil || !ok || last != 249 {
+		t.Errorf("fanLast = %d, %v, %v; want 249", last, ok, err)
+	}
+}
+
 // TestFanMigrate checks that a directory of the flat layout (before the
 // fan-out) is moved into the fanned one whole, and that a fanned one is
 // left as it is.
