@@ -21,10 +21,7 @@ func TestLimitsRefuseDeepNesting(t *testing.T) {
 	t.Parallel()
 	const msg = "this value is nested more than 32 levels deep (each table header or dotted key segment, inline table and array counts one); a loop config never needs that many"
 	dotted := func(n int) string { return strings.TrimPrefix(strings.Repeat(".k", n), ".") }
-	tests := []struct {
-		name, src string
-		want      string // "" when within the limits
-	}{
+	tests := []limitsCase{
 		{"inline tables 32 deep", nested(32) + "\n", ""},
 		{"inline tables 33 deep", nested(33) + "\n", "f.toml:1:193: " + msg},
 		{"arrays 32 deep", "a = " + strings.Repeat("[", 31) + "1" + strings.Repeat("]", 31) + "\n", ""},
@@ -48,7 +45,16 @@ func TestLimitsRefuseDeepNesting(t *testing.T) {
 		{"an unterminated string ends with its line", "a = \"[[[[\n" + nested(33) + "\n", "f.toml:2:193: " + msg},
 		{"a byte-order mark is not counted", "\xef\xbb\xbf" + nested(33) + "\n", "f.toml:1:193: " + msg},
 	}
-	for _, tt := range tests {
+	checkLimitsCases(t, tests)
+}
+
+// limitsCase is a config and what checkLimits reports of it: "" when it is
+// within the limits.
+type limitsCase struct{ name, src, want string }
+
+func checkLimitsCases(t *testing.T, cases []limitsCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ""
@@ -66,25 +72,14 @@ func TestLimitsRefuseLongKeys(t *testing.T) {
 	t.Parallel()
 	const msg = "this key's path, with its tables', is more than 1024 bytes long; a loop config never needs one that long"
 	k := func(n int) string { return strings.Repeat("k", n) }
-	for _, tt := range []struct{ name, src, want string }{
+	checkLimitsCases(t, []limitsCase{
 		{"a key path of 1024 bytes", "[t]\n" + k(1022) + " = 1\n", ""},
 		{"a key path of 1025 bytes", "[t]\n" + k(1023) + " = 1\n", "f.toml:2:1: " + msg},
 		{"a dotted key", "a = 1\nx." + k(1023) + ".y = 1\n", "f.toml:2:1: " + msg},
 		{"a header", "a = 1\n[" + k(1025) + "]\n", "f.toml:2:1: " + msg},
 		{"a quoted header segment", `[t."` + k(1025) + `"]` + "\n", "f.toml:1:1: " + msg},
 		{"a key in an array's inline table", "a = [{ " + k(1025) + " = 1 }]\n", "f.toml:1:8: " + msg},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := ""
-			if _, d := checkLimits("f.toml", []byte(tt.src)); d != nil {
-				got = d.String()
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("checkLimits (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 func TestLimitsRefuseALargeConfig(t *testing.T) {
