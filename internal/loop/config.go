@@ -32,6 +32,7 @@ type Config struct {
 	Success   Success             `toml:"success" json:"success" jsonschema_description:"What overall success means."`
 	Review    Review              `toml:"review" json:"review" jsonschema_description:"Who may decide manual reviews and steer the loop from pull-request comments."`
 	Deliver   Deliver             `toml:"deliver" json:"deliver" jsonschema_description:"How the GitHub Action delivers certified work: the commit it pushes and the paths it never pushes."`
+	Memory    Memory              `toml:"memory" json:"memory" jsonschema_description:"Cross-run memory: what earlier runs of this loop measured, shown to builders as data."`
 	Hook      Hook                `toml:"hook" json:"hook" jsonschema_description:"What loop-action hook (the git pre-push and pre-commit hooks) gates, and the budgets of its --mode loop."`
 
 	// File is the path the config was read from, as the user named it.

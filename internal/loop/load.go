@@ -118,6 +118,7 @@ func defaults() *Config {
 		},
 		Run:     Run{Concurrency: DefaultConcurrency, CheckConcurrency: DefaultCheckConcurrency, MaxFileSize: Size{Bytes: DefaultMaxFileSize, written: written{text: "100MiB", quoted: true}}},
 		Context: Context{CarrySummaries: DefaultCarrySummaries},
+		Memory:  Memory{Carry: DefaultMemoryCarry},
 		Success: Success{MinPassRate: 1},
 		Deliver: Deliver{Message: DefaultDeliverMessage, AuthorName: DefaultAuthorName, AuthorEmail: DefaultAuthorEmail},
 	}

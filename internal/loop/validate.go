@@ -74,6 +74,7 @@ func (c *Config) validate(out *sink) {
 	v.stages()
 	v.deliver()
 	v.hook()
+	v.memory()
 }
 
 func (v *validator) top() {

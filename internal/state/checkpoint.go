@@ -92,6 +92,9 @@ type Checkpoint struct {
 	Spend         Spend             `json:"spend"`
 	Summaries     []string          `json:"summaries,omitempty"` // the latest summaries, oldest first
 	Decisions     []gate.Decision   `json:"decisions,omitempty"`
+	// Trace is what the generation's memory entry is built from; nil
+	// unless [memory] is enabled.
+	Trace *Trace `json:"trace,omitempty"`
 
 	// LastCommentID is the newest PR comment the action has processed, so a
 	// later job can pick up commands a concurrency group dropped.
@@ -129,6 +132,13 @@ type Commit struct {
 	Events  int    // how many events Ledger holds
 	Log     []byte // this save's run-log lines, appended to the run log
 	Summary string // the summary of iteration cp.Iteration, if this save ends one
+	// Memory, when set, is the generation's memory entry, stored with the
+	// checkpoint (its RunID is cp.RunID); an entry of the same generation
+	// is replaced.
+	Memory *Memory
+	// Forget names generations of cp.RunID whose memory entries the save
+	// drops.
+	Forget []string
 	// KeepWorkspace keeps the workspace the run's last checkpoint stored
 	// (branch: store): a save made outside a run — a review decision, a
 	// stop — must not snapshot whatever checkout it happens to run in.
