@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loop-action/loop-action/internal/gate"
+	"github.com/loop-action/loop-action/internal/phrase"
 	"github.com/loop-action/loop-action/internal/runner"
 	"github.com/loop-action/loop-action/internal/state"
 )
@@ -244,7 +245,7 @@ func (r Report) diff(b *strings.Builder, room int) {
 	}
 	room -= diffReserve + utf8.RuneCountInString(r.Apply)
 	patch, cut := cutLines(strings.ToValidUTF8(r.Diff, "\uFFFD"), room)
-	fence := strings.Repeat("`", max(3, longestRun(patch, '`')+1))
+	fence := phrase.Fence(patch)
 	b.WriteString("<details><summary>The certified change</summary>\n\n")
 	if patch != "" {
 		fmt.Fprintf(b, "%sdiff\n%s\n%s\n\n", fence, strings.TrimSuffix(patch, "\n"), fence)
@@ -277,17 +278,4 @@ func cutLines(s string, n int) (string, bool) {
 		cut = cut[:i+1]
 	}
 	return cut, true
-}
-
-// longestRun is the longest run of ch in s.
-func longestRun(s string, ch byte) int {
-	longest, n := 0, 0
-	for i := range len(s) {
-		n++
-		if s[i] != ch {
-			n = 0
-		}
-		longest = max(longest, n)
-	}
-	return longest
 }

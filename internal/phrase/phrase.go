@@ -1,6 +1,6 @@
 // Package phrase owns the wording that loop-action's messages share: a
 // count with its noun, an id cut to its short form, text made one
-// bounded line, a size in bytes, a duration and a markdown code span. Evidence lines (package gate), log lines (ledger), run
+// bounded line, a size in bytes, a duration, a markdown code span and a code block's fence. Evidence lines (package gate), log lines (ledger), run
 // notes (runner), the export, the state branch's errors and the pull
 // request comments (action) all word these the same way through it.
 //
@@ -70,6 +70,20 @@ func Duration(d time.Duration) string {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}
 	return d.Round(time.Second).String()
+}
+
+// Fence is the backtick fence of a markdown code block holding s: longer
+// than any run of backticks in s, and at least three.
+func Fence(s string) string {
+	longest, n := 0, 0
+	for i := range len(s) {
+		n++
+		if s[i] != '`' {
+			n = 0
+		}
+		longest = max(longest, n)
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // Code renders s, one line, as a markdown inline code span that shows it

@@ -160,3 +160,12 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestFence(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "```", "no ticks": "```", "a `b` c": "```", "```": "````", "x`````y``": "``````"} {
+		if got := phrase.Fence(in); got != want {
+			t.Errorf("Fence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

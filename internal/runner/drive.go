@@ -31,6 +31,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 		}
 	}
 	r.uncarriedBase(ctx) // the environment: before any agent of this session runs
+	r.readMemory(ctx)
 	if fresh || from == state.AwaitingReview {
 		// Measure before dispatching anything: a workspace that already
 		// meets its goals, or a review decided since the pause, needs no agent.
@@ -148,6 +149,7 @@ func (r *run) finish(ctx context.Context, st state.Status, why, summary string) 
 	if st == state.Success {
 		path, exportErr = r.export(ctx, summary)
 	}
+	r.leave = r.remember(st)
 	if r.iso != nil && !st.Resumable() {
 		if err := r.iso.Remove(); err != nil {
 			r.logf("remove the worktrees: %v", err)
@@ -180,12 +182,12 @@ func (r *run) save(ctx context.Context, summary string) error {
 	r.rec.Record(ledger.Event{Type: ledger.CheckpointSaved, Iteration: r.cp.Iteration, Status: string(r.cp.Status)})
 	led, log, n := r.rec.Take()
 	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: summary,
-		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt}
+		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt, Memory: r.leave}
 	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
 	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
-	r.stored = r.stored || !r.interrupt
+	r.stored, r.leave = r.stored || !r.interrupt, nil
 	if r.opts.Checkpointed != nil {
 		r.opts.Checkpointed(r.cp)
 	}

@@ -14,6 +14,7 @@ import (
 type measurement struct {
 	verdicts []gate.Verdict
 	snapshot string
+	void     string // why it cannot count, if it cannot
 }
 
 // measure collects evidence, adds the judges' answers and the review
@@ -48,7 +49,7 @@ func (r *iteration) measure(ctx context.Context, judges map[string]gate.JudgeRes
 			ev.Snapshot = string(now) // what was put back, not what the checks saw
 		}
 	}
-	return measurement{verdicts: verdicts, snapshot: ev.Snapshot}, true
+	return measurement{verdicts: verdicts, snapshot: ev.Snapshot, void: void}, true
 }
 
 // sweepAhead starts the thorough sweep (process.Sweep) that the

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/gate"
@@ -24,6 +23,7 @@ type prompter struct {
 	protect  []string // the protected patterns
 	refusals map[string]string
 	mask     func(string) string
+	memory   []state.Memory    // earlier runs' entries (memory.go)
 	hasher   *workspace.Hasher // lists the loop root's files, for the [context] files
 	ctx      context.Context   // of that walk
 	root     string
@@ -34,7 +34,7 @@ type prompter struct {
 func (r *run) prompts(it int, p perturbation) prompter {
 	return prompter{cfg: r.cfg, cp: r.cp, it: it, maxIter: r.maxIter, p: p, history: r.history,
 		protect: protectedPatterns(r.cfg, r.opts.Root), refusals: r.refusals, mask: r.mask,
-		hasher: r.hasher, ctx: r.ctx, root: r.opts.Root, logf: r.logf}
+		memory: r.memory, hasher: r.hasher, ctx: r.ctx, root: r.opts.Root, logf: r.logf}
 }
 
 // prompt builds a node's prompt. Builders get the goal,
@@ -84,6 +84,7 @@ func (r prompter) builderPrompt(b *strings.Builder, n loop.Node) {
 			b.WriteString("\n")
 		}
 	}
+	r.memorySection(b, n)
 	if isOpenAI(r.cfg, n) { // it reads no files: the context comes with the prompt
 		r.lastEdits(b, n)
 		r.contextFiles(b)
@@ -135,11 +136,7 @@ func (r prompter) goalSection(b *strings.Builder, name string) {
 }
 
 func (r prompter) lastVerdict(goal string) (gate.Verdict, bool) {
-	i := slices.IndexFunc(r.cp.Verdicts, func(v gate.Verdict) bool { return v.Goal == goal })
-	if i < 0 {
-		return gate.Verdict{}, false
-	}
-	return r.cp.Verdicts[i], true
+	return verdictOf(r.cp.Verdicts, goal)
 }
 
 func (r prompter) openStage(n loop.Node) *loop.Stage {
@@ -187,10 +184,7 @@ func (r prompter) lastEdits(b *strings.Builder, n loop.Node) {
 	if why == "" {
 		return
 	}
-	if r.mask != nil {
-		why = r.mask(why)
-	}
-	fmt.Fprintf(b, "## Your last reply's edits\n\nNothing of your last reply was applied: %s\n\n", why)
+	fmt.Fprintf(b, "## Your last reply's edits\n\nNothing of your last reply was applied: %s\n\n", masked(r.mask, why))
 }
 
 // contextFiles writes the contents of the [context] files into an openai

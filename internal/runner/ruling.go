@@ -17,6 +17,7 @@ type ruling struct{ newly, revoked []string }
 // ruling itself.
 func (r *run) rule(it int, m measurement) ruling {
 	verdicts, snapshot := m.verdicts, m.snapshot
+	r.trace(it, r.cp.Verdicts, m)
 	var ru ruling
 	before := map[string]gate.Verdict{}
 	for _, v := range r.cp.Verdicts {

@@ -92,8 +92,8 @@ type Checkpoint struct {
 	Spend         Spend             `json:"spend"`
 	Summaries     []string          `json:"summaries,omitempty"` // the latest summaries, oldest first
 	Decisions     []gate.Decision   `json:"decisions,omitempty"`
-	// Trace is what the generation's memory entry is built from; nil
-	// unless [memory] is enabled.
+	// Trace is what the generation's memory entry and proposal are built
+	// from: the checks' flips, the goals' first satisfaction.
 	Trace *Trace `json:"trace,omitempty"`
 
 	// LastCommentID is the newest PR comment the action has processed, so a
