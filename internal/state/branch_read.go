@@ -236,3 +236,22 @@ func (b *Branch) workspace(ctx context.Context, runID string) (workspace.Snapsho
 	}
 	return workspace.Snapshot(e.Hash.String()), nil
 }
+
+func (b *Branch) memories(runID string) ([]storedMemory, error) {
+	es, err := b.objs.entries(b.tree, append(runPath(runID), memoryDir)...)
+	if err != nil {
+		return nil, err
+	}
+	var out []storedMemory
+	for _, e := range es {
+		if e.Mode != filemode.Regular {
+			continue
+		}
+		data, err := b.objs.blob(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.where(path.Join(append(runPath(runID), memoryDir, e.Name)...)), err)
+		}
+		out = append(out, storedMemory{e.Name, data})
+	}
+	return out, nil
+}

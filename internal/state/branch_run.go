@@ -95,7 +95,49 @@ func (r runBuilder) files(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 			next = append(next, object.TreeEntry{Name: d.name, Mode: filemode.Dir, Hash: h})
 		}
 	}
+	h, err := r.memory(own, f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", memoryDir, err)
+	}
+	if !h.IsZero() {
+		next = append(next, object.TreeEntry{Name: memoryDir, Mode: filemode.Dir, Hash: h})
+	}
 	return next, nil
+}
+
+// memory returns the run's memory tree after the save: the one at the
+// head (in own), with the save's entry put and the entries it forgets and
+// those past MaxMemoryPerRun dropped; zero when none is left.
+func (r runBuilder) memory(own []object.TreeEntry, f saveFiles) (plumbing.Hash, error) {
+	h := plumbing.ZeroHash
+	if i := slices.IndexFunc(own, func(e object.TreeEntry) bool { return e.Name == memoryDir }); i >= 0 {
+		h = own[i].Hash
+	}
+	if f.memory.IsZero() && len(f.forget) == 0 {
+		return h, nil
+	}
+	es, err := r.o.tree(h)
+	if err != nil {
+		return h, err
+	}
+	var have []string
+	for _, e := range es {
+		have = append(have, e.Name)
+	}
+	keep, _ := memoryNames(have, f.memoryName, f.forget)
+	var next []object.TreeEntry
+	for _, name := range keep {
+		switch i := slices.IndexFunc(es, func(e object.TreeEntry) bool { return e.Name == name }); {
+		case name == f.memoryName:
+			next = append(next, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: f.memory})
+		case i >= 0:
+			next = append(next, es[i])
+		}
+	}
+	if len(next) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	return r.o.putTree(next)
 }
 
 // dirEdit is what a save does to one of a run's directories: edit makes

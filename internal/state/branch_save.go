@@ -25,7 +25,7 @@ const (
 
 // ownNames are the entries of a run's tree that belong to the run; the
 // others are the trees of nested runs ("a" holds "a/b").
-var ownNames = []string{checkpointFile, ledgerDir, logDir, reviewsFile, summariesDir, workspaceDir}
+var ownNames = []string{checkpointFile, ledgerDir, logDir, memoryDir, reviewsFile, summariesDir, workspaceDir}
 
 func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 
@@ -84,6 +84,9 @@ func (b *Branch) Save(ctx context.Context, cp *Checkpoint, c Commit) error {
 type saveFiles struct {
 	checkpoint, reviews, workspace plumbing.Hash
 	ledger, summary, log           plumbing.Hash // zero when the save adds none
+	memory                         plumbing.Hash // the memory entry; zero for none
+	memoryName                     string
+	forget                         []string // generations whose entries the save drops
 }
 
 func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
@@ -114,10 +117,17 @@ func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 
 // prepare returns cp as it will be committed, and stores this save's files.
 func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpoint, saveFiles, error) {
-	var f saveFiles
+	f := saveFiles{forget: c.Forget}
 	next, data, reviews, err := encode(cp, c, b.now())
 	if err != nil {
 		return next, f, err
+	}
+	mem, err := encodeMemory(cp, c)
+	if err != nil {
+		return next, f, err
+	}
+	if mem != nil {
+		f.memoryName = memoryName(c.Memory.Generation)
 	}
 	if c.KeepWorkspace {
 		f.workspace = b.keptWorkspace(cp.RunID)
@@ -131,7 +141,7 @@ func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpo
 	}
 	err = b.putBlobs(map[*plumbing.Hash][]byte{
 		&f.checkpoint: data, &f.reviews: reviews,
-		&f.ledger: c.Ledger, &f.summary: []byte(c.Summary), &f.log: c.Log,
+		&f.ledger: c.Ledger, &f.summary: []byte(c.Summary), &f.log: c.Log, &f.memory: mem,
 	})
 	return next, f, err
 }

@@ -20,6 +20,7 @@ import (
 //	runs/<run-id>/summaries/NNNN.md the summary of iteration NNNN
 //	runs/<run-id>/reviews.json      the checkpoint's Decisions, as a JSON array (a view for people and tools)
 //	runs/<run-id>/run.log           the human-readable log
+//	runs/<run-id>/memory/<gen>.json the memory entry of each generation that ended (Memory)
 //	runs/<run-id>/.lock             flocked by the process that holds the run
 //
 // checkpoint.json is the only commit point: the ledger, the log and the

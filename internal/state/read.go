@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,7 @@ func (d *Dir) runIDs(context.Context) ([]string, error) {
 			return fs.SkipAll
 		case err != nil:
 			return err
-		case e.IsDir() && (e.Name() == ledgerDir || e.Name() == summariesDir):
+		case e.IsDir() && (e.Name() == ledgerDir || e.Name() == summariesDir || e.Name() == memoryDir):
 			return fs.SkipDir
 		case !e.IsDir() && e.Name() == checkpointFile:
 			id, ok := strings.CutPrefix(path.Dir(p), runsDir+"/")
@@ -104,4 +105,79 @@ const maxStoreFile = 256 << 20
 // maxStoreFile bytes.
 func (d *Dir) readFile(rel string) ([]byte, error) {
 	return workspace.ReadFile(d.root, rel, maxStoreFile)
+}
+
+func (d *Dir) memories(runID string) ([]storedMemory, error) {
+	dir := filepath.Join(runDir(runID), memoryDir)
+	es, err := workspace.ReadDir(d.root, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []storedMemory
+	for _, e := range es {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue // a temporary file of a save
+		}
+		data, err := d.readFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("memory entry %s: %w", d.abs(filepath.Join(dir, e.Name())), err)
+		}
+		out = append(out, storedMemory{e.Name(), data})
+	}
+	return out, nil
+}
+
+// putMemory writes the run's memory entry (mem, if not nil) and drops the
+// entries c forgets and those past MaxMemoryPerRun.
+func (d *Dir) putMemory(run string, c Commit, mem []byte) error {
+	dir := filepath.Join(run, memoryDir)
+	var have []string
+	if es, err := workspace.ReadDir(d.root, dir); err == nil {
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+				have = append(have, e.Name())
+			}
+		}
+	}
+	put := ""
+	if mem != nil {
+		put = memoryName(c.Memory.Generation)
+		if err := d.put(dir, put, mem); err != nil {
+			return err
+		}
+	}
+	_, drop := memoryNames(have, put, c.Forget)
+	removed := false
+	for _, name := range drop {
+		err := d.root.Remove(filepath.Join(dir, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		removed = removed || err == nil
+	}
+	if removed {
+		return d.syncDir(dir)
+	}
+	return nil
+}
+
+// uncommittedEnd names the entry a killed save left of the generation the
+// run's committed checkpoint is of, when cp starts another: the end it
+// records was never committed, and with a new generation the visibility
+// rule (reads.Memory) would no longer hide it.
+func (d *Dir) uncommittedEnd(cp *Checkpoint) []string {
+	was, err := d.loadFile(cp.RunID)
+	if err != nil || GenerationName(was.StartedAt) == GenerationName(cp.StartedAt) {
+		return nil
+	}
+	gen := GenerationName(was.StartedAt)
+	data, err := d.readFile(filepath.Join(runDir(cp.RunID), memoryDir, memoryName(gen)))
+	var m Memory
+	if err != nil || json.Unmarshal(data, &m) != nil || visible(was, m) {
+		return nil
+	}
+	return []string{gen}
 }

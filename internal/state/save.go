@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,11 +60,21 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if err != nil {
 		return err
 	}
+	mem, err := encodeMemory(cp, c)
+	if err != nil {
+		return err
+	}
 	if err := d.mkdirs(run); err != nil {
 		return err
 	}
 	var parts sync.WaitGroup
-	errs := make([]error, 5)
+	errs := make([]error, 6)
+	if cp.LedgerChunks == 0 { // the first save of a generation
+		c.Forget = append(slices.Clone(c.Forget), d.uncommittedEnd(cp)...)
+	}
+	if mem != nil || len(c.Forget) > 0 {
+		parts.Go(func() { errs[5] = d.putMemory(run, c, mem) })
+	}
 	if len(c.Ledger) > 0 {
 		parts.Go(func() { errs[0] = d.put(filepath.Join(run, ledgerDir), chunkName(cp.LedgerChunks), c.Ledger) })
 	}

@@ -34,6 +34,8 @@ type Store interface {
 	Log(ctx context.Context, runID string) ([]byte, error)
 	// Summary returns the summary of one committed iteration.
 	Summary(ctx context.Context, runID string, iteration int) (string, error)
+	// Memory lists the memory entries of every run, the latest first.
+	Memory(ctx context.Context) ([]Memory, error)
 	// Path is where the store keeps its files on this machine.
 	Path() string
 	// Close releases the store.
@@ -106,6 +108,7 @@ type backend interface {
 	ledger(runID string, cp *Checkpoint) ([]byte, error)
 	log(runID string, cp *Checkpoint) ([]byte, error)
 	summary(runID string, iteration int) (data []byte, ok bool, err error)
+	memories(runID string) ([]storedMemory, error) // the files of the run's memory directory
 }
 
 // reads are the readers of [Store] both stores share. Nothing beyond what
