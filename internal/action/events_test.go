@@ -104,3 +104,36 @@ func TestConfigErrorsAnnotateTheFile(t *testing.T) {
 func (w *world) gitOut(dir string, args ...string) (string, error) {
 	return w.gitCmd(dir, args...), nil
 }
+
+// TestForkPullRequestLeavesMemoryAlone: with [memory] on, a pull request
+// of the repository's own leaves an entry on the state branch; a fork's
+// pull request then runs no builder (no prompt carries memory) and
+// commits nothing there (no entry is written).
+func TestForkPullRequestLeavesMemoryAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives git")
+	}
+	t.Parallel()
+	config := strings.Replace(demoLoop, "  [[goal.check]]\n  type = \"manual\"\n  prompt = \"Does the summary read well?\"\n", "", 1) +
+		"[memory]\nenabled = true\n"
+	w := newWorldWith(t, config)
+	d := w.jobDirs("feature")
+	if code, log := inProcess(t, w, d, "pull_request", w.event(d.workflow, "pull_request_opened", nil), nil); !w.certified(code, outputs(t, d.commands)) {
+		t.Fatalf("the repository's own pull request: %d, want success\n%s", code, log)
+	}
+	entries, err := w.gitOut(w.origin, "ls-tree", "-r", "--name-only", "loop-state")
+	if err != nil || !strings.Contains(entries, "/memory/") {
+		t.Fatalf("no memory entry on the state branch after a run ended: %v\n%s", err, entries)
+	}
+	before, _ := w.gitOut(w.origin, "rev-parse", "loop-state")
+
+	w.gh.AddPull(owner, repo, githubfake.Pull{Number: 8, HeadSHA: w.headSHA, HeadRef: "patch-1", HeadRepo: "stranger/demo", BaseRef: "main", BaseSHA: w.baseSHA})
+	d = w.jobDirs("feature")
+	_, log := inProcess(t, w, d, "pull_request", w.event(d.workflow, "pull_request_fork", nil), nil)
+	if strings.Contains(log, "fixer dispatched") {
+		t.Error("an agent ran on a fork's code")
+	}
+	if after, _ := w.gitOut(w.origin, "rev-parse", "loop-state"); after != before {
+		t.Errorf("a fork's pull request committed to the state branch: %s -> %s", before, after)
+	}
+}
