@@ -76,9 +76,8 @@ func TestMemoryEntries(t *testing.T) {
 		}
 
 		// At most MaxMemoryPerRun entries a run: the oldest go.
-		c := newCheckpoint("loop/c")
 		for i := range state.MaxMemoryPerRun + 2 {
-			c = newCheckpoint("loop/c")
+			c := newCheckpoint("loop/c")
 			c.StartedAt = start.Add(time.Duration(i) * time.Hour)
 			if err := s.Save(t.Context(), c, ended(c, 1, c.StartedAt)); err != nil {
 				t.Fatal(err)
