@@ -61,6 +61,7 @@ type cli struct {
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
 	Init     initCmd     `cmd:"" help:"Write a starter .github/loop.toml and workflow for this repository."`
 	Apply    applyCmd    `cmd:"" help:"Bring a run's workspace from the state branch into the working tree as uncommitted changes."`
+	Memory   memoryCmd   `cmd:"" help:"List what earlier runs left in memory, with a digest per goal; forget entries."`
 	Schema   schemaCmd   `cmd:"" help:"Print the JSON Schema of the loop config."`
 	Hook     hookCmd     `cmd:"" help:"Install, inspect and run the git hooks that gate what is pushed or committed, locally."`
 	Action   actionCmd   `cmd:"" help:"Run as the GitHub Action (the container's entrypoint; see docs/action.md)."`
