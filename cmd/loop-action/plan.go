@@ -3,10 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loop-action/loop-action/internal/loop"
 	"github.com/loop-action/loop-action/internal/phrase"
+	"github.com/loop-action/loop-action/internal/state"
 )
 
 type planCmd struct {
@@ -36,6 +40,7 @@ type planView struct {
 	Concurrency int               `json:"concurrency"`
 	Cost        costView          `json:"cost_ceiling"`
 	Dispatches  int               `json:"max_dispatches"`
+	Memory      []goalDigest      `json:"memory,omitempty"` // with [memory] on: what the local store's entries show
 }
 
 type plannedNode struct {
@@ -66,6 +71,9 @@ func (p *planCmd) Run(c *cli, d *deps) error {
 		return err
 	}
 	v := newPlanView(cfg)
+	if v.Memory, err = localDigest(c, d, cfg); err != nil {
+		return err
+	}
 	if p.JSON {
 		return writeJSON(d, v)
 	}
@@ -211,6 +219,43 @@ func (v planView) writeBudgets(p *printer) {
 	}
 	p.f("at most %d node dispatches (%d nodes × %d iterations), plus one retry per judge per iteration\n",
 		v.Dispatches, v.Dispatches/max(s.MaxIterations, 1), s.MaxIterations)
+	if len(v.Memory) > 0 {
+		p.f("\nmemory (earlier runs in .loop/state):\n")
+	}
+	for _, dg := range v.Memory {
+		note := ""
+		if dg.P90 != nil && *dg.P90 > s.MaxIterations {
+			note = fmt.Sprintf(" — above max_iterations %d", s.MaxIterations)
+		}
+		p.f("  %s%s\n", digestLine(dg), note)
+	}
+}
+
+// localDigest is what the memory entries of cfg's loop in the loop root's
+// dir: store show, when [memory] is on and the store exists: plan opens no
+// remote and creates nothing.
+func localDigest(c *cli, d *deps, cfg *loop.Config) ([]goalDigest, error) {
+	dir := filepath.Join(c.root(d), ".loop", "state")
+	if !cfg.Memory.Enabled {
+		return nil, nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	store, err := state.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	all, err := store.Memory(d.ctx)
+	if err != nil {
+		return nil, err
+	}
+	mine := slices.DeleteFunc(all, func(m state.Memory) bool { return m.Loop != cfg.Name })
+	if len(mine) == 0 {
+		return nil, nil
+	}
+	return digest(mine, cfg), nil
 }
 
 // setOr is s for a budget that is set, or else unset ("off", "none").
