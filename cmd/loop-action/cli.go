@@ -59,6 +59,7 @@ type cli struct {
 	Review   reviewCmd   `cmd:"" help:"Approve or reject a goal's pending review, bound to the snapshot under review."`
 	Ledger   ledgerCmd   `cmd:"" help:"Print a run's log, or its typed events with --json."`
 	Export   exportCmd   `cmd:"" help:"Write the success export of a successful run."`
+	Replay   replayCmd   `cmd:"" help:"Replay a recorded run with a config, calling no agent; compare the verdicts."`
 	Init     initCmd     `cmd:"" help:"Write a starter .github/loop.toml and workflow for this repository."`
 	Apply    applyCmd    `cmd:"" help:"Bring a run's workspace from the state branch into the working tree as uncommitted changes."`
 	Memory   memoryCmd   `cmd:"" help:"List what earlier runs left in memory, with a digest per goal; forget entries."`

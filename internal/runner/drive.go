@@ -40,6 +40,7 @@ func (r *run) drive(parent context.Context) (Outcome, error) {
 			return r.interrupted(ctx)
 		}
 		r.rule(r.cp.Iteration, m)
+		r.record(r.cp.Iteration, m, dispatched{})
 		if fresh { // the baseline progress is measured against
 			r.cp.Signature = gate.Signature(r.cp.Verdicts)
 		}
@@ -183,11 +184,12 @@ func (r *run) save(ctx context.Context, summary string) error {
 	led, log, n := r.rec.Take()
 	c := state.Commit{Ledger: led, Events: n, Log: log, Summary: summary,
 		KeepWorkspace: r.finished || (r.interrupt && r.stored), Interrupted: r.interrupt, Memory: r.leave}
+	r.attachRecording(&c)
 	err := r.opts.Store.Save(context.WithoutCancel(ctx), r.cp, c)
 	if err != nil {
 		return fmt.Errorf("save checkpoint of run %q: %w", r.cp.RunID, err)
 	}
-	r.stored, r.leave = r.stored || !r.interrupt, nil
+	r.stored, r.leave, r.recording = r.stored || !r.interrupt, nil, nil
 	if r.opts.Checkpointed != nil {
 		r.opts.Checkpointed(r.cp)
 	}

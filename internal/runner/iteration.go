@@ -58,6 +58,7 @@ func (r *run) iterate(ctx context.Context) (string, bool) {
 		return "", false
 	}
 	ru := r.rule(it, m)
+	r.record(it, m, d)
 	r.cp.Iteration = it
 	r.spendRevisions(d.ranBuilders)
 	r.progress()

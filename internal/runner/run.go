@@ -60,9 +60,10 @@ type run struct {
 	// under (see wallContext); drive bounds both.
 	ctx, guards context.Context
 
-	lastBlobs workspace.Blobs // what the last measurement's snapshot hashed, for the memory trace
-	memory    []state.Memory  // earlier runs' memory entries, the latest first (memory.go)
-	leave     *state.Memory   // the entry the next save stores
+	lastBlobs workspace.Blobs  // what the last measurement's snapshot hashed, for the memory trace
+	memory    []state.Memory   // earlier runs' memory entries, the latest first (memory.go)
+	leave     *state.Memory    // the entry the next save stores
+	recording *state.Recording // the iteration's recording the next save stores (recording.go)
 
 	uncarried    workspace.Uncarried // ignored files as the session started (uncarried.go)
 	uncarriedErr error               // they could not be listed

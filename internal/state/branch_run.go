@@ -74,7 +74,12 @@ func (r runBuilder) files(own []object.TreeEntry, prev, cp *Checkpoint, f saveFi
 	if !f.workspace.IsZero() { // none: an interrupted save with none to keep (Commit.Interrupted)
 		next = append(next, object.TreeEntry{Name: workspaceDir, Mode: filemode.Dir, Hash: f.workspace})
 	}
-	for _, d := range r.dirs(prev, cp, f) {
+	snaps, err := r.snapshots(own, cp, f)
+	if err != nil {
+		return nil, err
+	}
+	next = append(next, snaps...)
+	for _, d := range append(r.dirs(prev, cp, f), r.recordingEdit(prev, cp, f)) {
 		h := plumbing.ZeroHash
 		if i := slices.IndexFunc(own, func(e object.TreeEntry) bool { return e.Name == d.name }); i >= 0 {
 			h = own[i].Hash

@@ -25,7 +25,7 @@ const (
 
 // ownNames are the entries of a run's tree that belong to the run; the
 // others are the trees of nested runs ("a" holds "a/b").
-var ownNames = []string{checkpointFile, ledgerDir, logDir, memoryDir, reviewsFile, summariesDir, workspaceDir}
+var ownNames = []string{checkpointFile, ledgerDir, logDir, memoryDir, reviewsFile, summariesDir, workspaceDir, recordingDir, snapshotsDir}
 
 func logChunkName(i int) string { return fmt.Sprintf("%04d.log", i) }
 
@@ -86,7 +86,8 @@ type saveFiles struct {
 	ledger, summary, log           plumbing.Hash // zero when the save adds none
 	memory                         plumbing.Hash // the memory entry; zero for none
 	memoryName                     string
-	forget                         []string // generations whose entries the save drops
+	forget                         []string      // generations whose entries the save drops
+	recording                      plumbing.Hash // zero when the save records nothing (recording_branch.go)
 }
 
 func (b *Branch) save(ctx context.Context, cp *Checkpoint, c Commit) error {
@@ -139,7 +140,11 @@ func (b *Branch) prepare(ctx context.Context, cp *Checkpoint, c Commit) (Checkpo
 		}
 		f.workspace = plumbing.NewHash(string(ws))
 	}
-	err = b.putBlobs(map[*plumbing.Hash][]byte{
+	rec, err := recordingBlob(c)
+	if err != nil {
+		return next, f, err
+	}
+	err = b.putBlobs(map[*plumbing.Hash][]byte{&f.recording: rec,
 		&f.checkpoint: data, &f.reviews: reviews,
 		&f.ledger: c.Ledger, &f.summary: []byte(c.Summary), &f.log: c.Log, &f.memory: mem,
 	})

@@ -139,6 +139,10 @@ type Commit struct {
 	// Forget names generations of cp.RunID whose memory entries the save
 	// drops.
 	Forget []string
+	// Recording, when set, is the iteration's recording (recording.go),
+	// stored with the checkpoint; Objects stores its snapshot's objects.
+	Recording *Recording
+	Objects   ObjectWriter
 	// KeepWorkspace keeps the workspace the run's last checkpoint stored
 	// (branch: store): a save made outside a run — a review decision, a
 	// stop — must not snapshot whatever checkout it happens to run in.

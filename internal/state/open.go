@@ -44,7 +44,7 @@ const MaxRunIDBytes = 200
 // make one run's files collide with another's (runs "a" and "a/run.log").
 // They are compared without regard to case because macOS and Windows file
 // systems do the same.
-var reserved = []string{"checkpoint.json", "ledger", "summaries", "reviews.json", "run.log", "log", "workspace", "memory"}
+var reserved = []string{"checkpoint.json", "ledger", "summaries", "reviews.json", "run.log", "log", "workspace", memoryDir, recordingDir, objectsDir, snapshotsDir}
 
 // ValidRunID reports why a run id cannot be used, or nil. Run ids look like
 // "quickstart/pr-12" or "nightly/main": 1–200 bytes of [A-Za-z0-9._/-],

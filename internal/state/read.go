@@ -34,7 +34,7 @@ func (d *Dir) runIDs(context.Context) ([]string, error) {
 			return fs.SkipAll
 		case err != nil:
 			return err
-		case e.IsDir() && (e.Name() == ledgerDir || e.Name() == summariesDir || e.Name() == memoryDir):
+		case e.IsDir() && (e.Name() == ledgerDir || e.Name() == summariesDir || e.Name() == memoryDir || e.Name() == recordingDir || e.Name() == objectsDir):
 			return fs.SkipDir
 		case !e.IsDir() && e.Name() == checkpointFile:
 			id, ok := strings.CutPrefix(path.Dir(p), runsDir+"/")

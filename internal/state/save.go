@@ -89,6 +89,9 @@ func (d *Dir) save(ctx context.Context, cp *Checkpoint, c Commit) error {
 	if held, err := d.readFile(filepath.Join(run, reviewsFile)); err != nil || !bytes.Equal(held, reviews) {
 		parts.Go(func() { errs[3] = d.put(run, reviewsFile, reviews) })
 	}
+	if err := d.putRecording(ctx, cp.RunID, c.Recording, c.Objects); err != nil {
+		return err
+	}
 	commit := filepath.Join(run, checkpointFile)
 	tmp, err := staged(run, checkpointFile).Stage(d.root, commit, bytes.NewReader(data))
 	if err != nil {
