@@ -43,7 +43,7 @@ func (c *replayCmd) Run(cl *cli, d *deps) error {
 	defer store.Close()
 	rs, ok := store.(runner.RecordingStore)
 	if !ok {
-		return &usageError{fmt.Errorf("--state %q keeps no recordings; replay reads a dir: store", c.State)}
+		return &usageError{fmt.Errorf("--state %q keeps no recordings", c.State)}
 	}
 	k, err := cl.checkout(d)
 	if err != nil {
